@@ -1,0 +1,81 @@
+# tric: one plain Makefile. `make` builds build/tric, build/libtric.a and
+# build/libtric.so with the C toolchain alone (cuda.h is not needed: the
+# driver is opened at run time). `make test` builds an ASan+UBSan copy under
+# build-test/ and runs test/run.sh.
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN     = -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
+           -Wno-unused-parameter -D_GNU_SOURCE
+DEPFLAGS = -MMD -MP
+LIBS     = -ldl -lm
+
+LIB_DIRS = base ir frontend opt ptxgen runtime
+LIB_SRC  = $(foreach d,$(LIB_DIRS),$(sort $(wildcard $(d)/*.c)))
+
+B  = build
+BT = build-test
+LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o)
+TLIB_OBJ = $(LIB_SRC:%.c=$(BT)/%.o)
+TEST_SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+UNIT_SRC = $(sort $(wildcard test/unit/*.c))
+UNIT_BIN = $(UNIT_SRC:test/unit/%.c=$(BT)/unit/%)
+
+all: $(B)/tric $(B)/libtric.a $(B)/libtric.so
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WARN) $(DEPFLAGS) -fPIC -c $< -o $@
+
+$(B)/libtric.a: $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(B)/libtric.so: $(LIB_OBJ)
+	$(CC) -shared -o $@ $^ $(LIBS)
+
+$(B)/tric: $(B)/tric.o $(B)/libtric.a
+	$(CC) -o $@ $^ $(LIBS)
+
+# the test build: sanitizers, IR verification after every pass
+$(BT)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g $(WARN) $(DEPFLAGS) $(TEST_SAN) -DTRIC_TEST=1 -c $< -o $@
+
+$(BT)/libtric.a: $(TLIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BT)/tric: $(BT)/tric.o $(BT)/libtric.a
+	$(CC) $(TEST_SAN) -o $@ $^ $(LIBS)
+
+$(BT)/unit/%: test/unit/%.c $(BT)/libtric.a
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g $(WARN) $(TEST_SAN) -DTRIC_TEST=1 -I. -o $@ $< $(BT)/libtric.a $(LIBS)
+
+test: $(BT)/tric $(UNIT_BIN) all
+	@sh test/run.sh
+
+# regenerate expected outputs of golden tests (deliberate changes only)
+accept: $(BT)/tric
+	@ACCEPT=1 sh test/run.sh
+
+gpu-test: all
+	python3 test/gpu/run_kernels.py
+
+bench: all
+	python3 bench/bench.py
+
+demo: all
+	@sh test/demo.sh
+
+wc:
+	@for d in $(LIB_DIRS) test; do printf '%-10s %6s\n' $$d "$$(cat $$d/*.[ch] $$d/*/*.[ch] 2>/dev/null | wc -l)"; done
+
+clean:
+	rm -rf $(B) $(BT)
+
+.PHONY: all test accept gpu-test bench demo wc clean
+
+-include $(LIB_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(B)/tric.d $(BT)/tric.d

@@ -1,0 +1,127 @@
+/* base: what every layer shares — arenas, growable arrays, string buffers,
+ * source files and locations, diagnostics, and the compilation context.
+ *
+ * arena.c   arena_*          one arena per compilation, freed at once
+ * buf.c     buf_*            growable strings (heap or arena backed)
+ * diag.c    diag_*           user errors with file:line:col, source line, caret
+ */
+#ifndef TRIC_BASE_H
+#define TRIC_BASE_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TRIC_VERSION "0.1.0"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- arena.c ---- */
+typedef struct Arena Arena;
+Arena *arena_new(void);
+void *arena_alloc(Arena *a, size_t n);            /* zeroed, 16-byte aligned */
+void *arena_realloc(Arena *a, void *p, size_t old_n, size_t new_n);
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_strdup(Arena *a, const char *s);
+char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void arena_free_all(Arena *a);                    /* frees the arena itself too */
+size_t arena_bytes(const Arena *a);
+
+/* One growable-array macro for every growing array: v (pointer), n (count),
+ * cap (capacity), all lvalues; memory from the arena. */
+#define VEC_PUSH(arena, v, n, cap, x)                                              \
+    do {                                                                           \
+        if ((n) == (cap)) {                                                        \
+            size_t vec_newcap_ = (cap) ? 2 * (size_t)(cap) : 8;                    \
+            (v) = arena_realloc((arena), (v), sizeof(*(v)) * (size_t)(cap),        \
+                                sizeof(*(v)) * vec_newcap_);                       \
+            (cap) = vec_newcap_;                                                   \
+        }                                                                          \
+        (v)[(n)++] = (x);                                                          \
+    } while (0)
+
+/* ---- buf.c ---- a growable NUL-terminated string on the heap. */
+typedef struct Buf {
+    char *data;
+    size_t len, cap;
+} Buf;
+void buf_puts(Buf *b, const char *s);
+void buf_putn(Buf *b, const char *s, size_t n);
+void buf_putc(Buf *b, char c);
+void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buf_vprintf(Buf *b, const char *fmt, va_list ap);
+void buf_free(Buf *b);
+char *buf_take(Buf *b);                           /* caller owns the string, b is reset */
+
+/* ---- source files and locations ---- */
+typedef struct SrcFile {
+    const char *path;     /* as given by the user; used in messages */
+    const char *text;     /* whole file, NUL-terminated */
+    size_t len;
+} SrcFile;
+
+/* Every token, AST node and IR op carries one. line and col are 1-based;
+ * col counts bytes of the line (diag_* turns it into display width). */
+typedef struct SrcLoc {
+    const SrcFile *file;
+    int32_t line, col;
+} SrcLoc;
+
+/* ---- compilation target and options ---- */
+typedef struct Target {
+    int sm;            /* 80, 86, 89, 90 */
+    bool arch_a;       /* sm_90a: wgmma/setmaxnreg allowed */
+    int num_warps;     /* threads per program = 32 * num_warps */
+    int num_stages;
+} Target;
+
+/* ---- the compilation context: everything one compilation owns ----
+ * No globals: every stage reaches state through this. A user error calls
+ * diag_error, which records the message and longjmps to ctx->bail, set by
+ * the public entry point (tric_compile...), so nothing ever exits. */
+typedef struct Ctx {
+    Arena *arena;
+    Target target;
+    Buf diag;              /* all messages so far, formatted */
+    int n_errors;
+    jmp_buf *bail;         /* where diag_error jumps; NULL = do not jump */
+    /* debugging output requested by the user (the CLI's --dump-after) */
+    const char *dump_after;   /* pass name, "all", or NULL */
+    Buf *dump_out;            /* where dumps go */
+    bool verify_each;         /* run the IR verifier after every pass */
+} Ctx;
+
+Ctx *ctx_new(const Target *t);    /* heap; owns a fresh arena */
+void ctx_free(Ctx *c);
+
+/* ---- diag.c ---- */
+/* "path:line:col: error: message\n<source line>\n<caret>\n" into ctx->diag,
+ * then longjmp(*ctx->bail, 1) if bail is set. */
+_Noreturn void diag_error(Ctx *c, SrcLoc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void diag_verror(Ctx *c, SrcLoc loc, const char *fmt, va_list ap);  /* records only */
+void diag_note(Ctx *c, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* an error with no position: "tric: error: message" (or "path: error: ..."
+ * when what is non-NULL) */
+_Noreturn void diag_fatal(Ctx *c, const char *what, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Format one message without recording it (used by the IR text parser and
+ * tests): appends to out. kind is "error" or "note". */
+void diag_format(Buf *out, SrcLoc loc, const char *kind, const char *msg);
+
+/* A broken invariant inside tric (not a user error): prints file:line and
+ * aborts. Only for bugs in tric itself. */
+#define TRIC_ASSERT(cond)                                                          \
+    do {                                                                           \
+        if (!(cond)) tric_internal_error(__FILE__, __LINE__, #cond);               \
+    } while (0)
+#define tric_unreachable() tric_internal_error(__FILE__, __LINE__, "unreachable")
+_Noreturn void tric_internal_error(const char *file, int line, const char *what);
+
+/* reading files */
+SrcFile *srcfile_read(Ctx *c, const char *path);          /* diag_fatal on failure */
+SrcFile *srcfile_from_string(Ctx *c, const char *path, const char *text);
+
+#endif

@@ -1,0 +1,62 @@
+/* Growable heap strings: the PTX text and the diagnostics outlive the arena. */
+#include "base.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void buf_reserve(Buf *b, size_t extra) {
+    if (b->len + extra + 1 <= b->cap) return;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + extra + 1) cap *= 2;
+    char *d = realloc(b->data, cap);
+    if (!d) tric_internal_error(__FILE__, __LINE__, "out of memory");
+    b->data = d;
+    b->cap = cap;
+}
+
+void buf_putn(Buf *b, const char *s, size_t n) {
+    buf_reserve(b, n);
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = 0;
+}
+
+void buf_puts(Buf *b, const char *s) { buf_putn(b, s, strlen(s)); }
+
+void buf_putc(Buf *b, char c) { buf_putn(b, &c, 1); }
+
+void buf_vprintf(Buf *b, const char *fmt, va_list ap) {
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    buf_reserve(b, (size_t)n);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
+    va_end(ap2);
+    b->len += (size_t)n;
+}
+
+void buf_printf(Buf *b, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+void buf_free(Buf *b) {
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+char *buf_take(Buf *b) {
+    char *d = b->data;
+    if (!d) {
+        d = malloc(1);
+        if (!d) tric_internal_error(__FILE__, __LINE__, "out of memory");
+        d[0] = 0;
+    }
+    b->data = NULL;
+    b->len = b->cap = 0;
+    return d;
+}

@@ -1,0 +1,288 @@
+/* IR construction and editing: functions, values, ops, blocks, the builder,
+ * and the type and opcode tables generated from types.def and ops.def. */
+#include "ir.h"
+
+#include <string.h>
+
+/* ---- element types ---- */
+static const struct {
+    const char *ir, *triton;
+    int bits;
+    ElemClass cls;
+} elem_table[ET_COUNT] = {
+#define X(e, ir, tt, bits, cls) [e] = {ir, tt, bits, cls},
+#include "types.def"
+#undef X
+};
+
+const char *elem_name(ElemType e) { return elem_table[e].ir; }
+const char *elem_triton_name(ElemType e) { return elem_table[e].triton; }
+int elem_bits(ElemType e) { return elem_table[e].bits; }
+int elem_bytes(ElemType e) { return elem_table[e].bits < 8 ? 1 : elem_table[e].bits / 8; }
+ElemClass elem_class(ElemType e) { return elem_table[e].cls; }
+bool elem_is_float(ElemType e) { return elem_table[e].cls == EC_FLOAT; }
+bool elem_is_int(ElemType e) {
+    ElemClass c = elem_table[e].cls;
+    return c == EC_BOOL || c == EC_SINT || c == EC_UINT;
+}
+bool elem_is_signed(ElemType e) { return elem_table[e].cls == EC_SINT; }
+
+ElemType elem_from_name(const char *s, size_t n) {
+    for (int e = 0; e < ET_COUNT; e++)
+        if (strlen(elem_table[e].ir) == n && !memcmp(elem_table[e].ir, s, n)) return (ElemType)e;
+    return ET_COUNT;
+}
+
+/* ---- ops ---- */
+const OpInfo ir_opinfo[OP_COUNT] = {
+#define X(e, name, nops, nres, nreg, flags) [e] = {name, nops, nres, nreg, flags},
+#include "ops.def"
+#undef X
+};
+
+const char *const cmp_pred_names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+const char *const cache_mod_names[] = {"", ".ca", ".cg", ".cs", ".cv", ".wb", ".wt"};
+const char *const evict_names[] = {"", "evict_first", "evict_last"};
+
+/* ---- types ---- */
+IrType ir_scalar(ElemType e) {
+    IrType t = {0};
+    t.elem = (uint8_t)e;
+    return t;
+}
+
+IrType ir_ptr(ElemType pointee) {
+    IrType t = {0};
+    t.elem = ET_PTR;
+    t.pointee = (uint8_t)pointee;
+    return t;
+}
+
+IrType ir_tile(IrType scalar, int rank, const int32_t *shape) {
+    IrType t = ir_elem_of(scalar);
+    t.rank = (uint8_t)rank;
+    for (int i = 0; i < rank; i++) t.shape[i] = shape[i];
+    return t;
+}
+
+IrType ir_with_elem(IrType t, IrType scalar) {
+    t.elem = scalar.elem;
+    t.pointee = scalar.elem == ET_PTR ? scalar.pointee : 0;
+    return t;
+}
+
+IrType ir_elem_of(IrType t) {
+    IrType s = {0};
+    s.elem = t.elem;
+    s.pointee = t.elem == ET_PTR ? t.pointee : 0;
+    return s;
+}
+
+bool ir_type_eq(IrType a, IrType b) {
+    if (a.elem != b.elem || a.rank != b.rank) return false;
+    if (a.elem == ET_PTR && a.pointee != b.pointee) return false;
+    for (int i = 0; i < a.rank; i++)
+        if (a.shape[i] != b.shape[i]) return false;
+    return true;
+}
+
+int64_t ir_numel(IrType t) {
+    int64_t n = 1;
+    for (int i = 0; i < t.rank; i++) n *= t.shape[i];
+    return n;
+}
+
+static void scalar_print(Buf *b, IrType t) {
+    if (t.elem == ET_PTR) buf_printf(b, "ptr<%s>", elem_name(t.pointee));
+    else buf_puts(b, elem_name(t.elem));
+}
+
+void ir_type_print(Buf *b, IrType t) {
+    if (t.rank == 0) {
+        scalar_print(b, t);
+        return;
+    }
+    buf_puts(b, "tile<");
+    for (int i = 0; i < t.rank; i++) buf_printf(b, "%dx", t.shape[i]);
+    scalar_print(b, t);
+    buf_putc(b, '>');
+}
+
+/* ---- functions, values, blocks ---- */
+IrFunc *ir_func_new(Ctx *c, const char *name) {
+    IrFunc *fn = arena_alloc(c->arena, sizeof *fn);
+    fn->ctx = c;
+    fn->name = arena_strdup(c->arena, name);
+    IrValue none = {0};
+    none.layout = -1;
+    VEC_PUSH(c->arena, fn->vals, fn->n_vals, fn->cap_vals, none);   /* VAL_NONE */
+    fn->body = ir_block_new(fn);
+    return fn;
+}
+
+ValId ir_value_new(IrFunc *fn, IrType t) {
+    IrValue v = {0};
+    v.type = t;
+    v.layout = -1;
+    VEC_PUSH(fn->ctx->arena, fn->vals, fn->n_vals, fn->cap_vals, v);
+    return fn->n_vals - 1;
+}
+
+IrBlock *ir_block_new(IrFunc *fn) { return arena_alloc(fn->ctx->arena, sizeof(IrBlock)); }
+
+ValId ir_block_add_arg(IrFunc *fn, IrBlock *b, IrType t) {
+    ValId v = ir_value_new(fn, t);
+    fn->vals[v].block = b;
+    VEC_PUSH(fn->ctx->arena, b->args, b->n_args, b->cap_args, v);
+    return v;
+}
+
+ValId ir_param_add(IrFunc *fn, const char *name, IrType t, int32_t divisibility) {
+    ValId v = ir_block_add_arg(fn, fn->body, t);
+    fn->vals[v].name = name ? arena_strdup(fn->ctx->arena, name) : NULL;
+    IrParam p = {fn->vals[v].name, v, divisibility};
+    VEC_PUSH(fn->ctx->arena, fn->params, fn->n_params, fn->cap_params, p);
+    return v;
+}
+
+/* ---- ops ---- */
+IrOp *ir_op_new(IrFunc *fn, Opcode opc, SrcLoc loc, const ValId *operands, uint32_t n_operands,
+                const IrType *result_types, uint32_t n_results, uint32_t n_regions) {
+    Arena *a = fn->ctx->arena;
+    IrOp *op = arena_alloc(a, sizeof *op);
+    op->opc = opc;
+    op->loc = loc;
+    ir_op_set_operands(fn, op, operands, n_operands);
+    op->n_results = n_results;
+    op->results = arena_alloc(a, sizeof(ValId) * (n_results ? n_results : 1));
+    for (uint32_t i = 0; i < n_results; i++) {
+        op->results[i] = ir_value_new(fn, result_types[i]);
+        fn->vals[op->results[i]].def = op;
+    }
+    op->n_regions = n_regions;
+    op->regions = arena_alloc(a, sizeof(IrBlock *) * (n_regions ? n_regions : 1));
+    for (uint32_t i = 0; i < n_regions; i++) {
+        op->regions[i] = ir_block_new(fn);
+        op->regions[i]->parent = op;
+    }
+    return op;
+}
+
+void ir_op_set_operands(IrFunc *fn, IrOp *op, const ValId *operands, uint32_t n) {
+    op->n_operands = n;
+    op->operands = arena_alloc(fn->ctx->arena, sizeof(ValId) * (n ? n : 1));
+    if (n) memcpy(op->operands, operands, sizeof(ValId) * n);
+}
+
+void ir_block_append(IrBlock *b, IrOp *op) {
+    op->parent = b;
+    op->next = NULL;
+    op->prev = b->last;
+    if (b->last) b->last->next = op;
+    else b->first = op;
+    b->last = op;
+}
+
+void ir_insert_before(IrOp *pos, IrOp *op) {
+    IrBlock *b = pos->parent;
+    op->parent = b;
+    op->next = pos;
+    op->prev = pos->prev;
+    if (pos->prev) pos->prev->next = op;
+    else b->first = op;
+    pos->prev = op;
+}
+
+void ir_insert_after(IrOp *pos, IrOp *op) {
+    if (pos->next) ir_insert_before(pos->next, op);
+    else ir_block_append(pos->parent, op);
+}
+
+void ir_op_unlink(IrOp *op) {
+    IrBlock *b = op->parent;
+    if (op->prev) op->prev->next = op->next;
+    else b->first = op->next;
+    if (op->next) op->next->prev = op->prev;
+    else b->last = op->prev;
+    op->prev = op->next = NULL;
+    op->parent = NULL;
+}
+
+void ir_walk(IrFunc *fn, IrBlock *b, IrWalkFn f, void *ud) {
+    for (IrOp *op = b->first, *next; op; op = next) {
+        next = op->next;   /* f may unlink op */
+        f(fn, op, ud);
+        for (uint32_t r = 0; r < op->n_regions; r++) ir_walk(fn, op->regions[r], f, ud);
+    }
+}
+
+typedef struct {
+    ValId from, to;
+} ReplaceUses;
+
+static void replace_in_op(IrFunc *fn, IrOp *op, void *ud) {
+    (void)fn;
+    ReplaceUses *r = ud;
+    for (uint32_t i = 0; i < op->n_operands; i++)
+        if (op->operands[i] == r->from) op->operands[i] = r->to;
+}
+
+void ir_replace_uses(IrFunc *fn, ValId from, ValId to) {
+    ReplaceUses r = {from, to};
+    ir_walk(fn, fn->body, replace_in_op, &r);
+}
+
+static void count_in_op(IrFunc *fn, IrOp *op, void *ud) {
+    (void)fn;
+    uint32_t *uses = ud;
+    for (uint32_t i = 0; i < op->n_operands; i++) uses[op->operands[i]]++;
+}
+
+uint32_t *ir_count_uses(IrFunc *fn) {
+    uint32_t *uses = arena_alloc(fn->ctx->arena, sizeof(uint32_t) * fn->n_vals);
+    ir_walk(fn, fn->body, count_in_op, uses);
+    return uses;
+}
+
+/* ---- the builder ---- */
+IrOp *ir_build(IrBuilder *b, Opcode opc, const ValId *operands, uint32_t n_operands,
+               const IrType *result_types, uint32_t n_results, uint32_t n_regions) {
+    IrOp *op = ir_op_new(b->fn, opc, b->loc, operands, n_operands, result_types, n_results, n_regions);
+    if (b->before) ir_insert_before(b->before, op);
+    else ir_block_append(b->block, op);
+    return op;
+}
+
+ValId ir_build1(IrBuilder *b, Opcode opc, IrType result, ValId a) {
+    return ir_build(b, opc, &a, 1, &result, 1, 0)->results[0];
+}
+
+ValId ir_build2(IrBuilder *b, Opcode opc, IrType result, ValId a, ValId c) {
+    ValId ops[2] = {a, c};
+    return ir_build(b, opc, ops, 2, &result, 1, 0)->results[0];
+}
+
+ValId ir_build3(IrBuilder *b, Opcode opc, IrType result, ValId a, ValId c, ValId d) {
+    ValId ops[3] = {a, c, d};
+    return ir_build(b, opc, ops, 3, &result, 1, 0)->results[0];
+}
+
+ValId ir_const_int(IrBuilder *b, IrType t, int64_t v) {
+    IrOp *op = ir_build(b, OP_CONST, NULL, 0, &t, 1, 0);
+    op->attr.i = v;
+    op->attr.f = (double)v;
+    return op->results[0];
+}
+
+ValId ir_const_float(IrBuilder *b, IrType t, double v) {
+    IrOp *op = ir_build(b, OP_CONST, NULL, 0, &t, 1, 0);
+    op->attr.f = v;
+    return op->results[0];
+}
+
+int32_t ir_layout_intern(IrFunc *fn, const Layout *l) {
+    for (uint32_t i = 0; i < fn->n_layouts; i++)
+        if (layout_eq(&fn->layouts[i], l)) return (int32_t)i;
+    VEC_PUSH(fn->ctx->arena, fn->layouts, fn->n_layouts, fn->cap_layouts, *l);
+    return (int32_t)fn->n_layouts - 1;
+}

@@ -1,0 +1,257 @@
+/* The tile IR: types, values, ops, blocks; the builder, the text form
+ * (printer and parser, inverses), the verifier, and layouts.
+ *
+ *   ir.c       ir_*        functions, values, ops, blocks, the builder
+ *   text.c     ir_print, ir_parse      text form (round-trips; doc/ir.md)
+ *   verify.c   ir_verify               structural and type checks
+ *   layout.c   layout_*                linear layouts
+ *
+ * Values are SSA, named by small integers (ValId) indexing fn->vals. Control
+ * flow is structured: for/if/while own regions (blocks) whose arguments are
+ * SSA values, and yield/condition pass values out. No CFG, no phis.
+ */
+#ifndef TRIC_IR_H
+#define TRIC_IR_H
+
+#include "../base/base.h"
+
+#define IR_MAX_RANK 4
+
+/* ---- element types (types.def) ---- */
+typedef enum ElemType {
+#define X(e, ir, tt, bits, cls) e,
+#include "types.def"
+#undef X
+    ET_COUNT
+} ElemType;
+
+typedef enum ElemClass { EC_BOOL, EC_SINT, EC_UINT, EC_FLOAT, EC_PTR } ElemClass;
+
+const char *elem_name(ElemType e);          /* IR spelling: "f32" */
+const char *elem_triton_name(ElemType e);   /* signature spelling: "fp32" */
+int elem_bits(ElemType e);                  /* i1 -> 1, ptr -> 64 */
+int elem_bytes(ElemType e);                 /* i1 -> 1 (stored as a byte) */
+ElemClass elem_class(ElemType e);
+bool elem_is_float(ElemType e);
+bool elem_is_int(ElemType e);               /* bool, signed, unsigned */
+bool elem_is_signed(ElemType e);
+ElemType elem_from_name(const char *s, size_t n);   /* IR name; ET_COUNT if none */
+
+/* ---- types ----
+ * A scalar (rank 0) or a tile (rank 1..4, power-of-two dims) of an element
+ * type. Pointers: elem == ET_PTR and pointee names what they point to.
+ * Types are small values, compared with ir_type_eq. */
+typedef struct IrType {
+    uint8_t elem;      /* ElemType */
+    uint8_t pointee;   /* ElemType, when elem == ET_PTR */
+    uint8_t rank;      /* 0 = scalar */
+    int32_t shape[IR_MAX_RANK];
+} IrType;
+
+IrType ir_scalar(ElemType e);
+IrType ir_ptr(ElemType pointee);
+IrType ir_tile(IrType scalar, int rank, const int32_t *shape);  /* scalar: elem/pointee */
+IrType ir_with_elem(IrType t, IrType scalar);      /* same shape, other element */
+IrType ir_elem_of(IrType t);                       /* the scalar type of a tile */
+bool ir_type_eq(IrType a, IrType b);
+int64_t ir_numel(IrType t);                        /* 1 for scalars */
+void ir_type_print(Buf *b, IrType t);              /* "f32", "ptr<f16>", "tile<64x32xf32>" */
+
+/* ---- values ---- */
+typedef uint32_t ValId;
+#define VAL_NONE 0u     /* vals[0] is reserved: "no value" */
+
+struct IrOp;
+struct IrBlock;
+
+typedef struct IrValue {
+    IrType type;
+    struct IrOp *def;        /* defining op, or NULL for a block argument */
+    struct IrBlock *block;   /* for block arguments: the block */
+    int32_t layout;          /* index into fn->layouts, -1 = none (scalars) */
+    const char *name;        /* optional source name, for readable dumps */
+} IrValue;
+
+/* ---- ops (ops.def) ---- */
+typedef enum Opcode {
+#define X(e, name, nops, nres, nreg, flags) e,
+#include "ops.def"
+#undef X
+    OP_COUNT
+} Opcode;
+
+enum { F_PURE = 1, F_ELEMWISE = 2, F_COMMUTES = 4, F_TERM = 8 };
+
+typedef struct OpInfo {
+    const char *name;
+    int n_operands, n_results, n_regions;   /* -1: variable */
+    unsigned flags;
+} OpInfo;
+extern const OpInfo ir_opinfo[OP_COUNT];   /* constant table, not mutable state */
+
+typedef enum CmpPred { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE } CmpPred;
+typedef enum CacheMod { CACHE_NONE, CACHE_CA, CACHE_CG, CACHE_CS, CACHE_CV, CACHE_WB, CACHE_WT } CacheMod;
+typedef enum Evict { EVICT_NONE, EVICT_FIRST, EVICT_LAST } Evict;
+typedef enum Rounding { ROUND_DEFAULT, ROUND_RTNE, ROUND_RTZ } Rounding;
+enum { LOADF_VOLATILE = 1 };
+
+extern const char *const cmp_pred_names[];     /* "eq", "ne", ... */
+extern const char *const cache_mod_names[];    /* "", ".ca", ".cg", ... */
+extern const char *const evict_names[];        /* "", "evict_first", "evict_last" */
+
+typedef struct IrAttr {
+    int64_t i, i2;                 /* see ops.def for each op's meaning */
+    double f;                      /* float constants */
+    int32_t ints[IR_MAX_RANK];     /* per-dim hints */
+    uint8_t n_ints;
+    uint8_t flags;
+} IrAttr;
+
+typedef struct IrOp {
+    Opcode opc;
+    SrcLoc loc;
+    uint32_t n_operands, n_results, n_regions;
+    ValId *operands;
+    ValId *results;
+    struct IrBlock **regions;
+    IrAttr attr;
+    struct IrOp *prev, *next;      /* siblings in the parent block */
+    struct IrBlock *parent;
+} IrOp;
+
+typedef struct IrBlock {
+    ValId *args;
+    uint32_t n_args, cap_args;
+    IrOp *first, *last;
+    IrOp *parent;                  /* owning op, NULL for the function body */
+} IrBlock;
+
+/* A layout (see layout.c): which thread holds which element, in which
+ * register. Stored per function, referenced from values by index. */
+typedef struct Layout Layout;
+
+/* Kernel parameters, in PTX parameter order (constexprs and arguments
+ * specialized to a constant are not parameters). */
+typedef struct IrParam {
+    const char *name;
+    ValId val;            /* the body's block argument */
+    int32_t divisibility; /* 1, or 16 from a ":16" hint */
+} IrParam;
+
+typedef struct IrFunc {
+    Ctx *ctx;
+    const char *name;
+    IrValue *vals;
+    uint32_t n_vals, cap_vals;
+    IrBlock *body;
+    IrParam *params;
+    uint32_t n_params, cap_params;
+    Layout *layouts;
+    uint32_t n_layouts, cap_layouts;
+    int32_t shared_bytes;   /* shared memory the kernel needs (set by passes) */
+} IrFunc;
+
+/* ---- ir.c: construction and editing ---- */
+IrFunc *ir_func_new(Ctx *c, const char *name);
+ValId ir_value_new(IrFunc *fn, IrType t);
+static inline IrValue *ir_val(IrFunc *fn, ValId v) { return &fn->vals[v]; }
+static inline IrType ir_type(IrFunc *fn, ValId v) { return fn->vals[v].type; }
+IrBlock *ir_block_new(IrFunc *fn);
+ValId ir_block_add_arg(IrFunc *fn, IrBlock *b, IrType t);
+ValId ir_param_add(IrFunc *fn, const char *name, IrType t, int32_t divisibility);
+
+/* A new op, not yet in a block. Result values are created from result_types;
+ * regions are created empty (n_regions blocks with no args). */
+IrOp *ir_op_new(IrFunc *fn, Opcode opc, SrcLoc loc, const ValId *operands, uint32_t n_operands,
+                const IrType *result_types, uint32_t n_results, uint32_t n_regions);
+void ir_op_set_operands(IrFunc *fn, IrOp *op, const ValId *operands, uint32_t n);
+void ir_block_append(IrBlock *b, IrOp *op);
+void ir_insert_before(IrOp *pos, IrOp *op);
+void ir_insert_after(IrOp *pos, IrOp *op);
+void ir_op_unlink(IrOp *op);                 /* removes from its block */
+/* Replace every use of `from` (in ops and nested regions) by `to`. */
+void ir_replace_uses(IrFunc *fn, ValId from, ValId to);
+/* Number of uses of every value, indexed by ValId (arena array). */
+uint32_t *ir_count_uses(IrFunc *fn);
+
+/* Walk every op in program order, nested regions included (pre-order). */
+typedef void (*IrWalkFn)(IrFunc *fn, IrOp *op, void *ud);
+void ir_walk(IrFunc *fn, IrBlock *b, IrWalkFn f, void *ud);
+
+/* The builder: an insertion point and a current source location. */
+typedef struct IrBuilder {
+    IrFunc *fn;
+    IrBlock *block;
+    IrOp *before;     /* insert before this op; NULL = append to block */
+    SrcLoc loc;
+} IrBuilder;
+
+IrOp *ir_build(IrBuilder *b, Opcode opc, const ValId *operands, uint32_t n_operands,
+               const IrType *result_types, uint32_t n_results, uint32_t n_regions);
+/* Shorthands for single-result ops. */
+ValId ir_build1(IrBuilder *b, Opcode opc, IrType result, ValId a);
+ValId ir_build2(IrBuilder *b, Opcode opc, IrType result, ValId a, ValId c);
+ValId ir_build3(IrBuilder *b, Opcode opc, IrType result, ValId a, ValId c, ValId d);
+ValId ir_const_int(IrBuilder *b, IrType t, int64_t v);     /* t scalar or tile */
+ValId ir_const_float(IrBuilder *b, IrType t, double v);
+
+static inline const OpInfo *ir_info(Opcode opc) { return &ir_opinfo[opc]; }
+
+/* ---- text.c ---- */
+void ir_print(Buf *out, IrFunc *fn);
+/* Parses the text form. On a syntax or type error: diag_error at the
+ * position in `file` (so it unwinds through ctx->bail). */
+IrFunc *ir_parse(Ctx *c, const SrcFile *file);
+
+/* ---- verify.c ---- */
+/* Checks SSA dominance, operand counts, types and layouts. Returns true if
+ * fine; otherwise appends "verify: ..." messages naming the op to *why. */
+bool ir_verify(IrFunc *fn, Buf *why);
+
+/* ---- layout.c: linear layouts ----
+ * A map from the bits of (register, lane, warp) to tile coordinates: input
+ * bit k of kind K contributes basis[K][k] (a coordinate vector), and the
+ * contributions of all set bits are combined by XOR. Tile dims are powers of
+ * two, so blocked layouts, their slices, mma fragments and swizzles are all
+ * such maps. A zero basis vector means that bit replicates (broadcast). */
+enum { LL_REG, LL_LANE, LL_WARP, LL_KINDS };
+#define LL_MAX_BITS 20
+
+struct Layout {
+    uint8_t rank;
+    int32_t shape[IR_MAX_RANK];
+    uint8_t n_bits[LL_KINDS];                      /* lane bits = 5 */
+    int32_t basis[LL_KINDS][LL_MAX_BITS][IR_MAX_RANK];
+};
+
+/* Blocked layout (Triton's #blocked): size_per_thread, threads_per_warp,
+ * warps_per_cta per dim, order = dims from fastest to slowest. Tiles larger
+ * than one "CTA tile" wrap around into more registers; smaller ones
+ * replicate. */
+Layout layout_blocked(int rank, const int32_t *shape, const int32_t *size_per_thread,
+                      const int32_t *threads_per_warp, const int32_t *warps_per_cta,
+                      const int32_t *order, int num_warps);
+/* The layout a value of `shape` gets by default: fastest dim last, vec
+ * elements per thread along it (vec 1 = one element). */
+Layout layout_default(int rank, const int32_t *shape, int vec, int num_warps);
+/* The same layout restricted to a shape where some dims are 1 (the operand
+ * of a broadcast), or with dim `axis` removed (the operand of expand_dims).
+ * Register bits that become duplicates are dropped. */
+Layout layout_project(const Layout *l, const int32_t *shape);
+Layout layout_drop_dim(const Layout *l, int axis);
+Layout layout_add_dim(const Layout *l, int axis);   /* inverse of drop_dim, new dim of size 1 */
+bool layout_eq(const Layout *a, const Layout *b);
+int layout_n_regs(const Layout *l);                 /* registers per thread */
+/* Tile coordinates of register `reg` in thread (lane, warp). */
+void layout_coord(const Layout *l, int reg, int lane, int warp, int32_t *coord);
+/* Number of consecutive registers (starting at any multiple of it) that
+ * hold consecutive elements along dim (the vector width available for
+ * loads/stores). 1 if none. */
+int layout_contig_regs(const Layout *l, int dim);
+void layout_print(Buf *b, const Layout *l);
+int32_t ir_layout_intern(IrFunc *fn, const Layout *l);   /* index in fn->layouts */
+static inline const Layout *ir_layout(IrFunc *fn, ValId v) {
+    return fn->vals[v].layout < 0 ? NULL : &fn->layouts[fn->vals[v].layout];
+}
+
+#endif

@@ -1,0 +1,59 @@
+/* Passes over one IrFunc, one file each, and the table that runs them.
+ *
+ *   passes.c     opt_run_pipeline, the pass table and ordering checks
+ *   fold.c       pass_fold        constant folding and canonicalization
+ *   cse.c        pass_cse         common subexpression elimination (pure ops)
+ *   dce.c        pass_dce         dead code elimination
+ *   axisinfo.c   axisinfo_*       analysis: contiguity/divisibility/constancy
+ *   layout.c     pass_layout      layout assignment + convert insertion
+ */
+#ifndef TRIC_OPT_H
+#define TRIC_OPT_H
+
+#include "../ir/ir.h"
+
+/* requires: nothing. changes: replaces ops whose operands are constants by
+ * constants, x+0, x*1, ... by x. */
+void pass_fold(IrFunc *fn);
+/* requires: nothing. changes: merges identical pure ops (same opcode,
+ * operands, attributes, types) where one dominates the other. */
+void pass_cse(IrFunc *fn);
+/* requires: nothing. changes: deletes pure ops (and non-volatile loads) whose
+ * results are unused, and unused loop-carried values. */
+void pass_dce(IrFunc *fn);
+/* requires: nothing (runs axis analysis itself). changes: gives every tile
+ * value a layout; loads/stores get layouts whose per-thread runs are as wide
+ * as contiguity and alignment allow (up to 16 bytes); inserts convert_layout
+ * where two choices meet. After it every tile value has a layout. */
+void pass_layout(IrFunc *fn);
+
+/* ---- axisinfo.c ----
+ * Per dimension of an integer or pointer value: contiguity (length of runs
+ * of consecutive values), divisibility (largest power of two dividing the
+ * first element of each run; for pointers in bytes), constancy (length of
+ * runs of equal values). Scalars have rank 0 and use dim 0. */
+typedef struct AxisInfo {
+    int64_t contiguity[IR_MAX_RANK];
+    int64_t divisibility[IR_MAX_RANK];
+    int64_t constancy[IR_MAX_RANK];
+} AxisInfo;
+AxisInfo *axisinfo_compute(IrFunc *fn);   /* arena array indexed by ValId */
+
+/* ---- passes.c ---- */
+typedef void (*PassFn)(IrFunc *fn);
+typedef struct PassInfo {
+    const char *name;
+    PassFn fn;
+    const char *requires;    /* a pass that must have run before, or NULL */
+} PassInfo;
+extern const PassInfo opt_passes[];
+extern const int opt_n_passes;
+
+/* Runs the standard pipeline. After each pass: verifies if ctx->verify_each,
+ * and prints the IR to ctx->dump_out if ctx->dump_after names the pass or
+ * is "all" (header line "// -----// IR after NAME //----- //"). */
+void opt_run_pipeline(IrFunc *fn);
+/* Runs one pass by name (tests). Returns false if no such pass. */
+bool opt_run_pass(IrFunc *fn, const char *name);
+
+#endif

@@ -1,0 +1,18 @@
+/* PTX generation from laid-out IR.
+ *
+ *   emit.c      ptx_emit       module skeleton, params, walk over ops
+ *   optab.c     op x type -> PTX templates, type suffix tables
+ *   memory.c    loads and stores (vectorized, masked, cache modifiers)
+ *   convert.c   convert_layout through shared memory
+ */
+#ifndef TRIC_PTXGEN_H
+#define TRIC_PTXGEN_H
+
+#include "../ir/ir.h"
+
+/* The whole PTX module (one .entry named fn->name) as a heap string. Every
+ * tile value must have a layout (pass_layout ran). fn->shared_bytes tells
+ * the shared memory the kernel uses (dynamic; the launch passes it). */
+char *ptx_emit(IrFunc *fn);
+
+#endif
