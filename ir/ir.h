@@ -105,6 +105,8 @@ typedef struct IrAttr {
     int32_t ints[IR_MAX_RANK];     /* per-dim hints */
     uint8_t n_ints;
     uint8_t flags;
+    int32_t vec;                   /* load/store: elements per vector access, proven by
+                                      pass_layout (0 = not set, treat as 1) */
 } IrAttr;
 
 typedef struct IrOp {
