@@ -1,0 +1,61 @@
+"""
+Control flow: a `for` loop with loop-carried tiles (column sums of a K x N
+matrix, one K row per iteration), a `while` loop and a dynamic `if` on scalars,
+a static `if` on a constexpr, and pointer increments carried through the loop.
+"""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def colsum_kernel(x_ptr, sum_ptr, sumsq_ptr, K, N, stride_k,
+                  BLOCK_N: tl.constexpr, SQUARES: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK_N + tl.arange(0, BLOCK_N)
+    mask = offs < N
+    acc = tl.zeros((BLOCK_N,), dtype=tl.float32)
+    acc2 = tl.zeros([BLOCK_N], tl.float32)
+    ptrs = x_ptr + offs
+    for k in range(0, K):
+        x = tl.load(ptrs, mask=mask, other=0.0)
+        acc += x
+        if SQUARES:
+            acc2 = acc2 + x * x
+        ptrs += stride_k
+    tl.store(sum_ptr + offs, acc, mask=mask)
+    if SQUARES:
+        tl.store(sumsq_ptr + offs, acc2, mask=mask)
+
+
+@triton.jit
+def steps_kernel(out_ptr, n, BLOCK: tl.constexpr):
+    # Each program counts how many halvings take its program id to 0 (a
+    # scalar while loop), then writes that count, doubled when the id is odd
+    # (a dynamic if), over its slice of the output.
+    pid = tl.program_id(0)
+    v = pid
+    steps = 0
+    while v > 0:
+        v = v // 2
+        steps += 1
+    if pid % 2 == 1:
+        steps = steps * 2
+    else:
+        steps = steps + 100
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    vals = tl.full((BLOCK,), 0, tl.int32) + steps + offs % 3
+    tl.store(out_ptr + offs, vals, mask=offs < n)
+
+# kernel: colsum_kernel
+# signature: *fp32:16, *fp32:16, *fp32:16, i32, i32, i32:16, 256, True
+# grid: (cdiv(N, 256), 1, 1)
+# args: x = rand((K, 1008), fp32); s = empty(N, fp32); sq = empty(N, fp32); K = 37; N = 1000; stride_k = 1008
+# check: s == x[:, :N].sum(axis=0); sq == (x[:, :N] ** 2).sum(axis=0)
+# tol: 1e-5
+#
+# kernel: steps_kernel
+# signature: *i32:16, i32, 128
+# grid: (cdiv(n, 128), 1, 1)
+# args: out = empty(n, i32); n = 5000
+# check: out == np.array([(p.bit_length() * 2 if p % 2 else p.bit_length() + 100) for p in (np.arange(n) // 128).tolist()]) + np.arange(n) % 3
+# tol: 0

@@ -1,0 +1,274 @@
+/* The compile pipeline behind tric_compile_* and the CLI: one entry point
+ * that owns the Ctx, catches every user error at its setjmp, and hands back
+ * heap strings only, so the caller never sees the arena and nothing leaks.
+ *
+ *   Python: srcfile_read -> (lex_file) -> parse_module -> sig_parse ->
+ *           lower_kernel -> opt_run_pipeline -> ptx_emit
+ *   IR:     srcfile_read -> ir_parse -> the requested passes -> ptx_emit
+ */
+#include "rt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../frontend/frontend.h"
+#include "../opt/opt.h"
+#include "../ptxgen/ptxgen.h"
+
+static char *rt_strdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (!d) tric_internal_error(__FILE__, __LINE__, "out of memory");
+    return memcpy(d, s, n);
+}
+
+void rt_default_target(Target *t) {
+    t->sm = 80;
+    t->arch_a = false;
+    t->num_warps = 4;
+    t->num_stages = 3;
+}
+
+bool rt_parse_arch(const char *s, Target *t) {
+    static const struct { const char *name; int sm; bool arch_a; } archs[] = {
+        {"sm_80", 80, false}, {"sm_86", 86, false}, {"sm_89", 89, false},
+        {"sm_90", 90, false}, {"sm_90a", 90, true},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(archs); i++) {
+        if (strcmp(s, archs[i].name) == 0) {
+            t->sm = archs[i].sm;
+            t->arch_a = archs[i].arch_a;
+            return true;
+        }
+    }
+    return false;
+}
+
+static const SrcFile *load_source(Ctx *c, const RtRequest *rq) {
+    if (rq->source) return srcfile_from_string(c, rq->path, rq->source);
+    return srcfile_read(c, rq->path);
+}
+
+/* The test build verifies after every stage whatever the user asked for. */
+static bool want_verify(const RtRequest *rq) {
+#ifdef TRIC_TEST
+    (void)rq;
+    return true;
+#else
+    return rq->verify_each;
+#endif
+}
+
+/* A verifier failure after a stage of tric itself is a bug in that stage,
+ * but it is reported as an error (not an abort) so the IR can be inspected. */
+static void verify_after(Ctx *c, IrFunc *fn, const char *stage) {
+    Buf why = {0};
+    if (ir_verify(fn, &why)) {
+        buf_free(&why);
+        return;
+    }
+    char *msg = arena_strdup(c->arena, why.data ? why.data : "");
+    buf_free(&why);
+    size_t n = strlen(msg);
+    if (n && msg[n - 1] == '\n') msg[n - 1] = 0;
+    diag_fatal(c, NULL, "IR verification failed after %s:\n%s", stage, msg);
+}
+
+static char *print_ir(IrFunc *fn) {
+    Buf b = {0};
+    ir_print(&b, fn);
+    return buf_take(&b);
+}
+
+/* The @jit function `name`, or an error that lists the ones there are. */
+static AstFunc *find_kernel(Ctx *c, AstModule *m, const char *name) {
+    AstFunc *f = module_find_func(m, name);
+    if (f && f->parsed) return f;
+    const char *path = m->file->path;
+    if (f) diag_fatal(c, path, "'%s' is not a @jit function (decorate it with @triton.jit)", name);
+    const char *list = NULL;
+    for (int i = 0; i < m->n_funcs; i++) {
+        if (!m->funcs[i].parsed) continue;
+        const char *fname = m->funcs[i].node->str;
+        list = list ? arena_printf(c->arena, "%s, %s", list, fname) : fname;
+    }
+    if (!list) diag_fatal(c, path, "no @jit function named '%s' (the file defines none)", name);
+    diag_fatal(c, path, "no @jit function named '%s' (@jit functions here: %s)", name, list);
+}
+
+static void collect_params(IrFunc *fn, RtResult *out) {
+    out->n_params = (int)fn->n_params;
+    out->params = calloc(fn->n_params ? fn->n_params : 1, sizeof *out->params);
+    if (!out->params) tric_internal_error(__FILE__, __LINE__, "out of memory");
+    for (uint32_t i = 0; i < fn->n_params; i++) {
+        RtParam *p = &out->params[i];
+        IrType t = ir_type(fn, fn->params[i].val);
+        p->name = rt_strdup(fn->params[i].name ? fn->params[i].name : "");
+        if (t.elem == ET_PTR) {
+            Buf b = {0};
+            buf_printf(&b, "*%s", elem_triton_name((ElemType)t.pointee));
+            p->type = buf_take(&b);
+            p->kind = RT_PARAM_POINTER;
+            p->bytes = 8;
+        } else {
+            p->type = rt_strdup(elem_triton_name((ElemType)t.elem));
+            p->kind = elem_is_float((ElemType)t.elem) ? RT_PARAM_FLOAT : RT_PARAM_INT;
+            p->bytes = elem_bytes((ElemType)t.elem);
+        }
+    }
+}
+
+/* ptx_emit needs a layout on every tile value; say so instead of letting
+ * ptxgen trip an assertion on hand-written IR run without the layout pass. */
+static void check_laid_out_op(IrFunc *fn, IrOp *op, void *ud) {
+    bool *missing = ud;
+    for (uint32_t i = 0; i < op->n_results; i++) {
+        IrValue *v = ir_val(fn, op->results[i]);
+        if (v->type.rank > 0 && v->layout < 0) *missing = true;
+    }
+}
+
+static void emit_ptx(Ctx *c, IrFunc *fn, RtResult *out) {
+    bool missing = false;
+    ir_walk(fn, fn->body, check_laid_out_op, &missing);
+    if (missing)
+        diag_fatal(c, NULL, "cannot emit PTX: some tiles have no layout (run the layout pass, or --passes all)");
+    out->text = ptx_emit(fn);
+    out->kernel_name = rt_strdup(fn->name);
+    out->shared_bytes = fn->shared_bytes;
+    collect_params(fn, out);
+}
+
+/* One named pass with tric's own dump and verification, so the result is
+ * the same whether or not opt_run_pass dumps by itself. */
+static void run_one_pass(Ctx *c, IrFunc *fn, const char *name) {
+    const char *dump_after = c->dump_after;
+    c->dump_after = NULL;
+    bool known = opt_run_pass(fn, name);
+    c->dump_after = dump_after;
+    if (!known) {
+        const char *list = "all";
+        for (int i = 0; i < opt_n_passes; i++) list = arena_printf(c->arena, "%s, %s", list, opt_passes[i].name);
+        diag_fatal(c, NULL, "unknown pass '%s' (passes: %s)", name, list);
+    }
+    if (c->verify_each) verify_after(c, fn, arena_printf(c->arena, "pass '%s'", name));
+    if (dump_after && c->dump_out && (strcmp(dump_after, "all") == 0 || strcmp(dump_after, name) == 0)) {
+        buf_printf(c->dump_out, "// -----// IR after %s //----- //\n", name);
+        ir_print(c->dump_out, fn);
+    }
+}
+
+static void run_pass_list(Ctx *c, IrFunc *fn, const char *passes) {
+    if (!passes) return;
+    const char *p = passes;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        char *name = arena_strndup(c->arena, p, n);
+        if (n == 0) diag_fatal(c, NULL, "empty pass name in '%s'", passes);
+        if (strcmp(name, "all") == 0) opt_run_pipeline(fn);
+        else run_one_pass(c, fn, name);
+        p += n;
+        if (*p == ',') p++;
+    }
+}
+
+static void compile_ir(Ctx *c, const RtRequest *rq, RtResult *out) {
+    if (rq->emit == RT_EMIT_TOKENS || rq->emit == RT_EMIT_AST)
+        diag_fatal(c, rq->path, "--emit tokens and --emit ast need a Python (.py) input");
+    const SrcFile *f = load_source(c, rq);
+    IrFunc *fn = ir_parse(c, f);
+    verify_after(c, fn, "parsing");   /* always: hand-written IR is user input */
+    run_pass_list(c, fn, rq->passes);
+    if (rq->emit == RT_EMIT_IR) {
+        out->text = print_ir(fn);
+        out->kernel_name = rt_strdup(fn->name);
+        return;
+    }
+    emit_ptx(c, fn, out);
+}
+
+static void compile_python(Ctx *c, const RtRequest *rq, RtResult *out) {
+    const SrcFile *f = load_source(c, rq);
+    if (rq->emit == RT_EMIT_TOKENS) {
+        int n;
+        Token *toks = lex_file(c, f, &n);
+        Buf b = {0};
+        lex_print(&b, toks, n);
+        out->text = buf_take(&b);
+        return;
+    }
+    AstModule *m = parse_module(c, f);
+    if (rq->emit == RT_EMIT_AST) {
+        Buf b = {0};
+        if (rq->kernel) {
+            AstFunc *k = find_kernel(c, m, rq->kernel);
+            ast_print_func(&b, k);
+        } else {
+            ast_print_module(&b, m);
+        }
+        out->text = buf_take(&b);
+        return;
+    }
+    if (!rq->kernel) diag_fatal(c, NULL, "no kernel named: which @jit function of %s? (-k NAME)", rq->path);
+    if (!rq->signature) diag_fatal(c, NULL, "kernel '%s' needs a signature (-s '*fp32, i32, 1024')", rq->kernel);
+    find_kernel(c, m, rq->kernel);
+    Signature *sig = sig_parse(c, rq->signature);
+    IrFunc *fn = lower_kernel(c, m, rq->kernel, sig);
+    if (c->verify_each) verify_after(c, fn, "lowering");
+    if (rq->emit == RT_EMIT_IR) {
+        out->text = print_ir(fn);
+        out->kernel_name = rt_strdup(fn->name);
+        return;
+    }
+    opt_run_pipeline(fn);
+    emit_ptx(c, fn, out);
+}
+
+static void free_params(RtResult *r) {
+    for (int i = 0; i < r->n_params; i++) {
+        free(r->params[i].name);
+        free(r->params[i].type);
+    }
+    free(r->params);
+    r->params = NULL;
+    r->n_params = 0;
+}
+
+bool rt_compile(const RtRequest *rq, RtResult *out) {
+    memset(out, 0, sizeof *out);
+    Ctx *c = ctx_new(&rq->target);
+    /* in the arena, not a local: it is written between setjmp and longjmp */
+    Buf *dumps = arena_alloc(c->arena, sizeof *dumps);
+    jmp_buf bail;
+    c->bail = &bail;
+    c->dump_after = rq->dump_after;
+    c->dump_out = dumps;
+    c->verify_each = want_verify(rq);
+    if (setjmp(bail) == 0) {
+        if (rq->is_ir) compile_ir(c, rq, out);
+        else compile_python(c, rq, out);
+        out->ok = true;
+    } else {
+        /* a stage failed: drop whatever the earlier stages handed back */
+        free(out->text);
+        free(out->kernel_name);
+        free_params(out);
+        out->text = out->kernel_name = NULL;
+        out->ok = false;
+    }
+    out->num_warps = rq->target.num_warps;
+    out->diag = buf_take(&c->diag);
+    out->dumps = buf_take(dumps);
+    ctx_free(c);
+    return out->ok;
+}
+
+void rt_result_free(RtResult *r) {
+    if (!r) return;
+    free(r->text);
+    free(r->dumps);
+    free(r->diag);
+    free(r->kernel_name);
+    free_params(r);
+    memset(r, 0, sizeof *r);
+}

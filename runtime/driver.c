@@ -1,0 +1,308 @@
+/* The CUDA driver, opened with dlopen so that tric builds and compiles on
+ * machines without one. Functions come from cuGetProcAddress_v2 by base
+ * name and CUDA version (the driver picks the ABI variant), with dlsym of
+ * the suffixed names as a fallback for drivers older than CUDA 12.
+ *
+ * The driver table below is the library's only mutable global state: it is
+ * filled once (pthread_once) and read-only afterwards. tric uses the primary
+ * context of device 0, so it shares memory and streams with PyTorch; the
+ * context is made current on every calling thread before each call. */
+#include "rt.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_min.h"
+
+/* X(name, fallback dlsym symbol, parameter list) */
+#define RT_CU_FUNCS(X)                                                                    \
+    X(cuGetErrorName, "cuGetErrorName", (CUresult, const char **))                          \
+    X(cuGetErrorString, "cuGetErrorString", (CUresult, const char **))                      \
+    X(cuInit, "cuInit", (unsigned))                                                         \
+    X(cuDeviceGet, "cuDeviceGet", (CUdevice *, int))                                        \
+    X(cuDeviceGetAttribute, "cuDeviceGetAttribute", (int *, CUdevice_attribute, CUdevice))  \
+    X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext *, CUdevice))        \
+    X(cuCtxSetCurrent, "cuCtxSetCurrent", (CUcontext))                                      \
+    X(cuCtxSynchronize, "cuCtxSynchronize", (void))                                         \
+    X(cuModuleLoadDataEx, "cuModuleLoadDataEx",                                             \
+      (CUmodule *, const void *, unsigned, CUjit_option *, void **))                        \
+    X(cuModuleGetFunction, "cuModuleGetFunction", (CUfunction *, CUmodule, const char *))   \
+    X(cuModuleUnload, "cuModuleUnload", (CUmodule))                                         \
+    X(cuFuncSetAttribute, "cuFuncSetAttribute", (CUfunction, CUfunction_attribute, int))    \
+    X(cuLaunchKernel, "cuLaunchKernel",                                                     \
+      (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,    \
+       CUstream, void **, void **))                                                         \
+    X(cuMemAlloc, "cuMemAlloc_v2", (CUdeviceptr *, size_t))                                 \
+    X(cuMemFree, "cuMemFree_v2", (CUdeviceptr))                                             \
+    X(cuMemcpyHtoD, "cuMemcpyHtoD_v2", (CUdeviceptr, const void *, size_t))                 \
+    X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", (void *, CUdeviceptr, size_t))                       \
+    X(cuEventCreate, "cuEventCreate", (CUevent *, unsigned))                                \
+    X(cuEventRecord, "cuEventRecord", (CUevent, CUstream))                                  \
+    X(cuEventSynchronize, "cuEventSynchronize", (CUevent))                                  \
+    X(cuEventElapsedTime, "cuEventElapsedTime", (float *, CUevent, CUevent))                \
+    X(cuEventDestroy, "cuEventDestroy_v2", (CUevent))
+
+/* the CUDA version whose ABI variants the table's signatures describe */
+#define RT_CUDA_ABI_VERSION 12000
+
+typedef CUresult (*RtGetProcAddressFn)(const char *, void **, int, cuuint64_t,
+                                       CUdriverProcAddressQueryResult *);
+
+typedef struct RtDriver {
+    int status;            /* TRIC_OK once initialized, else the failure */
+    char error[512];       /* the failure's message */
+    void *lib;
+    CUdevice dev;
+    CUcontext ctx;
+    int cc_major, cc_minor;
+    int smem_optin;        /* max dynamic shared memory per block, opted in */
+#define X(name, sym, params) CUresult (*name) params;
+    RT_CU_FUNCS(X)
+#undef X
+} RtDriver;
+
+static RtDriver rt_drv;
+static pthread_once_t rt_drv_once = PTHREAD_ONCE_INIT;
+
+struct RtModule {
+    CUmodule mod;
+    CUfunction fn;
+    int shared_bytes;
+};
+
+static void put_err(Buf *err, const char *msg) {
+    if (err) buf_puts(err, msg);
+}
+
+/* "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)" */
+static int cu_check(CUresult r, const char *call, Buf *err) {
+    if (r == CUDA_SUCCESS) return TRIC_OK;
+    if (err) {
+        const char *name = NULL, *text = NULL;
+        if (rt_drv.cuGetErrorName) rt_drv.cuGetErrorName(r, &name);
+        if (rt_drv.cuGetErrorString) rt_drv.cuGetErrorString(r, &text);
+        buf_printf(err, "%s failed: %s (%s)", call, name ? name : "unknown CUresult",
+                   text ? text : "no description");
+        if (!name) buf_printf(err, " [%d]", r);
+    }
+    return TRIC_ERR_CUDA;
+}
+
+static void init_fail(int status, const char *msg, const char *detail) {
+    rt_drv.status = status;
+    snprintf(rt_drv.error, sizeof rt_drv.error, "%s%s%s", msg, detail ? ": " : "", detail ? detail : "");
+}
+
+static bool resolve_functions(void) {
+    RtGetProcAddressFn get_proc = (RtGetProcAddressFn)dlsym(rt_drv.lib, "cuGetProcAddress_v2");
+    void *p;
+#define X(name, sym, params)                                                                   \
+    p = NULL;                                                                                  \
+    if (get_proc) {                                                                            \
+        CUdriverProcAddressQueryResult st = 0;                                                 \
+        if (get_proc(#name, &p, RT_CUDA_ABI_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &st) != 0 || \
+            st != CU_GET_PROC_ADDRESS_SUCCESS)                                                 \
+            p = NULL;                                                                          \
+    }                                                                                          \
+    if (!p) p = dlsym(rt_drv.lib, sym);                                                        \
+    if (!p) {                                                                                  \
+        init_fail(TRIC_ERR_NO_DRIVER, "libcuda.so.1 has no " #name " (driver too old?)", NULL); \
+        return false;                                                                          \
+    }                                                                                          \
+    memcpy(&rt_drv.name, &p, sizeof p);
+    RT_CU_FUNCS(X)
+#undef X
+    return true;
+}
+
+static int device_attr(int *v, CUdevice_attribute a, Buf *err) {
+    return cu_check(rt_drv.cuDeviceGetAttribute(v, a, rt_drv.dev), "cuDeviceGetAttribute", err);
+}
+
+static bool open_device(void) {
+    Buf err = {0};
+    CUresult r = rt_drv.cuInit(0);
+    if (r == CUDA_ERROR_NO_DEVICE) {
+        init_fail(TRIC_ERR_NO_DRIVER, "no CUDA device", "cuInit reported CUDA_ERROR_NO_DEVICE");
+        return false;
+    }
+    int st = cu_check(r, "cuInit", &err);
+    if (!st) st = cu_check(rt_drv.cuDeviceGet(&rt_drv.dev, 0), "cuDeviceGet", &err);
+    if (!st) st = device_attr(&rt_drv.cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &err);
+    if (!st) st = device_attr(&rt_drv.cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &err);
+    if (!st) st = device_attr(&rt_drv.smem_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &err);
+    if (!st) st = cu_check(rt_drv.cuDevicePrimaryCtxRetain(&rt_drv.ctx, rt_drv.dev), "cuDevicePrimaryCtxRetain", &err);
+    if (st) init_fail(st, err.data, NULL);
+    buf_free(&err);
+    return st == TRIC_OK;
+}
+
+static void driver_init_once(void) {
+    rt_drv.lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!rt_drv.lib) {
+        const char *why = dlerror();
+        init_fail(TRIC_ERR_NO_DRIVER, "cannot load libcuda.so.1 (no NVIDIA driver here?)", why);
+        return;
+    }
+    if (!resolve_functions() || !open_device()) return;
+    rt_drv.status = TRIC_OK;
+}
+
+int rt_driver_init(Buf *err) {
+    pthread_once(&rt_drv_once, driver_init_once);
+    if (rt_drv.status != TRIC_OK) {
+        put_err(err, rt_drv.error);
+        return rt_drv.status;
+    }
+    /* the current context is per thread: make ours current on this one */
+    return cu_check(rt_drv.cuCtxSetCurrent(rt_drv.ctx), "cuCtxSetCurrent", err);
+}
+
+int rt_device_arch(Target *t, Buf *err) {
+    int st = rt_driver_init(err);
+    if (st) return st;
+    int major = rt_drv.cc_major, minor = rt_drv.cc_minor;
+    if (major < 8) {
+        if (err) buf_printf(err, "device 0 is sm_%d%d; tric needs sm_80 or newer", major, minor);
+        return TRIC_ERR_NO_DRIVER;
+    }
+    t->arch_a = false;
+    if (major == 8) t->sm = minor >= 9 ? 89 : minor >= 6 ? 86 : 80;
+    else if (major == 9) t->sm = 90, t->arch_a = true;
+    else t->sm = 90;   /* newer GPUs JIT sm_90 PTX; sm_90a PTX runs only on sm_90 */
+    return TRIC_OK;
+}
+
+/* The JIT logs make a PTX failure readable: ptxas' own message and line. */
+int rt_module_load(const char *ptx, const char *entry, int shared_bytes, RtModule **out, Buf *err) {
+    *out = NULL;
+    int st = rt_driver_init(err);
+    if (st) return st;
+    enum { LOG = 16384 };
+    char *error_log = calloc(1, LOG), *info_log = calloc(1, LOG);
+    if (!error_log || !info_log) tric_internal_error(__FILE__, __LINE__, "out of memory");
+    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                           CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE};
+    void *vals[] = {error_log, (void *)(uintptr_t)LOG, info_log, (void *)(uintptr_t)LOG, (void *)(uintptr_t)1};
+    CUmodule mod = NULL;
+    st = cu_check(rt_drv.cuModuleLoadDataEx(&mod, ptx, ARRAY_LEN(opts), opts, vals), "cuModuleLoadDataEx", err);
+    if (st && err && error_log[0]) buf_printf(err, "\nJIT error log:\n%s", error_log);
+    free(error_log);
+    free(info_log);
+    if (st) return st;
+    RtModule *m = calloc(1, sizeof *m);
+    if (!m) tric_internal_error(__FILE__, __LINE__, "out of memory");
+    m->mod = mod;
+    m->shared_bytes = shared_bytes;
+    st = cu_check(rt_drv.cuModuleGetFunction(&m->fn, mod, entry), "cuModuleGetFunction", err);
+    if (!st && shared_bytes > 48 * 1024) {
+        if (shared_bytes > rt_drv.smem_optin) {
+            if (err) buf_printf(err, "kernel '%s' needs %d bytes of shared memory; the device allows %d per block",
+                                entry, shared_bytes, rt_drv.smem_optin);
+            st = TRIC_ERR_CUDA;
+        } else {
+            st = cu_check(rt_drv.cuFuncSetAttribute(m->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared_bytes),
+                          "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", err);
+        }
+    }
+    if (st) {
+        rt_module_unload(m);
+        return st;
+    }
+    *out = m;
+    return TRIC_OK;
+}
+
+void rt_module_unload(RtModule *m) {
+    if (!m) return;
+    if (rt_drv.status == TRIC_OK && rt_drv.cuCtxSetCurrent(rt_drv.ctx) == CUDA_SUCCESS) rt_drv.cuModuleUnload(m->mod);
+    free(m);
+}
+
+int rt_module_launch(RtModule *m, unsigned gx, unsigned gy, unsigned gz, unsigned block_x, void **args,
+                     void *stream, Buf *err) {
+    int st = rt_driver_init(err);
+    if (st) return st;
+    if ((uint64_t)gx * gy * gz == 0) return TRIC_OK;   /* an empty grid runs nothing (as in Triton) */
+    return cu_check(rt_drv.cuLaunchKernel(m->fn, gx, gy, gz, block_x, 1, 1, (unsigned)m->shared_bytes,
+                                          (CUstream)stream, args, NULL),
+                    "cuLaunchKernel", err);
+}
+
+static int cmp_float(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+static int time_loop(RtModule *m, unsigned gx, unsigned gy, unsigned gz, unsigned block_x, void **args,
+                     CUstream stream, int iters, float *times, CUevent e0, CUevent e1, Buf *err) {
+    int st = rt_module_launch(m, gx, gy, gz, block_x, args, stream, err);   /* warm-up */
+    for (int i = 0; i < iters && !st; i++) {
+        st = cu_check(rt_drv.cuEventRecord(e0, stream), "cuEventRecord", err);
+        if (!st) st = rt_module_launch(m, gx, gy, gz, block_x, args, stream, err);
+        if (!st) st = cu_check(rt_drv.cuEventRecord(e1, stream), "cuEventRecord", err);
+        if (!st) st = cu_check(rt_drv.cuEventSynchronize(e1), "cuEventSynchronize", err);
+        if (!st) st = cu_check(rt_drv.cuEventElapsedTime(&times[i], e0, e1), "cuEventElapsedTime", err);
+    }
+    return st;
+}
+
+int rt_module_time(RtModule *m, unsigned gx, unsigned gy, unsigned gz, unsigned block_x, void **args,
+                   void *stream, int iters, float *ms, Buf *err) {
+    int st = rt_driver_init(err);
+    if (st) return st;
+    if (iters < 1) {
+        put_err(err, "tric_time_ms: iters must be at least 1");
+        return TRIC_ERR_ARG;
+    }
+    CUevent e0 = NULL, e1 = NULL;
+    float *times = calloc((size_t)iters, sizeof *times);
+    if (!times) tric_internal_error(__FILE__, __LINE__, "out of memory");
+    st = cu_check(rt_drv.cuEventCreate(&e0, CU_EVENT_DEFAULT), "cuEventCreate", err);
+    if (!st) st = cu_check(rt_drv.cuEventCreate(&e1, CU_EVENT_DEFAULT), "cuEventCreate", err);
+    if (!st) st = time_loop(m, gx, gy, gz, block_x, args, (CUstream)stream, iters, times, e0, e1, err);
+    if (!st) {
+        qsort(times, (size_t)iters, sizeof *times, cmp_float);
+        *ms = times[iters / 2];
+    }
+    if (e0) rt_drv.cuEventDestroy(e0);
+    if (e1) rt_drv.cuEventDestroy(e1);
+    free(times);
+    return st;
+}
+
+int rt_mem_alloc(uint64_t *dptr, size_t bytes, Buf *err) {
+    int st = rt_driver_init(err);
+    if (st) return st;
+    CUdeviceptr p = 0;
+    st = cu_check(rt_drv.cuMemAlloc(&p, bytes), "cuMemAlloc", err);
+    *dptr = st ? 0 : (uint64_t)p;
+    return st;
+}
+
+int rt_mem_free(uint64_t dptr, Buf *err) {
+    int st = rt_driver_init(err);
+    if (st) return st;
+    return cu_check(rt_drv.cuMemFree((CUdeviceptr)dptr), "cuMemFree", err);
+}
+
+int rt_memcpy_htod(uint64_t dst, const void *src, size_t bytes, Buf *err) {
+    int st = rt_driver_init(err);
+    if (st) return st;
+    return cu_check(rt_drv.cuMemcpyHtoD((CUdeviceptr)dst, src, bytes), "cuMemcpyHtoD", err);
+}
+
+int rt_memcpy_dtoh(void *dst, uint64_t src, size_t bytes, Buf *err) {
+    int st = rt_driver_init(err);
+    if (st) return st;
+    return cu_check(rt_drv.cuMemcpyDtoH(dst, (CUdeviceptr)src, bytes), "cuMemcpyDtoH", err);
+}
+
+int rt_synchronize(Buf *err) {
+    int st = rt_driver_init(err);
+    if (st) return st;
+    return cu_check(rt_drv.cuCtxSynchronize(), "cuCtxSynchronize", err);
+}

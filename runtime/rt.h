@@ -1,0 +1,83 @@
+/* The runtime's internals: the compile pipeline behind tric_compile_* and
+ * the CLI, and the CUDA driver behind tric_launch.
+ *
+ *   compile.c   rt_compile      source or IR text -> requested stage, errors captured
+ *   driver.c    rt_driver_*     libcuda via dlopen, primary context, modules, launches
+ *   api.c       tric_*          the public API (tric.h) over both
+ */
+#ifndef TRIC_RT_H
+#define TRIC_RT_H
+
+#include "../base/base.h"
+#include "../ir/ir.h"
+#include "tric.h"
+
+/* ---- compile.c ---- */
+typedef enum RtEmit { RT_EMIT_TOKENS, RT_EMIT_AST, RT_EMIT_IR, RT_EMIT_PTX } RtEmit;
+
+typedef struct RtRequest {
+    const char *path;        /* the input file; its name is used in messages */
+    const char *source;      /* the text, or NULL to read `path` */
+    bool is_ir;              /* IR text (.tir) instead of Python */
+    const char *kernel;      /* Python input: the @jit function (NULL: tokens/ast only) */
+    const char *signature;   /* Python input, for ir/ptx */
+    Target target;
+    RtEmit emit;
+    /* IR input: comma-separated pass names, "all" (the standard pipeline),
+     * or NULL/"" for none. Python input always runs the standard pipeline
+     * before emitting PTX. */
+    const char *passes;
+    const char *dump_after;  /* pass name, "all", or NULL */
+    bool verify_each;        /* always on in the test build */
+} RtRequest;
+
+typedef enum RtParamKind { RT_PARAM_POINTER, RT_PARAM_INT, RT_PARAM_FLOAT } RtParamKind;
+
+typedef struct RtParam {
+    char *name;
+    RtParamKind kind;
+    char *type;              /* signature spelling: "*fp32", "i32", "fp16" */
+    int bytes;               /* size of the value passed at launch */
+} RtParam;
+
+/* Everything a compilation leaves behind; all heap, freed by rt_result_free. */
+typedef struct RtResult {
+    bool ok;
+    char *text;              /* the requested stage (PTX, IR, tokens, AST) */
+    char *dumps;             /* --dump-after output, possibly empty */
+    char *diag;              /* every message, formatted; empty when none */
+    char *kernel_name;       /* the .entry name (PTX and IR only) */
+    RtParam *params;         /* launch parameters in order (PTX only) */
+    int n_params;
+    int num_warps;
+    int shared_bytes;        /* dynamic shared memory the launch passes */
+} RtResult;
+
+bool rt_compile(const RtRequest *rq, RtResult *out);
+void rt_result_free(RtResult *r);
+
+/* "sm_80", "sm_90a", ... -> Target fields; false if not a supported arch. */
+bool rt_parse_arch(const char *s, Target *t);
+void rt_default_target(Target *t);   /* sm_80, 4 warps, 3 stages */
+
+/* ---- driver.c ----
+ * Every function returns 0 on success, or a TRIC_ERR_* code (tric.h) after
+ * appending a message naming the failed call to *err (NULL: no message). */
+typedef struct RtModule RtModule;    /* a loaded module and its one kernel */
+
+int rt_driver_init(Buf *err);        /* dlopen, cuInit, primary context; once */
+int rt_device_arch(Target *t, Buf *err);   /* the current device's sm, e.g. 90 + arch_a */
+int rt_module_load(const char *ptx, const char *entry, int shared_bytes, RtModule **out, Buf *err);
+void rt_module_unload(RtModule *m);
+int rt_module_launch(RtModule *m, unsigned gx, unsigned gy, unsigned gz, unsigned block_x,
+                     void **args, void *stream, Buf *err);
+int rt_mem_alloc(uint64_t *dptr, size_t bytes, Buf *err);
+int rt_mem_free(uint64_t dptr, Buf *err);
+int rt_memcpy_htod(uint64_t dst, const void *src, size_t bytes, Buf *err);
+int rt_memcpy_dtoh(void *dst, uint64_t src, size_t bytes, Buf *err);
+int rt_synchronize(Buf *err);
+/* Median time of `iters` launches (after one warm-up), by CUDA events on stream. */
+int rt_module_time(RtModule *m, unsigned gx, unsigned gy, unsigned gz, unsigned block_x,
+                   void **args, void *stream, int iters, float *ms, Buf *err);
+
+#endif

@@ -1,0 +1,105 @@
+/* tric: compile Triton kernels (@triton.jit Python source) to PTX and launch
+ * them through the CUDA driver. The public C API.
+ *
+ *   tric_kernel *k; char *err;
+ *   if (tric_compile_file("add.py", "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 1024",
+ *                         NULL, &k, &err)) { fputs(err, stderr); free(err); return 1; }
+ *   void *args[] = {&x, &y, &out, &n};            // pointers to each parameter's value
+ *   tric_launch(k, (n + 1023) / 1024, 1, 1, args, NULL, &err);
+ *   tric_kernel_free(k);
+ *
+ * Conventions: every function that can fail returns a tric_status (0 =
+ * TRIC_OK). Where it takes `char **errors`, a failure stores a malloc'd,
+ * NUL-terminated message there (the caller frees it); success stores NULL.
+ * Passing errors = NULL drops the message. The library never exits or prints.
+ * Compiling needs no GPU; launching and the memory helpers load libcuda.so.1
+ * at first use and use the device's primary context (device 0), so device
+ * pointers from PyTorch or the CUDA runtime can be passed directly.
+ * All functions may be called from several threads.
+ */
+#ifndef TRIC_H
+#define TRIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tric_status {
+    TRIC_OK = 0,
+    TRIC_ERR_COMPILE = 1,    /* the kernel or signature has a mistake (messages say where) */
+    TRIC_ERR_ARG = 2,        /* a bad argument to this API (NULL, unknown arch, ...) */
+    TRIC_ERR_NO_DRIVER = 3,  /* libcuda.so.1 missing, or no CUDA device */
+    TRIC_ERR_CUDA = 4        /* a CUDA driver call failed (message names it) */
+} tric_status;
+
+typedef struct tric_options {
+    const char *arch;   /* "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"; NULL: the
+                           device's own (sm_90a on Hopper) when a driver and device
+                           are present, else "sm_80" */
+    int num_warps;      /* threads per program = 32 * num_warps; power of two 1..32;
+                           0 = 4 */
+    int num_stages;     /* software pipelining depth; 0 = 3 */
+} tric_options;
+
+typedef struct tric_kernel tric_kernel;
+
+typedef enum tric_param_kind { TRIC_PARAM_POINTER = 0, TRIC_PARAM_INT = 1, TRIC_PARAM_FLOAT = 2 } tric_param_kind;
+
+/* One launch parameter. Constexpr arguments and scalars specialized by the
+ * signature (":1") are not parameters. */
+typedef struct tric_param {
+    const char *name;   /* the Python parameter name */
+    int kind;           /* tric_param_kind */
+    const char *type;   /* signature spelling: "*fp32", "i32", "u64", "fp16", ... */
+    int bytes;          /* size of the value args[i] points at: 8 for pointers */
+} tric_param;
+
+/* Compile kernel `kernel` of a Python file, specialized by a Triton-style
+ * signature ("*fp32:16, i32, 1024"; see DESIGN.md). opt may be NULL. */
+int tric_compile_file(const char *path, const char *kernel, const char *signature,
+                      const tric_options *opt, tric_kernel **out, char **errors);
+/* The same from source text in memory; path_for_messages names it in errors. */
+int tric_compile_source(const char *path_for_messages, const char *source, const char *kernel,
+                        const char *signature, const tric_options *opt, tric_kernel **out,
+                        char **errors);
+void tric_kernel_free(tric_kernel *k);   /* NULL is fine; unloads the module */
+
+const char *tric_kernel_ptx(const tric_kernel *k);       /* the PTX module text */
+const char *tric_kernel_name(const tric_kernel *k);      /* the .entry name */
+const char *tric_kernel_arch(const tric_kernel *k);      /* "sm_90a" */
+int tric_kernel_num_params(const tric_kernel *k);
+const tric_param *tric_kernel_param(const tric_kernel *k, int i);   /* NULL if out of range */
+int tric_kernel_num_warps(const tric_kernel *k);         /* block = 32 * num_warps threads */
+int tric_kernel_shared_bytes(const tric_kernel *k);      /* dynamic shared memory per launch */
+
+/* Launch on a grid of gx*gy*gz programs. args[i] points at the value of
+ * parameter i (a uint64_t device address for pointers). stream is a CUstream
+ * (NULL = the legacy default stream). The module is loaded (driver JIT) on
+ * the first launch. Returns once queued: errors inside the kernel surface at
+ * the next synchronizing call. */
+int tric_launch(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void **args, void *stream,
+                char **errors);
+/* Median milliseconds of `iters` launches after one warm-up, timed with CUDA
+ * events on stream. */
+int tric_time_ms(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void **args, void *stream,
+                 int iters, float *ms, char **errors);
+
+/* Small device helpers for C programs (PyTorch users do not need them). */
+int tric_mem_alloc(uint64_t *dptr, size_t bytes, char **errors);
+int tric_mem_free(uint64_t dptr, char **errors);
+int tric_memcpy_htod(uint64_t dst, const void *src, size_t bytes, char **errors);
+int tric_memcpy_dtoh(void *dst, uint64_t src, size_t bytes, char **errors);
+int tric_synchronize(char **errors);
+/* The arch of device 0 ("sm_90a"), into buf; TRIC_ERR_NO_DRIVER without one. */
+int tric_device_arch(char *buf, size_t size, char **errors);
+
+const char *tric_version(void);   /* "0.1.0" */
+void tric_free(void *p);          /* frees an errors string (for callers without free) */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

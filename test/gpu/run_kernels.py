@@ -1,0 +1,453 @@
+#!/usr/bin/env python3
+"""make gpu-test: run every kernel test block of kernels/*.py on the GPU.
+
+Each block (comment lines in the kernel file) says how to compile, launch
+and check one specialization:
+
+    # kernel: add_kernel
+    # signature: *fp32:16, *fp32:16, *fp32:16, i32, 1024
+    # num_warps: 4                      (optional)
+    # grid: (cdiv(n, 1024), 1, 1)
+    # args: x = rand(n, fp32); y = rand(n, fp32); out = empty(n, fp32); n = 98432
+    # check: out == x + y               (several: separated by ';')
+    # tol: 1e-6                         (or per output: "h: 1e-3; b: 8e-3"; 0 = exact)
+
+`args` assigns the kernel's runtime arguments in parameter order (constexpr
+entries of the signature take no argument); an assignment may use names
+assigned later. Inputs come from fresh random data (seed printed, TRIC_SEED
+to repeat); outputs made by empty() are poisoned (NaN / 0xAB bytes) before
+the launch. `check` right-hand sides are numpy expressions over float64 (or
+int64) copies of the inputs as the kernel saw them; floats pass when
+||out - ref|| / ||ref|| <= tol and no unexpected NaN, integers must match
+exactly. The kernel is compiled through libtric.so (ctypes) for the device's
+arch and launched on torch's current stream.
+
+usage: run_kernels.py [FILE.py ...]     (default: kernels/*.py not starting with '_')
+"""
+import ctypes
+import glob
+import os
+import re
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+LIB_PATH = os.environ.get("TRIC_LIB", os.path.join(ROOT, "build", "libtric.so"))
+
+# ---------------------------------------------------------------- libtric binding
+
+
+class TricError(Exception):
+    pass
+
+
+class _Param(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("kind", ctypes.c_int), ("type", ctypes.c_char_p),
+                ("bytes", ctypes.c_int)]
+
+
+class _Options(ctypes.Structure):
+    _fields_ = [("arch", ctypes.c_char_p), ("num_warps", ctypes.c_int), ("num_stages", ctypes.c_int)]
+
+
+PARAM_POINTER, PARAM_INT, PARAM_FLOAT = 0, 1, 2
+
+# ctypes type of a scalar parameter, by signature type name
+_SCALAR_CTYPES = {
+    "i1": ctypes.c_uint8, "i8": ctypes.c_int8, "i16": ctypes.c_int16, "i32": ctypes.c_int32,
+    "i64": ctypes.c_int64, "u8": ctypes.c_uint8, "u16": ctypes.c_uint16, "u32": ctypes.c_uint32,
+    "u64": ctypes.c_uint64, "fp32": ctypes.c_float, "fp64": ctypes.c_double,
+}
+
+
+def _scalar_value(type_name, value):
+    """A ctypes value holding `value` as the kernel parameter type expects."""
+    if type_name in _SCALAR_CTYPES:
+        ctype = _SCALAR_CTYPES[type_name]
+        return ctype(float(value) if type_name.startswith("fp") else int(value))
+    if type_name == "fp16":
+        return ctypes.c_uint16(int(np.array(value, np.float16).view(np.uint16)))
+    if type_name == "bf16":
+        return ctypes.c_uint16(int(to_bf16_bits(np.array([value], np.float32))[0]))
+    raise TricError(f"no ctypes mapping for parameter type {type_name}")
+
+
+class Kernel:
+    def __init__(self, tric, handle):
+        self.tric, self.handle = tric, handle
+        lib = tric.lib
+        self.name = lib.tric_kernel_name(handle).decode()
+        self.ptx = lib.tric_kernel_ptx(handle).decode()
+        self.arch = lib.tric_kernel_arch(handle).decode()
+        self.params = []
+        for i in range(lib.tric_kernel_num_params(handle)):
+            p = lib.tric_kernel_param(handle, i).contents
+            self.params.append((p.name.decode(), p.kind, p.type.decode(), p.bytes))
+
+    def launch(self, grid, values, stream=None):
+        """values: one per parameter: an int device address for pointers, a number for scalars."""
+        if len(values) != len(self.params):
+            raise TricError(f"{self.name} takes {len(self.params)} arguments, got {len(values)}")
+        keep = []
+        for (name, kind, type_name, nbytes), v in zip(self.params, values):
+            c = ctypes.c_uint64(v) if kind == PARAM_POINTER else _scalar_value(type_name, v)
+            if ctypes.sizeof(c) != nbytes:
+                raise TricError(f"parameter {name}: {type_name} is {nbytes} bytes, ctypes gives {ctypes.sizeof(c)}")
+            keep.append(c)
+        argv = (ctypes.c_void_p * max(len(keep), 1))(*[ctypes.cast(ctypes.pointer(c), ctypes.c_void_p) for c in keep])
+        g = tuple(grid) + (1,) * (3 - len(grid))
+        err = ctypes.c_void_p()
+        st = self.tric.lib.tric_launch(self.handle, g[0], g[1], g[2], argv, ctypes.c_void_p(stream or 0),
+                                       ctypes.byref(err))
+        self.tric.check(st, err)
+
+    def __del__(self):
+        if getattr(self, "handle", None):
+            self.tric.lib.tric_kernel_free(self.handle)
+            self.handle = None
+
+
+class Tric:
+    def __init__(self, path=LIB_PATH):
+        lib = self.lib = ctypes.CDLL(path)
+        vp, cp, ci = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int
+        lib.tric_compile_file.argtypes = [cp, cp, cp, ctypes.POINTER(_Options), ctypes.POINTER(vp), ctypes.POINTER(vp)]
+        lib.tric_compile_file.restype = ci
+        lib.tric_launch.argtypes = [vp, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, ctypes.POINTER(vp), vp,
+                                    ctypes.POINTER(vp)]
+        lib.tric_launch.restype = ci
+        for fn, res in (("tric_kernel_name", cp), ("tric_kernel_ptx", cp), ("tric_kernel_arch", cp),
+                        ("tric_kernel_num_params", ci), ("tric_kernel_num_warps", ci)):
+            getattr(lib, fn).argtypes = [vp]
+            getattr(lib, fn).restype = res
+        lib.tric_kernel_param.argtypes = [vp, ci]
+        lib.tric_kernel_param.restype = ctypes.POINTER(_Param)
+        lib.tric_kernel_free.argtypes = [vp]
+        lib.tric_free.argtypes = [vp]
+        lib.tric_version.restype = cp
+
+    def check(self, status, err):
+        if status == 0:
+            return
+        msg = ctypes.cast(err, ctypes.c_char_p).value.decode(errors="replace") if err.value else ""
+        self.lib.tric_free(err)
+        raise TricError(msg.rstrip() or f"tric status {status}")
+
+    def compile(self, path, kernel, signature, arch=None, num_warps=0, num_stages=0):
+        opt = _Options(arch.encode() if arch else None, num_warps, num_stages)
+        handle, err = ctypes.c_void_p(), ctypes.c_void_p()
+        st = self.lib.tric_compile_file(path.encode(), kernel.encode(), signature.encode(), ctypes.byref(opt),
+                                        ctypes.byref(handle), ctypes.byref(err))
+        self.check(st, err)
+        return Kernel(self, handle)
+
+
+# ---------------------------------------------------------------- test blocks
+
+_FIELD = re.compile(r"^#\s*([a-z_]+):\s*(.*?)\s*$")
+
+
+def parse_blocks(path):
+    """The test blocks of a kernel file: dicts of field -> text, plus 'line'."""
+    blocks = []
+    with open(path) as f:
+        for lineno, line in enumerate(f, 1):
+            m = _FIELD.match(line)
+            if not m:
+                continue
+            key, value = m.groups()
+            if key == "kernel":
+                blocks.append({"kernel": value, "line": lineno})
+            elif blocks:
+                blocks[-1][key] = value
+    return blocks
+
+
+_SIG_TYPE = re.compile(r"^(\*k?)?(i1|i8|i16|i32|i64|u8|u16|u32|u64|fp8e4nv|fp8e5|fp16|bf16|fp32|fp64)(?::(\d+))?$")
+
+
+def split_top(text, sep):
+    """Split on sep outside brackets and strings."""
+    parts, depth, quote, cur = [], 0, None, ""
+    for ch in text:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == sep and depth == 0:
+            parts.append(cur)
+            cur = ""
+            continue
+        cur += ch
+    parts.append(cur)
+    return [p.strip() for p in parts if p.strip()]
+
+
+def runtime_entries(signature):
+    """(is_pointer, type, specialized_to_one) for each signature entry that takes a runtime argument."""
+    out = []
+    for e in split_top(signature, ","):
+        m = _SIG_TYPE.match(e)
+        if m and "=" not in e:
+            out.append((bool(m.group(1)), m.group(2), m.group(3) == "1" and not m.group(1)))
+    return out
+
+
+# numpy storage of each element type (bf16 is kept as its 16 bits)
+NP_DTYPES = {
+    "i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "u8": np.uint8,
+    "u16": np.uint16, "u32": np.uint32, "u64": np.uint64, "fp16": np.float16, "bf16": np.uint16,
+    "fp32": np.float32, "fp64": np.float64,
+}
+FLOAT_TYPES = ("fp16", "bf16", "fp32", "fp64")
+DEFAULT_TOL = {"fp16": 1e-2, "bf16": 2e-2, "fp32": 1e-5, "fp64": 1e-12}
+
+
+def to_bf16_bits(a):
+    """float32 -> bf16 bits, round to nearest even (as torch does)."""
+    u = np.ascontiguousarray(a, np.float32).view(np.uint32).astype(np.uint64)
+    rounded = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+    nan = np.isnan(np.asarray(a, np.float32))
+    return np.where(nan, 0x7FC0, rounded).astype(np.uint16)
+
+
+def from_bf16_bits(b):
+    return (np.asarray(b, np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+class ArgEnv:
+    """The names a block's args/grid/check may use, and the random generators."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.outputs = set()   # ids of arrays made by empty()
+
+    def names(self):
+        def shape(s):
+            return tuple(s) if isinstance(s, (tuple, list)) else (int(s),)
+
+        def np_float(dt):
+            return np.float32 if dt == "bf16" else NP_DTYPES[dt]
+
+        def rand(s, dt="fp32"):
+            if dt in FLOAT_TYPES:
+                return self.rng.uniform(-1, 1, shape(s)).astype(np_float(dt))
+            if dt == "i1":
+                return self.rng.integers(0, 2, shape(s)).astype(np.bool_)
+            lo = 0 if dt.startswith("u") else -100
+            return self.rng.integers(lo, lo + 200, shape(s)).astype(NP_DTYPES[dt])
+
+        def randn(s, dt="fp32"):
+            return self.rng.standard_normal(shape(s)).astype(np_float(dt))
+
+        def randint(lo, hi, s, dt="i32"):
+            return self.rng.integers(lo, hi, shape(s)).astype(NP_DTYPES[dt])
+
+        def randsign(s, dt="i32"):
+            return (self.rng.integers(0, 2, shape(s)) * 2 - 1).astype(NP_DTYPES[dt])
+
+        def empty(s, dt="fp32"):
+            a = np.zeros(shape(s), np_float(dt) if dt in FLOAT_TYPES else NP_DTYPES[dt])
+            self.outputs.add(id(a))
+            return a
+
+        def full(s, v, dt="fp32"):
+            return np.full(shape(s), v, np_float(dt) if dt in FLOAT_TYPES else NP_DTYPES[dt])
+
+        env = {"np": np, "cdiv": lambda a, b: -(-a // b), "rand": rand, "randn": randn, "randint": randint,
+               "randsign": randsign, "empty": empty, "full": full,
+               "zeros": lambda s, dt="fp32": full(s, 0, dt), "ones": lambda s, dt="fp32": full(s, 1, dt),
+               "wrap": lambda v, dt: np.asarray(v).astype(np.int64).astype(NP_DTYPES[dt])}
+        env.update({t: t for t in NP_DTYPES})
+        return env
+
+
+def eval_args(text, env):
+    """Evaluates 'name = expr; ...' (any order) into env; returns the names in written order."""
+    pending = []
+    for part in split_top(text, ";"):
+        name, _, expr = part.partition("=")
+        pending.append((name.strip(), expr.strip()))
+    order = [n for n, _ in pending]
+    while pending:
+        left = []
+        for name, expr in pending:
+            try:
+                env[name] = eval(expr, env)
+            except NameError:
+                left.append((name, expr))
+        if len(left) == len(pending):
+            raise TricError(f"args: cannot evaluate {', '.join(n for n, _ in left)} (undefined names?)")
+        pending = left
+    return order
+
+
+def parse_tol(text, outputs):
+    if not text:
+        return {}
+    if ":" not in text:
+        return {o: float(text) for o in outputs}
+    tol = {}
+    for part in split_top(text, ";"):
+        name, _, value = part.partition(":")
+        tol[name.strip()] = float(value)
+    return tol
+
+
+# ---------------------------------------------------------------- running one block
+
+
+class DeviceArg:
+    """One pointer argument: a torch byte buffer holding the array as the given element type."""
+
+    def __init__(self, torch, array, type_name, poison):
+        self.type_name, self.shape = type_name, np.shape(array)
+        if type_name == "bf16":
+            host = to_bf16_bits(array)
+        else:
+            host = np.ascontiguousarray(array).astype(NP_DTYPES[type_name])
+        raw = np.ascontiguousarray(host).reshape(-1).view(np.uint8)
+        self.tensor = torch.from_numpy(raw.copy()).cuda()
+        if poison:
+            if type_name in FLOAT_TYPES:
+                nan = np.full(host.size, np.nan, np.float32)
+                bits = to_bf16_bits(nan) if type_name == "bf16" else nan.astype(NP_DTYPES[type_name])
+                self.tensor.copy_(torch.from_numpy(bits.view(np.uint8).copy()))
+            else:
+                self.tensor.fill_(0xAB)
+
+    def read(self):
+        """The buffer's values as numpy: float64 for floats, int64 for integers."""
+        raw = self.tensor.cpu().numpy()
+        if self.type_name == "bf16":
+            vals = from_bf16_bits(raw.view(np.uint16))
+        else:
+            vals = raw.view(NP_DTYPES[self.type_name])
+        vals = vals.reshape(self.shape)
+        return vals.astype(np.float64) if self.type_name in FLOAT_TYPES else vals.astype(np.int64)
+
+
+def _at(flat_index, shape):
+    return tuple(int(j) for j in np.unravel_index(flat_index, shape))
+
+
+def compare(out, ref, type_name, tol):
+    """None if out matches ref, else a message."""
+    ref = np.asarray(ref)
+    if ref.shape != out.shape:
+        try:
+            ref = np.broadcast_to(ref, out.shape)
+        except ValueError:
+            return f"reference shape {ref.shape} != output shape {out.shape}"
+    if type_name not in FLOAT_TYPES:
+        want = ref.astype(np.int64).astype(NP_DTYPES[type_name]).astype(np.int64)
+        bad = np.flatnonzero(out != want)
+        if bad.size:
+            i = _at(bad[0], out.shape)
+            return f"{bad.size} of {out.size} differ; first at {i}: got {out[i]}, expected {want[i]}"
+        return None
+    ref = ref.astype(np.float64)
+    stray_nan = np.isnan(out) & ~np.isnan(ref)
+    if stray_nan.any():
+        i = _at(np.flatnonzero(stray_nan)[0], out.shape)
+        return f"{int(stray_nan.sum())} NaN in the output (first at {i}: not written?)"
+    ok = ~np.isnan(ref)
+    diff = np.linalg.norm((out - ref)[ok])
+    norm = np.linalg.norm(ref[ok])
+    rel = diff / norm if norm > 0 else diff
+    if rel > tol:
+        i = _at(np.argmax(np.where(ok, np.abs(out - ref), -1)), out.shape)
+        return f"relative error {rel:.3g} > {tol:g}; worst at {i}: got {out[i]!r}, expected {ref[i]!r}"
+    return None
+
+
+def run_block(tric, torch, path, block, rng):
+    for key in ("signature", "grid", "args", "check"):
+        if key not in block:
+            raise TricError(f"block has no '# {key}:' line")
+    warps = int(block.get("num_warps", 0))
+    kernel = tric.compile(path, block["kernel"], block["signature"], num_warps=warps)
+    env_maker = ArgEnv(rng)
+    env = env_maker.names()
+    order = eval_args(block["args"], env)
+    entries = runtime_entries(block["signature"])
+    if len(entries) != len(order):
+        raise TricError(f"args gives {len(order)} values, the signature has {len(entries)} runtime arguments")
+    checks = []
+    for c in split_top(block["check"], ";"):
+        m = re.match(r"^(\w+)\s*==\s*(.+)$", c, re.S)
+        if not m:
+            raise TricError(f"check '{c}' is not 'name == expression'")
+        checks.append(m.groups())
+    outputs = {name for name, _ in checks}
+    device, values = {}, []
+    for name, (is_ptr, type_name, is_one) in zip(order, entries):
+        v = env[name]
+        if is_ptr:
+            device[name] = DeviceArg(torch, v, type_name, poison=id(v) in env_maker.outputs)
+            values.append(device[name].tensor.data_ptr())
+        elif not is_one:   # ":1" scalars are specialized away
+            values.append(v)
+    grid = eval(block["grid"], env)
+    grid = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)
+    kernel.launch(grid, values, torch.cuda.current_stream().cuda_stream)
+    torch.cuda.synchronize()
+    # the reference sees the inputs exactly as the kernel did (rounded to their type)
+    ref_env = dict(env)
+    for name, d in device.items():
+        if name not in outputs:
+            ref_env[name] = d.read()
+    tol = parse_tol(block.get("tol"), outputs)
+    problems = []
+    for name, expr in checks:
+        if name not in device:
+            raise TricError(f"check names '{name}', which is not a pointer argument")
+        t = device[name].type_name
+        msg = compare(device[name].read(), eval(expr, ref_env), t, tol.get(name, DEFAULT_TOL.get(t, 0)))
+        if msg:
+            problems.append(f"{name}: {msg}")
+    return kernel, problems
+
+
+def main(argv):
+    import torch   # only here: the parsing helpers above serve bench.py and tests without a GPU
+
+    if not torch.cuda.is_available():
+        print("run_kernels: no CUDA device")
+        return 1
+    torch.cuda.init()
+    files = argv or sorted(p for p in glob.glob(os.path.join(ROOT, "kernels", "*.py"))
+                           if not os.path.basename(p).startswith("_"))
+    seed = int(os.environ.get("TRIC_SEED", int(time.time() * 1000) % 2**31))
+    print(f"run_kernels: seed {seed} (TRIC_SEED={seed} repeats this run), libtric {LIB_PATH}")
+    tric = Tric()
+    npass = nfail = 0
+    for path in files:
+        for i, block in enumerate(parse_blocks(path), 1):
+            label = f"{os.path.basename(path)}#{i} {block['kernel']}"
+            rng = np.random.default_rng([seed, i, sum(map(ord, path))])
+            try:
+                kernel, problems = run_block(tric, torch, path, block, rng)
+                label += f" ({kernel.arch}, {block.get('num_warps', 4)} warps)"
+            except Exception as e:   # a compile or launch error fails this block only
+                problems = [f"{type(e).__name__}: {e}"]
+            if problems:
+                nfail += 1
+                print(f"[FAIL] {label}")
+                for p in problems:
+                    print("    " + p.replace("\n", "\n    "))
+            else:
+                npass += 1
+                print(f"[PASS] {label}")
+    print(f"{npass} passed, {nfail} failed")
+    return 1 if nfail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

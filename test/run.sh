@@ -1,0 +1,193 @@
+#!/bin/sh
+# tric's test runner (POSIX sh), run by `make test`. One line per test,
+# [PASS] name or [FAIL] name (with a diff or the output under it), then
+# exactly one summary line "N passed, N failed"; exit status 1 if any failed.
+#
+#   unit   test/unit/NAME.c        the binary BT/unit/NAME exits 0
+#   diag   test/diag/NAME.py       first line "# ARGS: ..."; run in test/diag as
+#          + NAME.err              `tric NAME.py ARGS`: exit 1, stderr == NAME.err
+#   ir     test/ir/NAME.tir        first line "// RUN: ..."; `tric test/ir/NAME.tir ARGS`:
+#          + NAME.expected         exit 0, stdout == NAME.expected
+#   ptx    test/ptx/NAME.py        first line "# ARGS: ..."; run in test/ptx as
+#          + NAME.ptx              `tric NAME.py ARGS`: exit 0, stdout == NAME.ptx
+#   ptxas  kernels/*.py            each "# kernel:" test block (not in _*.py files),
+#                                  compiled for sm_80 and sm_90a, assembled by ptxas
+#   python test/python/test_*.py   python3 FILE exits 0 (skipped without python3)
+#
+# ACCEPT=1 (make accept) rewrites NAME.err / NAME.expected / NAME.ptx from the
+# actual output: for deliberate changes only, review the diff before committing.
+# BT names the test build (default build-test); PTXAS the assembler.
+
+cd "$(dirname "$0")/.." || exit 1
+ROOT=$(pwd)
+BT=${BT:-build-test}
+case $BT in /*) ;; *) BT=$ROOT/$BT ;; esac
+TRIC=$BT/tric
+PTXAS=${PTXAS:-$(command -v ptxas 2>/dev/null || echo /usr/local/cuda/bin/ptxas)}
+ACCEPT=${ACCEPT:-0}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/tric-test.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
+
+npass=0
+nfail=0
+pass() { npass=$((npass + 1)); echo "[PASS] $1"; }
+fail() { nfail=$((nfail + 1)); echo "[FAIL] $1"; }
+indent() { head -n "${2:-40}" "$1" | sed 's/^/    /'; }
+# show how actual ($2) differs from expected ($1)
+show_diff() { diff -u "$1" "$2" >"$TMP/diff"; indent "$TMP/diff" 60; }
+
+# A golden comparison: name, expected file, actual file. Under ACCEPT=1 the
+# expected file is rewritten and the test passes.
+golden() {
+    if [ "$ACCEPT" = 1 ]; then
+        if [ ! -f "$2" ] || ! cmp -s "$2" "$3"; then cp "$3" "$2"; echo "[ACCEPT] $1"; fi
+        pass "$1"
+    elif [ ! -f "$2" ]; then
+        fail "$1 (no $2; run make accept to create it)"
+    elif cmp -s "$2" "$3"; then
+        pass "$1"
+    else
+        fail "$1"
+        show_diff "$2" "$3"
+    fi
+}
+
+# The text after a prefix on a file's first line ("# ARGS: " or "// RUN: ").
+first_line_args() { head -n 1 "$1" | sed -n "s|^$2 *||p"; }
+
+if [ ! -x "$TRIC" ]; then
+    echo "test/run.sh: $TRIC is not built (run make test)"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+
+# ---- unit ----
+for src in test/unit/*.c; do
+    [ -e "$src" ] || continue
+    name=$(basename "$src" .c)
+    bin=$BT/unit/$name
+    if [ ! -x "$bin" ]; then
+        [ "$ACCEPT" = 1 ] && continue
+        fail "unit/$name (not built: run make test)"
+    elif "$bin" >"$TMP/out" 2>&1; then
+        pass "unit/$name"
+    else
+        fail "unit/$name"
+        indent "$TMP/out"
+    fi
+done
+
+# ---- diag: exact messages for bad input ----
+for py in test/diag/*.py; do
+    [ -e "$py" ] || continue
+    name=$(basename "$py" .py)
+    args=$(first_line_args "$py" "# ARGS:")
+    if [ -z "$args" ]; then
+        fail "diag/$name (first line must be '# ARGS: ...')"
+        continue
+    fi
+    (cd test/diag && eval "\"\$TRIC\" \"\$name.py\" $args") >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    if [ "$rc" -ne 1 ] && [ "$ACCEPT" != 1 ]; then
+        fail "diag/$name (exit status $rc, expected 1)"
+        indent "$TMP/err"
+        continue
+    fi
+    golden "diag/$name" "test/diag/$name.err" "$TMP/err"
+done
+
+# ---- ir goldens: passes over hand-written IR ----
+for tir in test/ir/*.tir; do
+    [ -e "$tir" ] || continue
+    name=$(basename "$tir" .tir)
+    args=$(first_line_args "$tir" "// RUN:")
+    eval "\"\$TRIC\" \"\$tir\" $args" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    if [ "$rc" -ne 0 ]; then
+        fail "ir/$name (exit status $rc)"
+        indent "$TMP/err"
+        continue
+    fi
+    golden "ir/$name" "test/ir/$name.expected" "$TMP/out"
+done
+
+# ---- ptx goldens: a few canonical kernels, whole PTX text ----
+for py in test/ptx/*.py; do
+    [ -e "$py" ] || continue
+    name=$(basename "$py" .py)
+    args=$(first_line_args "$py" "# ARGS:")
+    (cd test/ptx && eval "\"\$TRIC\" \"\$name.py\" $args") >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    if [ "$rc" -ne 0 ]; then
+        fail "ptx/$name (exit status $rc)"
+        indent "$TMP/err"
+        continue
+    fi
+    golden "ptx/$name" "test/ptx/$name.ptx" "$TMP/out"
+done
+
+# ---- ptxas: every kernel test block must assemble for sm_80 and sm_90a ----
+# One line per block: kernel <TAB> signature <TAB> num_warps (may be empty).
+kernel_blocks() {
+    awk '
+        function flush() { if (k != "") print k "\t" s "\t" w; k = ""; s = ""; w = "" }
+        function val(line) { sub(/^#[ \t]*[a-z_]+:[ \t]*/, "", line); sub(/[ \t\r]+$/, "", line); return line }
+        /^#[ \t]*kernel:/    { flush(); k = val($0) }
+        /^#[ \t]*signature:/ { s = val($0) }
+        /^#[ \t]*num_warps:/ { w = val($0) }
+        END { flush() }
+    ' "$1"
+}
+
+if [ ! -x "$PTXAS" ]; then
+    echo "note: ptxas not found (set PTXAS or install the CUDA toolkit): skipping ptxas validation"
+else
+    tab=$(printf '\t')
+    for py in kernels/*.py; do
+        [ -e "$py" ] || continue
+        base=$(basename "$py")
+        case $base in _*) continue ;; esac
+        kernel_blocks "$py" >"$TMP/blocks"
+        n=0
+        while IFS="$tab" read -r kern sig warps; do
+            n=$((n + 1))
+            for arch in sm_80 sm_90a; do
+                name="ptxas/$base#$n:$kern@$arch"
+                if [ -z "$sig" ]; then
+                    fail "$name (block has no '# signature:')"
+                    continue
+                fi
+                set -- --arch "$arch"
+                [ -n "$warps" ] && set -- "$@" --num-warps "$warps"
+                if ! "$TRIC" "$py" -k "$kern" -s "$sig" "$@" -o "$TMP/k.ptx" >"$TMP/out" 2>&1 </dev/null; then
+                    fail "$name (tric failed)"
+                    indent "$TMP/out"
+                elif ! "$PTXAS" -arch="$arch" "$TMP/k.ptx" -o "$TMP/k.cubin" >"$TMP/out" 2>&1 </dev/null; then
+                    fail "$name"
+                    indent "$TMP/out"
+                else
+                    pass "$name"
+                fi
+            done
+        done <"$TMP/blocks"
+    done
+fi
+
+# ---- python (hook for the language tests): each file exits 0 to pass ----
+for t in test/python/test_*.py; do
+    [ -e "$t" ] || continue
+    if ! command -v python3 >/dev/null 2>&1; then
+        echo "note: python3 not found: skipping test/python"
+        break
+    fi
+    if TRIC_BUILD=$BT python3 "$t" >"$TMP/out" 2>&1; then
+        pass "python/$(basename "$t" .py)"
+    else
+        fail "python/$(basename "$t" .py)"
+        indent "$TMP/out"
+    fi
+done
+
+echo "$npass passed, $nfail failed"
+[ "$nfail" -eq 0 ]

@@ -1,0 +1,176 @@
+/* tric, the command: argument handling and printing over rt_compile, the
+ * same pipeline the C API runs. Every user mistake exits 1 with a message
+ * on stderr; output (PTX, IR, tokens, AST) goes to stdout or -o. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/rt.h"
+
+static const char usage_text[] =
+    "usage: tric FILE.py -k KERNEL -s SIGNATURE [options]   compile a @triton.jit kernel\n"
+    "       tric FILE.tir [--passes P1,P2|all] [--emit ir|ptx]   run passes over IR text\n"
+    "\n"
+    "  -k, --kernel NAME      the @jit function to compile\n"
+    "  -s, --signature SIG    its argument types and constexpr values, Triton-style:\n"
+    "                         '*fp32:16, *fp32:16, i32, 1024' (:16 = divisible by 16)\n"
+    "  -o, --output FILE      write the result there instead of stdout\n"
+    "  --arch ARCH            sm_80 (default), sm_86, sm_89, sm_90, sm_90a\n"
+    "  --num-warps N          warps per program: 1, 2, 4 (default), 8, 16 or 32\n"
+    "  --num-stages N         software pipelining depth (default 3)\n"
+    "  --emit STAGE           tokens | ast | ir | ptx (default): stop after that stage;\n"
+    "                         ir on a .py prints the IR right after lowering;\n"
+    "                         tokens and ast need no -k (ast -k prints one function)\n"
+    "  --passes LIST          .tir input: passes to run in order, or 'all' (default: none)\n"
+    "  --dump-after PASS|all  print the IR after that pass (or every pass) to stdout\n"
+    "  --verify-each          run the IR verifier after every stage and pass\n"
+    "  --help                 this text\n"
+    "  --version              the version\n";
+
+typedef struct Cli {
+    const char *input, *kernel, *signature, *output, *arch, *emit, *passes, *dump_after;
+    const char *num_warps, *num_stages;
+    bool verify_each;
+} Cli;
+
+static _Noreturn void usage_error(const char *fmt, const char *arg) {
+    fputs("tric: error: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\ntry 'tric --help'\n", stderr);
+    exit(1);
+}
+
+/* "--name VALUE", "--name=VALUE" or "-k VALUE"; advances *i past the value. */
+static bool take_value(int argc, char **argv, int *i, const char *lng, const char *shrt, const char **dst) {
+    const char *a = argv[*i];
+    size_t n = strlen(lng);
+    if (strncmp(a, lng, n) == 0 && a[n] == '=') {
+        *dst = a + n + 1;
+        return true;
+    }
+    if (strcmp(a, lng) != 0 && !(shrt && strcmp(a, shrt) == 0)) return false;
+    if (*i + 1 >= argc) usage_error("option '%s' needs a value", a);
+    *dst = argv[++*i];
+    return true;
+}
+
+static void parse_args(int argc, char **argv, Cli *cli) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage_text, stdout);
+            exit(0);
+        }
+        if (strcmp(a, "--version") == 0) {
+            printf("tric %s\n", TRIC_VERSION);
+            exit(0);
+        }
+        if (strcmp(a, "--verify-each") == 0) {
+            cli->verify_each = true;
+            continue;
+        }
+        if (take_value(argc, argv, &i, "--kernel", "-k", &cli->kernel) ||
+            take_value(argc, argv, &i, "--signature", "-s", &cli->signature) ||
+            take_value(argc, argv, &i, "--output", "-o", &cli->output) ||
+            take_value(argc, argv, &i, "--arch", NULL, &cli->arch) ||
+            take_value(argc, argv, &i, "--num-warps", NULL, &cli->num_warps) ||
+            take_value(argc, argv, &i, "--num-stages", NULL, &cli->num_stages) ||
+            take_value(argc, argv, &i, "--emit", NULL, &cli->emit) ||
+            take_value(argc, argv, &i, "--passes", NULL, &cli->passes) ||
+            take_value(argc, argv, &i, "--dump-after", NULL, &cli->dump_after))
+            continue;
+        if (a[0] == '-' && a[1]) usage_error("unknown option '%s'", a);
+        if (cli->input) usage_error("more than one input file ('%s')", a);
+        cli->input = a;
+    }
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* A decimal integer in [lo, hi], or a usage error naming the option. */
+static int int_option(const char *opt, const char *s, int lo, int hi) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < lo || v > hi) {
+        fprintf(stderr, "tric: error: %s must be an integer from %d to %d, not '%s'\ntry 'tric --help'\n",
+                opt, lo, hi, s);
+        exit(1);
+    }
+    return (int)v;
+}
+
+static const char *const emit_names[] = {"tokens", "ast", "ir", "ptx"};   /* RtEmit order */
+
+static const char *emit_name(RtEmit e) { return emit_names[e]; }
+
+static RtEmit parse_emit(const char *s) {
+    for (int i = 0; i < (int)ARRAY_LEN(emit_names); i++)
+        if (strcmp(s, emit_names[i]) == 0) return (RtEmit)i;
+    usage_error("unknown --emit stage '%s' (use tokens, ast, ir or ptx)", s);
+}
+
+/* The request, after every check that needs no compiling. */
+static void build_request(const Cli *cli, RtRequest *rq) {
+    if (!cli->input) usage_error("%s", "no input file");
+    rq->path = cli->input;
+    rq->is_ir = ends_with(cli->input, ".tir");
+    rq->emit = cli->emit ? parse_emit(cli->emit) : RT_EMIT_PTX;
+    rt_default_target(&rq->target);
+    if (cli->arch && !rt_parse_arch(cli->arch, &rq->target))
+        usage_error("unknown --arch '%s' (use sm_80, sm_86, sm_89, sm_90 or sm_90a)", cli->arch);
+    if (cli->num_warps) {
+        int w = int_option("--num-warps", cli->num_warps, 1, 32);
+        if (w & (w - 1)) usage_error("--num-warps must be a power of two (1, 2, 4, 8, 16, 32), not %s", cli->num_warps);
+        rq->target.num_warps = w;
+    }
+    if (cli->num_stages) rq->target.num_stages = int_option("--num-stages", cli->num_stages, 1, 16);
+    rq->dump_after = cli->dump_after;
+    rq->verify_each = cli->verify_each;
+    if (rq->is_ir) {
+        if (rq->emit == RT_EMIT_TOKENS || rq->emit == RT_EMIT_AST)
+            usage_error("--emit %s needs a Python (.py) input", cli->emit);
+        if (cli->kernel || cli->signature) usage_error("%s", "-k and -s apply to Python input, not to .tir files");
+        rq->passes = cli->passes;
+        return;
+    }
+    if (cli->passes)
+        usage_error("%s", "--passes applies to .tir input (a .py kernel runs the whole pipeline)");
+    rq->kernel = cli->kernel;
+    rq->signature = cli->signature;
+    bool lowers = rq->emit == RT_EMIT_IR || rq->emit == RT_EMIT_PTX;
+    if (lowers && !cli->kernel) usage_error("missing -k KERNEL (needed for --emit %s)", emit_name(rq->emit));
+    if (lowers && !cli->signature) usage_error("missing -s SIGNATURE (needed for --emit %s)", emit_name(rq->emit));
+}
+
+static int write_output(const char *path, const char *text) {
+    if (!path) {
+        fputs(text, stdout);
+        return 0;
+    }
+    FILE *f = fopen(path, "w");
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+        fprintf(stderr, "tric: error: cannot write %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    Cli cli = {0};
+    parse_args(argc, argv, &cli);
+    RtRequest rq = {0};
+    build_request(&cli, &rq);
+    RtResult res;
+    bool ok = rt_compile(&rq, &res);
+    fputs(res.dumps, stdout);
+    fflush(stdout);
+    fputs(res.diag, stderr);
+    int status = ok ? write_output(cli.output, res.text) : 1;
+    rt_result_free(&res);
+    return status;
+}
