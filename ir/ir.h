@@ -209,6 +209,10 @@ IrFunc *ir_parse(Ctx *c, const SrcFile *file);
 /* Checks SSA dominance, operand counts, types and layouts. Returns true if
  * fine; otherwise appends "verify: ..." messages naming the op to *why. */
 bool ir_verify(IrFunc *fn, Buf *why);
+/* The first problem only, as a message without location ("invalid IR: op
+ * 'add': operand 1 has type f16, expected f32") and the op's location, so
+ * ir_parse can report it at the op in the .tir file. */
+bool ir_verify_first(IrFunc *fn, SrcLoc *loc, Buf *msg);
 
 /* ---- layout.c: linear layouts ----
  * A map from the bits of (register, lane, warp) to tile coordinates: input
@@ -250,6 +254,9 @@ void layout_coord(const Layout *l, int reg, int lane, int warp, int32_t *coord);
  * hold consecutive elements along dim (the vector width available for
  * loads/stores). 1 if none. */
 int layout_contig_regs(const Layout *l, int dim);
+/* The inverse of layout_coord: the first (lowest warp, then lane, then reg)
+ * holder of the element at coord. false if no thread holds it. */
+bool layout_find(const Layout *l, const int32_t *coord, int *reg, int *lane, int *warp);
 void layout_print(Buf *b, const Layout *l);
 int32_t ir_layout_intern(IrFunc *fn, const Layout *l);   /* index in fn->layouts */
 static inline const Layout *ir_layout(IrFunc *fn, ValId v) {

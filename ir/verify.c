@@ -1,0 +1,553 @@
+/* The IR verifier: SSA dominance, operand/result/region counts, the types
+ * each op accepts (ops.def), terminators of regions, and layouts. It runs
+ * after parsing text and, with --verify-each (always in the test build),
+ * after every pass, so a pass that breaks the IR is caught where it ran.
+ *
+ * Dominance in structured IR is scoping: a use must see a value defined
+ * earlier in its own block or in an enclosing one (block arguments of
+ * enclosing regions included). We walk the region tree keeping a state per
+ * ValId (unseen, visible, out of scope). */
+#include "ir.h"
+
+#include <string.h>
+
+enum { VS_UNSEEN, VS_VISIBLE, VS_GONE };
+enum { MAX_MESSAGES = 20 };
+
+typedef struct Verifier {
+    IrFunc *fn;
+    Buf *why;            /* every message, or NULL */
+    int n_errors;
+    SrcLoc first_loc;    /* the first problem, for ir_verify_first */
+    Buf *first_msg;
+    uint8_t *state;      /* per ValId: VS_* */
+    bool layouts;        /* some value has a layout: then every tile must */
+} Verifier;
+
+static void verr(Verifier *V, IrOp *op, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void verr(Verifier *V, IrOp *op, const char *fmt, ...) {
+    if (V->n_errors++ >= MAX_MESSAGES) return;
+    Buf msg = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&msg, fmt, ap);
+    va_end(ap);
+    if (V->why) {
+        if (!op) buf_printf(V->why, "verify: function @%s: %s\n", V->fn->name, msg.data);
+        else if (op->loc.file)
+            buf_printf(V->why, "verify: op '%s' at %s:%d:%d: %s\n", ir_opinfo[op->opc].name, op->loc.file->path,
+                       op->loc.line, op->loc.col, msg.data);
+        else buf_printf(V->why, "verify: op '%s' (no location): %s\n", ir_opinfo[op->opc].name, msg.data);
+    }
+    if (V->n_errors == 1 && V->first_msg) {
+        if (op) {
+            V->first_loc = op->loc;
+            buf_printf(V->first_msg, "invalid IR: op '%s': %s", ir_opinfo[op->opc].name, msg.data);
+        } else {
+            buf_printf(V->first_msg, "invalid IR: %s", msg.data);
+        }
+    }
+    buf_free(&msg);
+}
+
+/* a type (with its layout) as arena text, for messages */
+static const char *tstr(Verifier *V, IrType t) {
+    Buf b = {0};
+    ir_type_print(&b, t);
+    char *s = arena_strdup(V->fn->ctx->arena, b.data);
+    buf_free(&b);
+    return s;
+}
+
+static IrType vtype(Verifier *V, ValId v) { return V->fn->vals[v].type; }
+
+static bool same_shape(IrType a, IrType b) {
+    if (a.rank != b.rank) return false;
+    for (int i = 0; i < a.rank; i++)
+        if (a.shape[i] != b.shape[i]) return false;
+    return true;
+}
+
+static bool layout_same(const Layout *a, const Layout *b) {
+    if (a->rank != b->rank) return false;
+    for (int d = 0; d < a->rank; d++)
+        if (a->shape[d] != b->shape[d]) return false;
+    for (int k = 0; k < LL_KINDS; k++) {
+        if (a->n_bits[k] != b->n_bits[k]) return false;
+        for (int i = 0; i < a->n_bits[k]; i++)
+            for (int d = 0; d < a->rank; d++)
+                if (a->basis[k][i][d] != b->basis[k][i][d]) return false;
+    }
+    return true;
+}
+
+static bool same_layout(Verifier *V, ValId a, ValId b) {
+    int32_t la = V->fn->vals[a].layout, lb = V->fn->vals[b].layout;
+    if (la == lb) return true;
+    if (la < 0 || lb < 0) return false;
+    return layout_same(&V->fn->layouts[la], &V->fn->layouts[lb]);
+}
+
+/* `what` (value v) must have exactly type `want`. */
+static bool want_type(Verifier *V, IrOp *op, const char *what, ValId v, IrType want) {
+    if (ir_type_eq(vtype(V, v), want)) return true;
+    verr(V, op, "%s has type %s, expected %s", what, tstr(V, vtype(V, v)), tstr(V, want));
+    return false;
+}
+
+/* `what` must have the type and layout of value `ref` (described by ref_what). */
+static void want_like(Verifier *V, IrOp *op, const char *what, ValId v, ValId ref, const char *ref_what) {
+    if (!want_type(V, op, what, v, vtype(V, ref))) return;
+    if (V->layouts && !same_layout(V, v, ref))
+        verr(V, op, "%s has layout #L%d, expected #L%d (%s's)", what, V->fn->vals[v].layout, V->fn->vals[ref].layout,
+             ref_what);
+}
+
+static void want_layout_of(Verifier *V, IrOp *op, const char *what, ValId v, ValId ref, const char *ref_what) {
+    if (V->layouts && !same_layout(V, v, ref))
+        verr(V, op, "%s has layout #L%d, but %s has #L%d (only convert_layout changes layouts)", what,
+             V->fn->vals[v].layout, ref_what, V->fn->vals[ref].layout);
+}
+
+static void want_layout(Verifier *V, IrOp *op, const char *what, ValId v, ValId ref) {
+    want_layout_of(V, op, what, v, ref, "the result");
+}
+
+static const char *operand_name(Verifier *V, uint32_t i) { return arena_printf(V->fn->ctx->arena, "operand %u", i); }
+
+/* ---- values ---- */
+
+/* A value's own type and layout are well formed. */
+static void check_value(Verifier *V, IrOp *op, ValId v, const char *what) {
+    IrValue *val = &V->fn->vals[v];
+    IrType t = val->type;
+    if (t.elem >= ET_COUNT || (t.elem == ET_PTR && (t.pointee >= ET_COUNT || t.pointee == ET_PTR)) || t.rank > IR_MAX_RANK) {
+        verr(V, op, "%s has a malformed type", what);
+        return;
+    }
+    for (int d = 0; d < t.rank; d++)
+        if (t.shape[d] <= 0 || (t.shape[d] & (t.shape[d] - 1)))
+            verr(V, op, "%s has type %s: tile dimensions must be powers of two", what, tstr(V, t));
+    if (val->layout >= 0 && (uint32_t)val->layout >= V->fn->n_layouts) {
+        verr(V, op, "%s refers to layout #L%d, but the function has %u layouts", what, val->layout, V->fn->n_layouts);
+        return;
+    }
+    if (t.rank == 0 && val->layout >= 0) verr(V, op, "%s is a scalar but has layout #L%d", what, val->layout);
+    if (t.rank > 0 && V->layouts && val->layout < 0) verr(V, op, "%s (%s) has no layout, but other tiles do", what, tstr(V, t));
+    if (t.rank > 0 && val->layout >= 0) {
+        const Layout *l = &V->fn->layouts[val->layout];
+        IrType lt = t;
+        lt.rank = l->rank;
+        for (int d = 0; d < l->rank && d < IR_MAX_RANK; d++) lt.shape[d] = l->shape[d];
+        if (!same_shape(t, lt)) verr(V, op, "%s has type %s but its layout #L%d has another shape", what, tstr(V, t), val->layout);
+    }
+}
+
+static void define(Verifier *V, IrOp *op, ValId v, const char *what) {
+    if (v == VAL_NONE || v >= V->fn->n_vals) {
+        verr(V, op, "%s is not a value (id %u)", what, v);
+        return;
+    }
+    if (V->state[v] != VS_UNSEEN) verr(V, op, "%s (value id %u) is defined more than once", what, v);
+    V->state[v] = VS_VISIBLE;
+    check_value(V, op, v, what);
+}
+
+/* ---- op types ---- */
+
+static bool is_int_nobool(ElemType e) { return elem_class(e) == EC_SINT || elem_class(e) == EC_UINT; }
+
+/* Elementwise ops: every operand's shape is the result's, and so is its
+ * layout (cmp, select, cast, bitcast change the element type only). */
+static void check_elementwise(Verifier *V, IrOp *op) {
+    ValId r = op->results[0];
+    for (uint32_t i = 0; i < op->n_operands; i++) {
+        const char *what = operand_name(V, i);
+        if (!same_shape(vtype(V, op->operands[i]), vtype(V, r)))
+            verr(V, op, "%s has type %s, whose shape differs from the result's %s", what, tstr(V, vtype(V, op->operands[i])),
+                 tstr(V, vtype(V, r)));
+        else want_layout(V, op, what, op->operands[i], r);
+    }
+}
+
+/* Which element types an arithmetic op accepts. */
+static bool elem_ok(Opcode opc, ElemType e) {
+    switch (opc) {
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_REM: case OP_MIN: case OP_MAX:
+    case OP_NEG: case OP_ABS:
+        return is_int_nobool(e) || elem_is_float(e);
+    case OP_AND: case OP_OR: case OP_XOR: case OP_NOT: return elem_is_int(e);
+    case OP_SHL: case OP_SHR: return is_int_nobool(e);
+    case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SQRT: case OP_RSQRT: return elem_is_float(e);
+    default: return true;
+    }
+}
+
+/* add, neg, exp, ...: operands and result of one type */
+static void check_arith(Verifier *V, IrOp *op) {
+    ValId r = op->results[0];
+    IrType rt = vtype(V, r);
+    if (!elem_ok(op->opc, (ElemType)rt.elem)) verr(V, op, "does not apply to %s", tstr(V, rt));
+    for (uint32_t i = 0; i < op->n_operands; i++) want_like(V, op, operand_name(V, i), op->operands[i], r, "the result");
+}
+
+static void check_cmp(Verifier *V, IrOp *op) {
+    IrType a = vtype(V, op->operands[0]), rt = vtype(V, op->results[0]);
+    if (op->attr.i < CMP_EQ || op->attr.i > CMP_GE) verr(V, op, "unknown predicate %lld", (long long)op->attr.i);
+    want_like(V, op, "operand 1", op->operands[1], op->operands[0], "operand 0");
+    if (rt.elem != ET_I1) verr(V, op, "result has type %s, expected i1 elements", tstr(V, rt));
+    if (!same_shape(a, rt)) verr(V, op, "result has type %s, whose shape differs from the operands' %s", tstr(V, rt), tstr(V, a));
+    check_elementwise(V, op);
+}
+
+static void check_select(Verifier *V, IrOp *op) {
+    ValId r = op->results[0];
+    want_type(V, op, "operand 0 (the condition)", op->operands[0], ir_with_elem(vtype(V, r), ir_scalar(ET_I1)));
+    want_like(V, op, "operand 1", op->operands[1], r, "the result");
+    want_like(V, op, "operand 2", op->operands[2], r, "the result");
+    check_elementwise(V, op);
+}
+
+static void check_addptr(Verifier *V, IrOp *op) {
+    ValId r = op->results[0];
+    IrType off = vtype(V, op->operands[1]);
+    if (vtype(V, r).elem != ET_PTR) verr(V, op, "result has type %s, expected pointers", tstr(V, vtype(V, r)));
+    want_like(V, op, "operand 0", op->operands[0], r, "the result");
+    if (!is_int_nobool((ElemType)off.elem)) verr(V, op, "operand 1 (the offset) has type %s, expected integers", tstr(V, off));
+    check_elementwise(V, op);
+}
+
+static void check_cast(Verifier *V, IrOp *op) {
+    IrType a = vtype(V, op->operands[0]), rt = vtype(V, op->results[0]);
+    if (op->opc == OP_BITCAST) {
+        if (elem_bits((ElemType)a.elem) != elem_bits((ElemType)rt.elem))
+            verr(V, op, "bitcast from %s to %s changes the bit width", tstr(V, a), tstr(V, rt));
+    } else {
+        bool ap = a.elem == ET_PTR, rp = rt.elem == ET_PTR;
+        if (ap != rp && elem_bits(ap ? (ElemType)rt.elem : (ElemType)a.elem) != 64)
+            verr(V, op, "cast between %s and %s: pointers convert only to and from 64-bit integers", tstr(V, a), tstr(V, rt));
+        if (op->attr.i < ROUND_DEFAULT || op->attr.i > ROUND_RTZ) verr(V, op, "unknown rounding mode %lld", (long long)op->attr.i);
+    }
+    check_elementwise(V, op);
+}
+
+static void check_hint(Verifier *V, IrOp *op) {
+    ValId r = op->results[0];
+    IrType rt = vtype(V, r);
+    want_like(V, op, "operand 0", op->operands[0], r, "the result");
+    if (!elem_is_int((ElemType)rt.elem) && rt.elem != ET_PTR) verr(V, op, "applies to integers and pointers, not %s", tstr(V, rt));
+    int want = rt.rank ? rt.rank : 1;
+    if (op->attr.n_ints != want) verr(V, op, "has %d hint values, expected %d (one per dimension)", op->attr.n_ints, want);
+    for (int i = 0; i < op->attr.n_ints && i < IR_MAX_RANK; i++)
+        if (op->attr.ints[i] <= 0) verr(V, op, "hint value %d is not positive", op->attr.ints[i]);
+}
+
+static void check_shape_ops(Verifier *V, IrOp *op) {
+    IrType a = vtype(V, op->operands[0]), rt = vtype(V, op->results[0]);
+    if (!ir_type_eq(ir_elem_of(a), ir_elem_of(rt))) {
+        verr(V, op, "operand has type %s, whose elements differ from the result's %s", tstr(V, a), tstr(V, rt));
+        return;
+    }
+    if (op->opc == OP_SPLAT) {
+        if (a.rank != 0 || rt.rank == 0) verr(V, op, "splats a scalar to a tile, not %s to %s", tstr(V, a), tstr(V, rt));
+    } else if (op->opc == OP_BROADCAST) {
+        bool ok = a.rank == rt.rank && a.rank > 0;
+        for (int d = 0; ok && d < a.rank; d++) ok = a.shape[d] == rt.shape[d] || a.shape[d] == 1;
+        if (!ok) verr(V, op, "cannot broadcast %s to %s (only dims of size 1 grow)", tstr(V, a), tstr(V, rt));
+    } else if (op->opc == OP_EXPAND_DIMS) {
+        int64_t axis = op->attr.i;
+        bool ok = axis >= 0 && axis <= a.rank && rt.rank == a.rank + 1;
+        for (int d = 0, s = 0; ok && d < rt.rank; d++)
+            ok = d == axis ? rt.shape[d] == 1 : rt.shape[d] == a.shape[s++];
+        if (!ok) verr(V, op, "expand_dims of %s at axis %lld cannot give %s", tstr(V, a), (long long)axis, tstr(V, rt));
+    } else if (op->opc == OP_CONVERT_LAYOUT) {
+        want_type(V, op, "operand 0", op->operands[0], rt);
+    }
+}
+
+/* The type a load gives from pointer type p: pointee elements, p's shape. */
+static IrType pointee_type(IrType p) { return ir_with_elem(p, ir_scalar((ElemType)p.pointee)); }
+
+static void check_memory(Verifier *V, IrOp *op) {
+    ValId p = op->operands[0];
+    IrType pt = vtype(V, p);
+    if (pt.elem != ET_PTR) {
+        verr(V, op, "operand 0 has type %s, expected pointers", tstr(V, pt));
+        return;
+    }
+    IrType mask = ir_with_elem(pt, ir_scalar(ET_I1));
+    if (op->opc == OP_LOAD) {
+        ValId r = op->results[0];
+        if (want_type(V, op, "result", r, pointee_type(pt))) want_layout(V, op, "operand 0", p, r);
+        if (op->n_operands > 1 && want_type(V, op, "operand 1 (the mask)", op->operands[1], mask))
+            want_layout(V, op, "operand 1", op->operands[1], r);
+        if (op->n_operands > 2) want_like(V, op, "operand 2 (other)", op->operands[2], r, "the result");
+    } else {
+        if (want_type(V, op, "operand 1 (the value)", op->operands[1], pointee_type(pt)))
+            want_layout_of(V, op, "operand 1", op->operands[1], p, "the pointer");
+        if (op->n_operands > 2 && want_type(V, op, "operand 2 (the mask)", op->operands[2], mask))
+            want_layout_of(V, op, "operand 2", op->operands[2], p, "the pointer");
+    }
+    if (op->attr.i < CACHE_NONE || op->attr.i > CACHE_WT) verr(V, op, "unknown cache modifier %lld", (long long)op->attr.i);
+    if (op->attr.i2 < EVICT_NONE || op->attr.i2 > EVICT_LAST) verr(V, op, "unknown eviction policy %lld", (long long)op->attr.i2);
+}
+
+static void check_leaf(Verifier *V, IrOp *op) {
+    IrType rt = vtype(V, op->results[0]);
+    switch (op->opc) {
+    case OP_PROGRAM_ID:
+    case OP_NUM_PROGRAMS:
+        want_type(V, op, "result", op->results[0], ir_scalar(ET_I32));
+        if (op->attr.i < 0 || op->attr.i > 2) verr(V, op, "axis %lld is not 0, 1 or 2", (long long)op->attr.i);
+        break;
+    case OP_ARANGE: {
+        int64_t n = op->attr.i2 - op->attr.i;
+        if (rt.rank != 1 || rt.elem != ET_I32 || n <= 0 || rt.shape[0] != n)
+            verr(V, op, "arange %lld, %lld gives tile<%lldxi32>, not %s", (long long)op->attr.i, (long long)op->attr.i2,
+                 (long long)n, tstr(V, rt));
+        break;
+    }
+    default: break;
+    }
+}
+
+/* ---- regions ---- */
+
+/* Region b of op ends in terminator `term` whose operands (from index
+ * `skip` on) match, in type and layout, the values `want`. */
+static void check_terminator(Verifier *V, IrOp *op, IrBlock *b, Opcode term, uint32_t skip, const ValId *want, uint32_t n,
+                             const char *region) {
+    IrOp *t = b->last;
+    if (!t || t->opc != term) {
+        verr(V, op, "the %s region does not end in '%s'", region, ir_opinfo[term].name);
+        return;
+    }
+    if (t->n_operands != skip + n) {
+        verr(V, op, "the %s region's '%s' passes %u values, expected %u", region, ir_opinfo[term].name, t->n_operands - (skip <= t->n_operands ? skip : 0), n);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        ValId v = t->operands[skip + i];
+        if (v == VAL_NONE || v >= V->fn->n_vals) continue;   /* reported at the terminator */
+        const char *what = arena_printf(V->fn->ctx->arena, "the %s region's %s value %u", region, ir_opinfo[term].name, i);
+        want_like(V, op, what, v, want[i], arena_printf(V->fn->ctx->arena, "the matching value %u", i));
+    }
+}
+
+static void check_for(Verifier *V, IrOp *op) {
+    IrBlock *body = op->regions[0];
+    IrType it = vtype(V, op->operands[0]);
+    uint32_t n_carried = op->n_operands - 3;
+    if (!is_int_nobool((ElemType)it.elem) || it.rank != 0) verr(V, op, "bounds have type %s, expected a scalar integer", tstr(V, it));
+    want_type(V, op, "operand 1 (upper bound)", op->operands[1], it);
+    want_type(V, op, "operand 2 (step)", op->operands[2], it);
+    if (op->n_results != n_carried) verr(V, op, "has %u results but %u loop-carried values", op->n_results, n_carried);
+    if (body->n_args != n_carried + 1) {
+        verr(V, op, "body has %u arguments, expected %u (induction variable and carried values)", body->n_args, n_carried + 1);
+        return;
+    }
+    want_type(V, op, "the induction variable", body->args[0], it);
+    for (uint32_t k = 0; k < n_carried && k < op->n_results; k++) {
+        want_like(V, op, arena_printf(V->fn->ctx->arena, "carried init operand %u", k), op->operands[3 + k], op->results[k],
+                  "the result");
+        want_like(V, op, arena_printf(V->fn->ctx->arena, "body argument %u", k + 1), body->args[k + 1], op->results[k],
+                  "the result");
+    }
+    if (op->n_results == n_carried) check_terminator(V, op, body, OP_YIELD, 0, op->results, op->n_results, "body");
+}
+
+static void check_if(Verifier *V, IrOp *op) {
+    want_type(V, op, "operand 0 (the condition)", op->operands[0], ir_scalar(ET_I1));
+    for (int r = 0; r < 2; r++) {
+        const char *region = r ? "else" : "then";
+        if (op->regions[r]->n_args) verr(V, op, "the %s region has arguments", region);
+        check_terminator(V, op, op->regions[r], OP_YIELD, 0, op->results, op->n_results, region);
+    }
+}
+
+static void check_while(Verifier *V, IrOp *op) {
+    IrBlock *before = op->regions[0], *after = op->regions[1];
+    if (before->n_args != op->n_operands) {
+        verr(V, op, "the before region has %u arguments, expected %u (one per init value)", before->n_args, op->n_operands);
+        return;
+    }
+    for (uint32_t k = 0; k < op->n_operands; k++)
+        want_like(V, op, arena_printf(V->fn->ctx->arena, "init operand %u", k), op->operands[k], before->args[k],
+                  "the before region's argument");
+    if (after->n_args != op->n_results) {
+        verr(V, op, "the do region has %u arguments, expected %u (one per result)", after->n_args, op->n_results);
+        return;
+    }
+    for (uint32_t k = 0; k < op->n_results; k++)
+        want_like(V, op, arena_printf(V->fn->ctx->arena, "result %u", k), op->results[k], after->args[k],
+                  "the do region's argument");
+    IrOp *c = before->last;
+    if (c && c->opc == OP_CONDITION && c->n_operands >= 1 && c->operands[0] != VAL_NONE && c->operands[0] < V->fn->n_vals)
+        want_type(V, op, "the condition", c->operands[0], ir_scalar(ET_I1));
+    check_terminator(V, op, before, OP_CONDITION, 1, after->args, after->n_args, "before");
+    check_terminator(V, op, after, OP_YIELD, 0, before->args, before->n_args, "do");
+}
+
+/* Where a terminator may stand: yield ends for/if/while-do regions,
+ * condition ends while-before regions, ret ends the function body. */
+static void check_term_place(Verifier *V, IrOp *op) {
+    IrBlock *b = op->parent;
+    IrOp *owner = b ? b->parent : NULL;
+    if (b && b->last != op) verr(V, op, "is a terminator but is not the last op of its block");
+    bool ok;
+    switch (op->opc) {
+    case OP_YIELD:
+        ok = owner && (owner->opc == OP_FOR || owner->opc == OP_IF || (owner->opc == OP_WHILE && owner->regions[1] == b));
+        break;
+    case OP_CONDITION: ok = owner && owner->opc == OP_WHILE && owner->regions[0] == b; break;
+    default: ok = b == V->fn->body; break;
+    }
+    if (!ok) verr(V, op, "is not allowed here");
+    if (op->opc == OP_CONDITION && op->n_operands < 1) verr(V, op, "needs the condition as operand 0");
+}
+
+/* Operand, result and region counts from ops.def; false if the rest of the
+ * checks cannot run. */
+static bool check_counts(Verifier *V, IrOp *op) {
+    const OpInfo *in = &ir_opinfo[op->opc];
+    bool ok = true;
+    if (in->n_operands >= 0 && op->n_operands != (uint32_t)in->n_operands) {
+        verr(V, op, "has %u operands, expected %d", op->n_operands, in->n_operands);
+        ok = false;
+    }
+    if (in->n_results >= 0 && op->n_results != (uint32_t)in->n_results) {
+        verr(V, op, "has %u results, expected %d", op->n_results, in->n_results);
+        ok = false;
+    }
+    if (op->n_regions != (uint32_t)in->n_regions) {
+        verr(V, op, "has %u regions, expected %d", op->n_regions, in->n_regions);
+        ok = false;
+    }
+    uint32_t lo = 0, hi = UINT32_MAX;
+    if (op->opc == OP_LOAD) lo = 1, hi = 3;
+    if (op->opc == OP_STORE) lo = 2, hi = 3;
+    if (op->opc == OP_FOR) lo = 3;
+    if (op->n_operands < lo || op->n_operands > hi) {
+        verr(V, op, "has %u operands, expected %u to %u", op->n_operands, lo, hi == UINT32_MAX ? op->n_operands : hi);
+        ok = false;
+    }
+    return ok;
+}
+
+static void check_op_types(Verifier *V, IrOp *op) {
+    unsigned flags = ir_opinfo[op->opc].flags;
+    switch (op->opc) {
+    case OP_CONST: break;
+    case OP_PROGRAM_ID: case OP_NUM_PROGRAMS: case OP_ARANGE: check_leaf(V, op); break;
+    case OP_SPLAT: case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_CONVERT_LAYOUT: check_shape_ops(V, op); break;
+    case OP_CMP: check_cmp(V, op); break;
+    case OP_SELECT: check_select(V, op); break;
+    case OP_ADDPTR: check_addptr(V, op); break;
+    case OP_CAST: case OP_BITCAST: check_cast(V, op); break;
+    case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS: check_hint(V, op); break;
+    case OP_LOAD: case OP_STORE: check_memory(V, op); break;
+    case OP_FOR: check_for(V, op); break;
+    case OP_IF: check_if(V, op); break;
+    case OP_WHILE: check_while(V, op); break;
+    case OP_YIELD: case OP_CONDITION: case OP_RET: break;
+    default:
+        if (flags & F_ELEMWISE) check_arith(V, op);
+        break;
+    }
+    if (flags & F_TERM) check_term_place(V, op);
+}
+
+static void verify_block(Verifier *V, IrBlock *b);
+
+static void verify_op(Verifier *V, IrOp *op, IrBlock *b) {
+    if ((unsigned)op->opc >= OP_COUNT) {
+        verr(V, NULL, "an op has the unknown opcode %d", (int)op->opc);
+        return;
+    }
+    if (op->parent != b) verr(V, op, "its parent pointer does not name the block it is in");
+    bool operands_ok = true;
+    for (uint32_t i = 0; i < op->n_operands; i++) {
+        ValId v = op->operands[i];
+        if (v == VAL_NONE || v >= V->fn->n_vals) {
+            verr(V, op, "operand %u is not a value (id %u)", i, v);
+            operands_ok = false;
+        } else if (V->state[v] != VS_VISIBLE) {
+            verr(V, op, "operand %u (value id %u) is %s", i, v,
+                 V->state[v] == VS_GONE ? "used outside the region that defines it" : "used before it is defined");
+            operands_ok = false;
+        }
+    }
+    for (uint32_t i = 0; i < op->n_results; i++)
+        if (op->results[i] != VAL_NONE && op->results[i] < V->fn->n_vals && V->fn->vals[op->results[i]].def != op)
+            verr(V, op, "result %u (value id %u) names another defining op", i, op->results[i]);
+    for (uint32_t r = 0; r < op->n_regions; r++) {
+        if (op->regions[r]->parent != op) verr(V, op, "region %u's parent pointer does not name this op", r);
+        verify_block(V, op->regions[r]);
+    }
+    for (uint32_t i = 0; i < op->n_results; i++) define(V, op, op->results[i], arena_printf(V->fn->ctx->arena, "result %u", i));
+    bool results_ok = true;
+    for (uint32_t i = 0; i < op->n_results; i++)
+        if (op->results[i] == VAL_NONE || op->results[i] >= V->fn->n_vals) results_ok = false;
+    if (check_counts(V, op) && operands_ok && results_ok) check_op_types(V, op);
+}
+
+/* Values of a block are visible from their definition to the block's end. */
+static void verify_block(Verifier *V, IrBlock *b) {
+    for (uint32_t i = 0; i < b->n_args; i++) {
+        ValId a = b->args[i];
+        define(V, b->parent, a, arena_printf(V->fn->ctx->arena, "block argument %u", i));
+        if (a != VAL_NONE && a < V->fn->n_vals && (V->fn->vals[a].def || V->fn->vals[a].block != b))
+            verr(V, b->parent, "block argument %u (value id %u) does not point back to its block", i, a);
+    }
+    for (IrOp *op = b->first; op; op = op->next) verify_op(V, op, b);
+    for (uint32_t i = 0; i < b->n_args; i++)
+        if (b->args[i] < V->fn->n_vals) V->state[b->args[i]] = VS_GONE;
+    for (IrOp *op = b->first; op; op = op->next)
+        for (uint32_t i = 0; i < op->n_results; i++)
+            if (op->results[i] < V->fn->n_vals) V->state[op->results[i]] = VS_GONE;
+}
+
+/* Does any value in the function carry a layout? */
+static bool any_layout(IrFunc *fn, IrBlock *b) {
+    for (uint32_t i = 0; i < b->n_args; i++)
+        if (b->args[i] < fn->n_vals && fn->vals[b->args[i]].layout >= 0) return true;
+    for (IrOp *op = b->first; op; op = op->next) {
+        for (uint32_t i = 0; i < op->n_results; i++)
+            if (op->results[i] < fn->n_vals && fn->vals[op->results[i]].layout >= 0) return true;
+        for (uint32_t r = 0; r < op->n_regions; r++)
+            if (any_layout(fn, op->regions[r])) return true;
+    }
+    return false;
+}
+
+static void check_params(Verifier *V) {
+    IrFunc *fn = V->fn;
+    if (fn->n_params != fn->body->n_args) verr(V, NULL, "%u parameters but the body has %u arguments", fn->n_params, fn->body->n_args);
+    for (uint32_t i = 0; i < fn->n_params && i < fn->body->n_args; i++) {
+        if (fn->params[i].val != fn->body->args[i]) verr(V, NULL, "parameter %u is not body argument %u", i, i);
+        if (fn->params[i].divisibility < 1) verr(V, NULL, "parameter %u has divisibility %d", i, fn->params[i].divisibility);
+    }
+}
+
+static int run_verifier(IrFunc *fn, Buf *why, Buf *first_msg, SrcLoc *first_loc) {
+    Verifier V = {0};
+    V.fn = fn;
+    V.why = why;
+    V.first_msg = first_msg;
+    V.state = arena_alloc(fn->ctx->arena, fn->n_vals ? fn->n_vals : 1);
+    V.layouts = any_layout(fn, fn->body);
+    check_params(&V);
+    if (fn->body->parent) verr(&V, NULL, "the body has a parent op");
+    verify_block(&V, fn->body);
+    if (V.n_errors > MAX_MESSAGES && why) buf_printf(why, "verify: ... and %d more problems\n", V.n_errors - MAX_MESSAGES);
+    if (first_loc) *first_loc = V.first_loc;
+    return V.n_errors;
+}
+
+bool ir_verify(IrFunc *fn, Buf *why) { return run_verifier(fn, why, NULL, NULL) == 0; }
+
+bool ir_verify_first(IrFunc *fn, SrcLoc *loc, Buf *msg) {
+    SrcLoc none = {0};
+    *loc = none;
+    return run_verifier(fn, NULL, msg, loc) == 0;
+}

@@ -1,0 +1,83 @@
+/* The pass table and the pass manager.
+ *
+ * Every pass is a row {name, function, requires}: `requires` names a pass
+ * that must have run earlier in a pipeline. The standard pipeline is a list
+ * of names, checked against the table before anything runs, so a wrong
+ * order is caught as a bug in tric, not as odd IR. After each pass the
+ * manager verifies (ctx->verify_each) and dumps (ctx->dump_after). */
+#include "opt.h"
+
+#include <string.h>
+
+const PassInfo opt_passes[] = {
+    {"fold", pass_fold, NULL},
+    {"cse", pass_cse, NULL},
+    {"dce", pass_dce, NULL},
+    {"layout", pass_layout, NULL},
+};
+const int opt_n_passes = (int)ARRAY_LEN(opt_passes);
+
+/* fold first so cse sees canonical operands; dce removes what both left;
+ * after layout assignment, cse and dce again: convert insertion and
+ * rematerialization can leave duplicates and dead ops behind. */
+static const char *const standard_pipeline[] = {"fold", "cse", "dce", "layout", "cse", "dce"};
+
+static const PassInfo *find_pass(const char *name) {
+    for (int i = 0; i < opt_n_passes; i++)
+        if (strcmp(opt_passes[i].name, name) == 0) return &opt_passes[i];
+    return NULL;
+}
+
+/* Every name is a pass and every pass's requirement ran before it. */
+static void check_pipeline(const char *const *names, int n) {
+    for (int i = 0; i < n; i++) {
+        const PassInfo *p = find_pass(names[i]);
+        TRIC_ASSERT(p != NULL);
+        if (!p->requires) continue;
+        bool seen = false;
+        for (int j = 0; j < i && !seen; j++) seen = strcmp(names[j], p->requires) == 0;
+        TRIC_ASSERT(seen && "a pass runs before the pass it requires");
+    }
+}
+
+static bool dump_wanted(Ctx *c, const char *name) {
+    return c->dump_after && c->dump_out && (strcmp(c->dump_after, "all") == 0 || strcmp(c->dump_after, name) == 0);
+}
+
+/* Verification failing after a pass is a bug in that pass; it unwinds like
+ * a user error so the caller can still print the IR. */
+static void verify_after(IrFunc *fn, const char *name) {
+    Ctx *c = fn->ctx;
+    Buf why = {0};
+    if (ir_verify(fn, &why)) {
+        buf_free(&why);
+        return;
+    }
+    if (why.len && why.data[why.len - 1] == '\n') why.data[--why.len] = 0;
+    char *msg = arena_strdup(c->arena, why.data);
+    buf_free(&why);
+    diag_fatal(c, NULL, "internal error: IR verification failed after pass %s:\n%s", name, msg);
+}
+
+static void run(IrFunc *fn, const PassInfo *p) {
+    Ctx *c = fn->ctx;
+    p->fn(fn);
+    if (c->verify_each) verify_after(fn, p->name);
+    if (dump_wanted(c, p->name)) {
+        buf_printf(c->dump_out, "// -----// IR after %s //----- //\n", p->name);
+        ir_print(c->dump_out, fn);
+    }
+}
+
+void opt_run_pipeline(IrFunc *fn) {
+    int n = (int)ARRAY_LEN(standard_pipeline);
+    check_pipeline(standard_pipeline, n);
+    for (int i = 0; i < n; i++) run(fn, find_pass(standard_pipeline[i]));
+}
+
+bool opt_run_pass(IrFunc *fn, const char *name) {
+    const PassInfo *p = find_pass(name);
+    if (!p) return false;
+    run(fn, p);
+    return true;
+}
