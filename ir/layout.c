@@ -1,0 +1,318 @@
+/* Linear layouts: which thread holds which element of a tile, in which
+ * register. A layout maps the bits of (register, lane, warp) to tile
+ * coordinates; bit k of kind K contributes basis[K][k] and contributions are
+ * combined by XOR (see ir.h). Every constructor here produces such a map, so
+ * "where does this element live" and "how wide is this thread's run" are
+ * answered by one routine each, whatever the layout came from.
+ *
+ * Layouts are always built from a zeroed struct, so unused basis slots are
+ * zero; layout_eq still compares only the meaningful part. */
+#include "ir.h"
+
+#include <string.h>
+
+static int log2_exact(int64_t x) {
+    TRIC_ASSERT(x > 0 && (x & (x - 1)) == 0);
+    int k = 0;
+    while ((1LL << k) < x) k++;
+    return k;
+}
+
+static Layout layout_empty(int rank, const int32_t *shape, int num_warps) {
+    Layout l;
+    memset(&l, 0, sizeof l);
+    TRIC_ASSERT(rank >= 1 && rank <= IR_MAX_RANK);
+    l.rank = (uint8_t)rank;
+    for (int d = 0; d < rank; d++) {
+        (void)log2_exact(shape[d]);   /* tile dims are powers of two */
+        l.shape[d] = shape[d];
+    }
+    l.n_bits[LL_LANE] = 5;
+    l.n_bits[LL_WARP] = (uint8_t)log2_exact(num_warps);
+    return l;
+}
+
+static void push_reg_bit(Layout *l, const int32_t *vec) {
+    TRIC_ASSERT(l->n_bits[LL_REG] < LL_MAX_BITS);
+    memcpy(l->basis[LL_REG][l->n_bits[LL_REG]++], vec, sizeof(int32_t) * IR_MAX_RANK);
+}
+
+/* Gives the next unused coordinate bit of dim d (or a zero vector once the
+ * dim is fully covered: that input bit then replicates). */
+static void next_dim_bit(const Layout *l, int d, int *covered, int32_t *vec) {
+    memset(vec, 0, sizeof(int32_t) * IR_MAX_RANK);
+    if ((1 << covered[d]) < l->shape[d]) vec[d] = 1 << covered[d]++;
+}
+
+/* Register bits first cover size_per_thread (fastest dim first), then lanes
+ * cover threads_per_warp, then warps cover warps_per_cta; whatever of a dim
+ * is left wraps around into more register bits (fastest dim first). Register
+ * bits beyond the tile are dropped (they would only duplicate registers);
+ * lane and warp bits beyond it stay as zero vectors (replication). */
+Layout layout_blocked(int rank, const int32_t *shape, const int32_t *size_per_thread,
+                      const int32_t *threads_per_warp, const int32_t *warps_per_cta,
+                      const int32_t *order, int num_warps) {
+    Layout l = layout_empty(rank, shape, num_warps);
+    int covered[IR_MAX_RANK] = {0};
+    int32_t vec[IR_MAX_RANK];
+    int lane_bits = 0, warp_bits = 0;
+    for (int i = 0; i < rank; i++) {
+        int d = order[i];
+        for (int k = log2_exact(size_per_thread[d]); k > 0; k--) {
+            next_dim_bit(&l, d, covered, vec);
+            if (vec[d]) push_reg_bit(&l, vec);
+        }
+    }
+    for (int i = 0; i < rank; i++) {
+        int d = order[i];
+        for (int k = log2_exact(threads_per_warp[d]); k > 0; k--) {
+            TRIC_ASSERT(lane_bits < 5);
+            next_dim_bit(&l, d, covered, l.basis[LL_LANE][lane_bits++]);
+        }
+    }
+    for (int i = 0; i < rank; i++) {
+        int d = order[i];
+        for (int k = log2_exact(warps_per_cta[d]); k > 0; k--) {
+            TRIC_ASSERT(warp_bits < l.n_bits[LL_WARP]);
+            next_dim_bit(&l, d, covered, l.basis[LL_WARP][warp_bits++]);
+        }
+    }
+    TRIC_ASSERT(lane_bits == 5 && warp_bits == l.n_bits[LL_WARP]);
+    for (int i = 0; i < rank; i++) {
+        int d = order[i];
+        while ((1 << covered[d]) < shape[d]) {
+            next_dim_bit(&l, d, covered, vec);
+            push_reg_bit(&l, vec);
+        }
+    }
+    return l;
+}
+
+/* vec elements along the last dim; lanes fill the last dim first and go to
+ * earlier dims when it is covered; warps go to the first dim first. Lanes or
+ * warps left over after every dim is covered replicate along dim 0. */
+Layout layout_default(int rank, const int32_t *shape, int vec, int num_warps) {
+    int32_t spt[IR_MAX_RANK] = {0}, tpw[IR_MAX_RANK] = {0}, wpc[IR_MAX_RANK] = {0};
+    int32_t order[IR_MAX_RANK] = {0};
+    int last = rank - 1;
+    for (int d = 0; d < rank; d++) {
+        spt[d] = 1;
+        order[d] = last - d;
+    }
+    spt[last] = vec < shape[last] ? vec : shape[last];
+    int lanes = 32, warps = num_warps;
+    for (int d = last; d >= 0; d--) {
+        int room = shape[d] / spt[d] > 1 ? shape[d] / spt[d] : 1;
+        tpw[d] = lanes < room ? lanes : room;
+        lanes /= tpw[d];
+    }
+    tpw[0] *= lanes;
+    for (int d = 0; d < rank; d++) {
+        int room = shape[d] / (spt[d] * tpw[d]) > 1 ? shape[d] / (spt[d] * tpw[d]) : 1;
+        wpc[d] = warps < room ? warps : room;
+        warps /= wpc[d];
+    }
+    wpc[0] *= warps;
+    return layout_blocked(rank, shape, spt, tpw, wpc, order, num_warps);
+}
+
+/* Drops register bits that are linearly dependent on earlier register bits
+ * (a zero vector is the common case): such a bit would make one thread hold
+ * the same element in two registers. */
+static void drop_dependent_regs(Layout *l) {
+    int32_t kept[LL_MAX_BITS][IR_MAX_RANK];
+    uint64_t span[LL_MAX_BITS];   /* XOR basis of kept vectors, packed */
+    int n_kept = 0, n_span = 0;
+    int off[IR_MAX_RANK + 1] = {0};
+    for (int d = 0; d < l->rank; d++) off[d + 1] = off[d] + log2_exact(l->shape[d]);
+    for (int k = 0; k < l->n_bits[LL_REG]; k++) {
+        uint64_t v = 0;
+        for (int d = 0; d < l->rank; d++) v |= (uint64_t)(uint32_t)l->basis[LL_REG][k][d] << off[d];
+        for (int j = 0; j < n_span; j++)
+            if ((v ^ span[j]) < v) v ^= span[j];
+        if (!v) continue;
+        /* keep span sorted by leading bit, descending, so the loop above reduces fully */
+        int j = n_span++;
+        while (j > 0 && span[j - 1] < v) {
+            span[j] = span[j - 1];
+            j--;
+        }
+        span[j] = v;
+        memcpy(kept[n_kept++], l->basis[LL_REG][k], sizeof kept[0]);
+    }
+    memset(l->basis[LL_REG], 0, sizeof l->basis[LL_REG]);
+    memcpy(l->basis[LL_REG], kept, sizeof(kept[0]) * (size_t)n_kept);
+    l->n_bits[LL_REG] = (uint8_t)n_kept;
+}
+
+Layout layout_project(const Layout *l, const int32_t *shape) {
+    Layout r = *l;
+    for (int d = 0; d < l->rank; d++) {
+        TRIC_ASSERT(shape[d] == l->shape[d] || shape[d] == 1);
+        r.shape[d] = shape[d];
+        if (shape[d] != 1) continue;
+        for (int kind = 0; kind < LL_KINDS; kind++)
+            for (int k = 0; k < LL_MAX_BITS; k++) r.basis[kind][k][d] = 0;
+    }
+    drop_dependent_regs(&r);
+    return r;
+}
+
+Layout layout_drop_dim(const Layout *l, int axis) {
+    TRIC_ASSERT(axis >= 0 && axis < l->rank && l->rank > 1);
+    Layout r = *l;
+    r.rank--;
+    for (int d = axis; d < r.rank; d++) r.shape[d] = l->shape[d + 1];
+    r.shape[r.rank] = 0;
+    for (int kind = 0; kind < LL_KINDS; kind++)
+        for (int k = 0; k < LL_MAX_BITS; k++) {
+            int32_t *v = r.basis[kind][k];
+            for (int d = axis; d < r.rank; d++) v[d] = v[d + 1];
+            v[r.rank] = 0;
+        }
+    drop_dependent_regs(&r);
+    return r;
+}
+
+Layout layout_add_dim(const Layout *l, int axis) {
+    TRIC_ASSERT(axis >= 0 && axis <= l->rank && l->rank < IR_MAX_RANK);
+    Layout r = *l;
+    r.rank++;
+    for (int d = r.rank - 1; d > axis; d--) r.shape[d] = l->shape[d - 1];
+    r.shape[axis] = 1;
+    for (int kind = 0; kind < LL_KINDS; kind++)
+        for (int k = 0; k < LL_MAX_BITS; k++) {
+            int32_t *v = r.basis[kind][k];
+            for (int d = r.rank - 1; d > axis; d--) v[d] = v[d - 1];
+            v[axis] = 0;
+        }
+    return r;
+}
+
+bool layout_eq(const Layout *a, const Layout *b) {
+    if (a->rank != b->rank) return false;
+    for (int d = 0; d < a->rank; d++)
+        if (a->shape[d] != b->shape[d]) return false;
+    for (int kind = 0; kind < LL_KINDS; kind++) {
+        if (a->n_bits[kind] != b->n_bits[kind]) return false;
+        for (int k = 0; k < a->n_bits[kind]; k++)
+            for (int d = 0; d < a->rank; d++)
+                if (a->basis[kind][k][d] != b->basis[kind][k][d]) return false;
+    }
+    return true;
+}
+
+int layout_n_regs(const Layout *l) { return 1 << l->n_bits[LL_REG]; }
+
+void layout_coord(const Layout *l, int reg, int lane, int warp, int32_t *coord) {
+    int idx[LL_KINDS] = {reg, lane, warp};
+    for (int d = 0; d < l->rank; d++) coord[d] = 0;
+    for (int kind = 0; kind < LL_KINDS; kind++)
+        for (int k = 0; k < l->n_bits[kind]; k++)
+            if (idx[kind] >> k & 1)
+                for (int d = 0; d < l->rank; d++) coord[d] ^= l->basis[kind][k][d];
+}
+
+int layout_contig_regs(const Layout *l, int dim) {
+    int k = 0;
+    for (; k < l->n_bits[LL_REG]; k++) {
+        const int32_t *v = l->basis[LL_REG][k];
+        bool unit = true;
+        for (int d = 0; d < l->rank; d++)
+            if (v[d] != (d == dim ? 1 << k : 0)) unit = false;
+        if (!unit) break;
+    }
+    return 1 << k;
+}
+
+/* ---- inverse: which (reg, lane, warp) holds a coordinate ----
+ * Gaussian elimination over GF(2). Coordinates are packed into one integer
+ * (dim d at bit offset sum of log2 of earlier dims); inputs into another
+ * (reg bits lowest, then lane, then warp), so the smallest input that maps
+ * to the coordinate is the first holder: warp 0 before warp 1, and so on. */
+typedef struct {
+    uint64_t out[64], in[64];   /* row with leading output bit b, or out[b] == 0 */
+    uint64_t kernel[64];        /* inputs mapping to zero, by leading input bit */
+} LayoutSolver;
+
+static int top_bit(uint64_t v) { return 63 - __builtin_clzll(v); }
+
+static void solver_add(LayoutSolver *s, uint64_t out, uint64_t in) {
+    while (out) {
+        int b = top_bit(out);
+        if (!s->out[b]) {
+            s->out[b] = out;
+            s->in[b] = in;
+            return;
+        }
+        out ^= s->out[b];
+        in ^= s->in[b];
+    }
+    while (in) {
+        int b = top_bit(in);
+        if (!s->kernel[b]) {
+            s->kernel[b] = in;
+            return;
+        }
+        in ^= s->kernel[b];
+    }
+}
+
+bool layout_find(const Layout *l, const int32_t *coord, int *reg, int *lane, int *warp) {
+    int off[IR_MAX_RANK + 1] = {0};
+    for (int d = 0; d < l->rank; d++) off[d + 1] = off[d] + log2_exact(l->shape[d]);
+    int nin = l->n_bits[LL_REG] + l->n_bits[LL_LANE] + l->n_bits[LL_WARP];
+    TRIC_ASSERT(off[l->rank] <= 64 && nin <= 64);
+    LayoutSolver s;
+    memset(&s, 0, sizeof s);
+    int bit = 0;
+    for (int kind = 0; kind < LL_KINDS; kind++)
+        for (int k = 0; k < l->n_bits[kind]; k++, bit++) {
+            uint64_t out = 0;
+            for (int d = 0; d < l->rank; d++)
+                out |= (uint64_t)(uint32_t)l->basis[kind][k][d] << off[d];
+            solver_add(&s, out, 1ULL << bit);
+        }
+    uint64_t want = 0, x = 0;
+    for (int d = 0; d < l->rank; d++) {
+        if (coord[d] < 0 || coord[d] >= l->shape[d]) return false;
+        want |= (uint64_t)(uint32_t)coord[d] << off[d];
+    }
+    while (want) {
+        int b = top_bit(want);
+        if (!s.out[b]) return false;
+        want ^= s.out[b];
+        x ^= s.in[b];
+    }
+    for (int b = 63; b >= 0; b--)   /* smallest input among all solutions */
+        if (s.kernel[b] && (x >> b & 1)) x ^= s.kernel[b];
+    int nreg = l->n_bits[LL_REG];
+    *reg = (int)(x & ((1ULL << nreg) - 1));
+    *lane = (int)(x >> nreg & 31);
+    *warp = (int)(x >> (nreg + 5));
+    return true;
+}
+
+/* linear<[64,32] reg=[[0,1],[0,2]] lane=[[0,4],...] warp=[[16,0],...]>, the
+ * syntax of the IR text form (ir/text.c) */
+static void print_bases(Buf *b, const Layout *l, int kind) {
+    buf_putc(b, '[');
+    for (int k = 0; k < l->n_bits[kind]; k++) {
+        buf_puts(b, k ? ",[" : "[");
+        for (int d = 0; d < l->rank; d++) buf_printf(b, d ? ",%d" : "%d", l->basis[kind][k][d]);
+        buf_putc(b, ']');
+    }
+    buf_putc(b, ']');
+}
+
+void layout_print(Buf *b, const Layout *l) {
+    buf_puts(b, "linear<[");
+    for (int d = 0; d < l->rank; d++) buf_printf(b, d ? ",%d" : "%d", l->shape[d]);
+    buf_puts(b, "] reg=");
+    print_bases(b, l, LL_REG);
+    buf_puts(b, " lane=");
+    print_bases(b, l, LL_LANE);
+    buf_puts(b, " warp=");
+    print_bases(b, l, LL_WARP);
+    buf_putc(b, '>');
+}
