@@ -1,0 +1,110 @@
+/* ptxgen private header: the emitter state shared by emit.c, optab.c,
+ * memory.c and convert.c.
+ *
+ * Registers are virtual: every tile value owns an array of registers (one per
+ * layout register), every scalar one register; ptxas allocates the real ones.
+ * A Reg packs its class (which .reg declaration it belongs to) and a number.
+ *
+ * Instructions are written with ptx_ins, whose format is a small language:
+ *   %R  a Reg (printed "%r12", "%p3", ...)      %s  a C string
+ *   %d  an int          %l  an int64_t         %x  an unsigned as 0x...
+ *   %%  a percent sign
+ * Each call writes one tab-indented line ending in "\n" ("; " is not added:
+ * callers write the ';').
+ */
+#ifndef TRIC_PTX_H
+#define TRIC_PTX_H
+
+#include "ptxgen.h"
+
+typedef uint32_t Reg;
+#define REG_NONE 0u
+
+typedef enum RegClass { RC_PRED, RC_B16, RC_B32, RC_F32, RC_B64, RC_F64, RC_COUNT } RegClass;
+#define REG_CLASS(r) ((RegClass)((r) >> 28))
+
+/* Per layout, what the thread-dependent part of its index math is; built
+ * lazily in the prologue (straight-line code at entry, so any later use is
+ * dominated by it, whatever region first needed it). */
+typedef struct LayoutRegs {
+    Reg flat;          /* row-major element offset of the (lane, warp) part */
+    bool flat_done;
+    Reg owner;         /* pred: this thread is the canonical holder; NONE = all are */
+    uint32_t owner_reg_mask;   /* register bits whose holders are duplicates */
+    bool owner_done;
+} LayoutRegs;
+
+typedef struct ConstReg {
+    RegClass cls;
+    uint64_t bits;
+    Reg reg;
+} ConstReg;
+
+typedef struct Ptx {
+    IrFunc *fn;
+    Ctx *ctx;
+    Arena *arena;
+    Buf body, prologue;     /* heap scratch, freed by ptx_emit even on error */
+    Buf *out;               /* where ptx_ins writes */
+    uint32_t n_regs[RC_COUNT];
+    Reg **vregs;            /* per ValId: its registers */
+    int32_t *vn;            /* per ValId: how many (0 = not yet defined) */
+    int n_labels;
+    int version;            /* PTX ISA version needed, times 10 */
+    bool sm90;              /* bf16 arithmetic, cvt.bf16 from ints/f64, setp.bf16 */
+    bool cvt_bf16_f32;      /* cvt.f32.bf16 exists (PTX >= 7.1, which sm_89+ gets) */
+    bool uses_smem;
+    Reg tid, lane, warp, tid0, smem_base;
+    LayoutRegs *lregs;      /* per layout index */
+    ConstReg *consts;
+    uint32_t n_consts, cap_consts;
+    const SrcFile **files;
+    uint32_t n_files, cap_files;
+    int n_insts;            /* instructions written so far (to drop empty .loc lines) */
+} Ptx;
+
+/* ---- emit.c ---- */
+void ptx_ins(Ptx *P, const char *fmt, ...);
+void ptx_put_reg(Buf *b, Reg r);
+Reg ptx_reg(Ptx *P, RegClass c);
+Reg *ptx_regs(Ptx *P, ValId v, int *n);            /* registers of a defined value */
+Reg *ptx_def(Ptx *P, IrOp *op, ValId v);            /* fresh registers for v */
+void ptx_alias(Ptx *P, ValId v, Reg *regs, int n);  /* v uses these registers */
+int ptx_value_nregs(Ptx *P, IrOp *op, ValId v);
+Reg ptx_const_reg(Ptx *P, RegClass c, uint64_t bits);   /* cached, in the prologue */
+Reg ptx_tid(Ptx *P);
+Reg ptx_tid0(Ptx *P);                               /* pred: %tid.x == 0 */
+/* Layout helpers over the linear map (ir/ir.h struct Layout). */
+int ptx_ll_nregs(const Layout *l);
+void ptx_ll_reg_coord(const Layout *l, int reg, int32_t *coord);
+int32_t ptx_ll_flat(const Layout *l, const int32_t *coord);     /* row-major index */
+int32_t ptx_ll_reg_flat(const Layout *l, int reg);
+int32_t ptx_ll_thread_support(const Layout *l);     /* bits the (lane, warp) part can set */
+Reg ptx_layout_flat(Ptx *P, int32_t li);            /* b32: row-major offset of (lane, warp) */
+/* Canonical-holder predicate for stores (REG_NONE if every holder is unique)
+ * and the register bits whose registers duplicate others. */
+Reg ptx_layout_owner(Ptx *P, int32_t li, uint32_t *dup_reg_mask);
+int32_t ptx_layout_index(Ptx *P, IrOp *op, ValId v);
+/* convert_layout that only renames registers; false if threads must trade */
+bool ptx_try_alias_convert(Ptx *P, IrOp *op);
+
+/* ---- optab.c ---- */
+RegClass ptx_class_of(ElemType e);
+const char *ptx_bits_sfx(ElemType e);     /* "b16", "b32", "b64", "pred" */
+const char *ptx_arith_sfx(ElemType e);    /* "s16" (i8 too), "u32", "f32", ... */
+void ptx_elementwise(Ptx *P, IrOp *op);
+void ptx_mov(Ptx *P, Reg d, Reg a);       /* same class */
+void ptx_norm8(Ptx *P, ElemType e, Reg d, Reg a);   /* re-extend an 8-bit value */
+Reg ptx_to_f32(Ptx *P, ElemType e, Reg a);          /* f16/bf16 -> f32 (exact) */
+uint16_t ptx_f16_bits(double v);
+uint16_t ptx_bf16_bits(double v);
+
+/* ---- memory.c ---- */
+void ptx_load(Ptx *P, IrOp *op);
+void ptx_store(Ptx *P, IrOp *op);
+
+/* ---- convert.c ---- */
+void ptx_convert_layout(Ptx *P, IrOp *op);
+Reg ptx_smem_base(Ptx *P);
+
+#endif
