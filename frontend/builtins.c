@@ -1,0 +1,794 @@
+/* The builtins a @jit function can call: tl.* (program ids, arange,
+ * creation, load/store, math, hints, static checks), triton.cdiv, and the
+ * Python builtins Triton allows (range, len, min, max, int, float, ...),
+ * plus what the triton modules export (dtypes, submodules). */
+#include "lower.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- modules ---- */
+
+static const char *const known_modules[] = {
+    "triton",
+    "triton.language",
+    "triton.language.core",
+    "triton.language.math",
+    "triton.language.standard",
+    "triton.language.extra",
+    "triton.language.extra.cuda",
+    "triton.language.extra.libdevice",
+    "triton.language.extra.cuda.libdevice",
+    "triton.language.PropagateNan",
+};
+
+bool builtin_is_module(const char *path) {
+    for (size_t i = 0; i < ARRAY_LEN(known_modules); i++)
+        if (!strcmp(known_modules[i], path)) return true;
+    return false;
+}
+
+static const struct {
+    const char *name;
+    ElemType type;
+} tl_dtypes[] = {
+    {"int1", ET_I1},       {"int8", ET_I8},         {"int16", ET_I16},     {"int32", ET_I32},
+    {"int64", ET_I64},     {"uint8", ET_U8},        {"uint16", ET_U16},    {"uint32", ET_U32},
+    {"uint64", ET_U64},    {"float8e4nv", ET_F8E4M3}, {"float8e5", ET_F8E5M2}, {"float16", ET_F16},
+    {"bfloat16", ET_BF16}, {"float32", ET_F32},     {"float64", ET_F64},
+};
+
+/* Real Triton APIs that tric does not implement yet: named in the error. */
+static const char *const tl_not_yet[] = {
+    "dot", "dot_scaled", "sum", "max", "min", "argmax", "argmin", "reduce", "xor_sum", "reduce_or",
+    "associative_scan", "cumsum", "cumprod", "sort", "topk", "flip", "histogram", "gather", "reshape",
+    "view", "trans", "permute", "broadcast", "broadcast_to", "expand_dims", "join", "split", "cat",
+    "ravel", "interleave", "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or",
+    "atomic_xor", "atomic_xchg", "atomic_cas", "debug_barrier", "device_print", "device_assert",
+    "make_block_ptr", "advance", "make_tensor_descriptor", "inline_asm_elementwise", "rand", "randn",
+    "randint", "randint4x", "rand4x", "randn4x", "philox", "softmax", "clamp", "fma", "umulhi", "cos",
+    "sin", "erf", "floor", "ceil", "sqrt_rn", "div_rn", "max_constancy", "swizzle2d", "map_elementwise",
+};
+
+bool builtin_module_attr(Lower *L, const char *path, const char *name, LVal *out) {
+    const char *sub = arena_printf(L->ctx->arena, "%s.%s", path, name);
+    if (builtin_is_module(sub)) {
+        *out = (LVal){0};
+        out->kind = LV_MODULE;
+        out->s = sub;
+        return true;
+    }
+    bool is_tl = !strcmp(path, "triton.language") || !strcmp(path, "triton.language.core");
+    unsigned where = is_tl ? BM_TL
+                     : !strcmp(path, "triton.language.math") ? BM_MATH
+                     : !strcmp(path, "triton") ? BM_TRITON
+                     : 0;
+    if (!strcmp(path, "triton.language.PropagateNan")) {
+        if (strcmp(name, "NONE") && strcmp(name, "ALL")) return false;
+        *out = lval_int(strcmp(name, "ALL") ? 0 : 0xFFFF);
+        return true;
+    }
+    if (is_tl) {
+        for (size_t i = 0; i < ARRAY_LEN(tl_dtypes); i++)
+            if (!strcmp(tl_dtypes[i].name, name)) {
+                *out = lval_dtype(ir_scalar(tl_dtypes[i].type));
+                return true;
+            }
+        if (!strcmp(name, "TRITON_MAX_TENSOR_NUMEL")) {
+            *out = lval_int(1048576);
+            return true;
+        }
+    }
+    const Builtin *bi = where ? builtin_find(name, where) : NULL;
+    if (bi) {
+        *out = (LVal){0};
+        out->kind = LV_BUILTIN;
+        out->builtin = bi;
+        return true;
+    }
+    if (is_tl || where == BM_MATH)
+        for (size_t i = 0; i < ARRAY_LEN(tl_not_yet); i++)
+            if (!strcmp(tl_not_yet[i], name)) diag_error(L->ctx, L->b.loc, "tl.%s is not supported yet", name);
+    return false;
+}
+
+/* ---- argument binding ---- */
+
+typedef struct ParamSpec {
+    const char *names[BI_MAX_PARAMS];
+    bool optional[BI_MAX_PARAMS];
+    int n;
+    int star;      /* index where "*" appeared (extra positionals); -1 none */
+} ParamSpec;
+
+/* "pointer,mask=,other=" ; "*,sep=" : positionals to rest, keywords after. */
+static ParamSpec param_spec(Lower *L, const char *s) {
+    ParamSpec p = {{0}, {0}, 0, -1};
+    while (*s) {
+        const char *e = s;
+        while (*e && *e != ',') e++;
+        if (e - s == 1 && *s == '*') {
+            p.star = p.n;
+        } else {
+            TRIC_ASSERT(p.n < BI_MAX_PARAMS);
+            bool opt = e[-1] == '=';
+            p.names[p.n] = arena_strndup(L->ctx->arena, s, (size_t)(e - s - opt));
+            p.optional[p.n++] = opt;
+        }
+        s = *e ? e + 1 : e;
+    }
+    return p;
+}
+
+void builtin_bind(Lower *L, SrcLoc loc, const Builtin *bi, LVal *self, const CallArgs *ca, LArg *slots,
+                  LVal **rest, int *n_rest) {
+    ParamSpec p = param_spec(L, bi->params);
+    memset(slots, 0, sizeof(LArg) * BI_MAX_PARAMS);
+    int next = 0, cap = 0;
+    *rest = NULL;
+    *n_rest = 0;
+    if (self) {
+        slots[0] = (LArg){true, *self, loc};
+        next = 1;
+    }
+    int positional_limit = p.star >= 0 ? p.star : p.n;
+    for (int i = 0; i < ca->n; i++) {
+        if (next < positional_limit) {
+            slots[next++] = (LArg){true, ca->args[i], ca->locs[i]};
+        } else if (p.star >= 0) {
+            VEC_PUSH(L->ctx->arena, *rest, *n_rest, cap, ca->args[i]);
+        } else {
+            int most = p.n - (self ? 1 : 0);
+            diag_error(L->ctx, ca->locs[i], "%s() takes at most %d argument%s (%d given)", bi->name, most,
+                       most == 1 ? "" : "s", ca->n);
+        }
+    }
+    for (int i = 0; i < ca->n_kw; i++) {
+        int k = -1;
+        for (int j = self ? 1 : 0; j < p.n && k < 0; j++)
+            if (!strcmp(p.names[j], ca->kw_names[i])) k = j;
+        if (k < 0)
+            diag_error(L->ctx, ca->kw_locs[i], "%s() got an unexpected keyword argument '%s'", bi->name,
+                       ca->kw_names[i]);
+        if (slots[k].present)
+            diag_error(L->ctx, ca->kw_locs[i], "%s() got multiple values for argument '%s'", bi->name,
+                       ca->kw_names[i]);
+        slots[k] = (LArg){true, ca->kw_vals[i], ca->kw_locs[i]};
+    }
+    for (int j = 0; j < p.n; j++) {
+        if (!slots[j].present && !p.optional[j])
+            diag_error(L->ctx, loc, "%s() missing required argument '%s'", bi->name, p.names[j]);
+        if (!slots[j].present) {
+            slots[j].v = lval_none();
+            slots[j].loc = loc;
+        }
+    }
+}
+
+/* ---- argument helpers ---- */
+
+static bool absent(const LArg *a) { return !a->present || a->v.kind == LV_NONE; }
+
+static int64_t arg_int(Lower *L, const LArg *a, const char *what) {
+    if (a->v.kind == LV_INT || a->v.kind == LV_BOOL) return a->v.i;
+    if (a->v.kind == LV_TENSOR && a->v.has_origin) return a->v.origin_i;
+    diag_error(L->ctx, a->loc, "%s must be a compile-time integer (tl.constexpr), got a %s", what,
+               lval_kind_name(&a->v));
+}
+
+static bool arg_bool(Lower *L, const LArg *a, const char *what) {
+    if (!a->present) return false;
+    if (a->v.kind == LV_TENSOR) diag_error(L->ctx, a->loc, "%s must be a compile-time value", what);
+    return lower_truth(L, a->loc, &a->v);
+}
+
+static const char *arg_str(Lower *L, const LArg *a, const char *what) {
+    if (absent(a)) return "";
+    if (a->v.kind != LV_STR) diag_error(L->ctx, a->loc, "%s must be a string, got a %s", what, lval_kind_name(&a->v));
+    return arena_strndup(L->ctx->arena, a->v.s, a->v.n);
+}
+
+static IrType arg_dtype(Lower *L, const LArg *a, const char *what) {
+    if (a->v.kind != LV_DTYPE)
+        diag_error(L->ctx, a->loc, "%s must be a dtype such as tl.float32, got a %s", what, lval_kind_name(&a->v));
+    return a->v.dtype;
+}
+
+static LVal arg_tensor(Lower *L, const LArg *a) { return lval_to_tensor(L, a->loc, a->v); }
+
+/* A shape: a tuple/list of compile-time ints, or one int. */
+static IrType arg_shape(Lower *L, const LArg *a, IrType elem) {
+    IrType t = elem;
+    const LVal *items = &a->v;
+    size_t n = 1;
+    if (a->v.kind == LV_TUPLE) {
+        items = a->v.items;
+        n = a->v.n;
+    }
+    if (n > IR_MAX_RANK)
+        diag_error(L->ctx, a->loc, "tensors of rank %d are not supported (at most %d)", (int)n, IR_MAX_RANK);
+    t.rank = (uint8_t)n;
+    for (size_t i = 0; i < n; i++) {
+        const LVal *d = &items[i];
+        int64_t v;
+        if (d->kind == LV_INT) v = d->i;
+        else if (d->kind == LV_TENSOR && d->has_origin) v = d->origin_i;
+        else diag_error(L->ctx, a->loc, "Shape element %d must have type `constexpr[int]`, got a %s", (int)i,
+                        lval_kind_name(d));
+        if (v <= 0 || v > (1 << 30))
+            diag_error(L->ctx, a->loc, "Shape element %d must be a power of 2, got %lld", (int)i, (long long)v);
+        t.shape[i] = (int32_t)v;
+    }
+    lower_check_shape(L, a->loc, t.rank, t.shape);
+    return t;
+}
+
+/* ---- program model ---- */
+
+static LVal bi_program_id_like(Lower *L, SrcLoc loc, LArg *a, Opcode opc) {
+    int64_t axis = arg_int(L, &a[0], "axis");
+    if (axis < 0 || axis > 2)
+        diag_error(L->ctx, a[0].loc, "program_id axis must be 0, 1, or 2 but got %lld", (long long)axis);
+    IrType t = ir_scalar(ET_I32);
+    L->b.loc = loc;
+    IrOp *op = ir_build(&L->b, opc, NULL, 0, &t, 1, 0);
+    op->attr.i = axis;
+    return lval_tensor(L, op->results[0]);
+}
+
+static LVal bi_program_id(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    return bi_program_id_like(L, loc, a, OP_PROGRAM_ID);
+}
+
+static LVal bi_num_programs(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    return bi_program_id_like(L, loc, a, OP_NUM_PROGRAMS);
+}
+
+static LVal bi_arange(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    for (int i = 0; i < 2; i++)
+        if (a[i].v.kind != LV_INT && !(a[i].v.kind == LV_TENSOR && a[i].v.has_origin))
+            diag_error(L->ctx, a[i].loc, "arange's arguments must be of type tl.constexpr, got a %s",
+                       lval_kind_name(&a[i].v));
+    int64_t start = arg_int(L, &a[0], "start"), end = arg_int(L, &a[1], "end");
+    if (start < INT32_MIN || start > INT32_MAX || end < INT32_MIN || end > INT32_MAX)
+        diag_error(L->ctx, loc, "arange must fit in int32");
+    if (end <= start) diag_error(L->ctx, loc, "arange's end argument must be greater than the start argument");
+    int64_t range = end - start;
+    if (range & (range - 1)) diag_error(L->ctx, loc, "arange's range must be a power of 2");
+    if (range > 1048576)
+        diag_error(L->ctx, loc, "numel (%lld) exceeds triton maximum tensor numel (1048576)", (long long)range);
+    int32_t n = (int32_t)range;
+    IrType t = ir_tile(ir_scalar(ET_I32), 1, &n);
+    L->b.loc = loc;
+    IrOp *op = ir_build(&L->b, OP_ARANGE, NULL, 0, &t, 1, 0);
+    op->attr.i = start;
+    op->attr.i2 = end;
+    return lval_tensor(L, op->results[0]);
+}
+
+/* ---- creation ---- */
+
+static LVal full_of(Lower *L, SrcLoc loc, IrType t, LVal value, SrcLoc vloc) {
+    if (lval_is_number(&value)) return lower_const_tensor(L, loc, &value, t);
+    if (value.kind != LV_TENSOR)
+        diag_error(L->ctx, vloc, "the fill value must be a number or a scalar, got a %s", lval_kind_name(&value));
+    if (lower_type(L, &value).rank != 0) diag_error(L->ctx, vloc, "the fill value must be a scalar, not a tensor");
+    value = lower_cast(L, loc, value, ir_elem_of(t), false, 0);
+    return lower_broadcast_to(L, loc, value, t);
+}
+
+static LVal bi_full(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    IrType elem = arg_dtype(L, &a[2], "dtype");
+    return full_of(L, loc, arg_shape(L, &a[0], elem), a[1].v, a[1].loc);
+}
+
+static LVal bi_zeros(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    IrType elem = arg_dtype(L, &a[1], "dtype");
+    return full_of(L, loc, arg_shape(L, &a[0], elem), lval_int(0), loc);
+}
+
+static LVal bi_zeros_like(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    LVal x = arg_tensor(L, &a[0]);
+    IrType t = lower_type(L, &x);
+    if (!absent(&a[1])) t = ir_with_elem(t, arg_dtype(L, &a[1], "dtype"));
+    return full_of(L, loc, t, lval_int(0), loc);
+}
+
+/* ---- memory ---- */
+
+static int cache_modifier(Lower *L, const LArg *a, bool store) {
+    const char *s = arg_str(L, a, "cache_modifier");
+    static const char *const load_ok[] = {"", ".ca", ".cg", ".cv", ".cs"};
+    static const char *const store_ok[] = {"", ".wb", ".cg", ".cs", ".wt"};
+    const char *const *ok = store ? store_ok : load_ok;
+    for (int i = 0; i < 5; i++)
+        if (!strcmp(s, ok[i]))
+            for (int m = 0; m < CACHE_WT + 1; m++)
+                if (!strcmp(cache_mod_names[m], s)) return m;
+    diag_error(L->ctx, a->loc, "Cache modifier %s not supported", s);
+}
+
+static int eviction_policy(Lower *L, const LArg *a) {
+    const char *s = arg_str(L, a, "eviction_policy");
+    if (!*s || !strcmp(s, "evict_normal")) return EVICT_NONE;
+    if (!strcmp(s, "evict_first")) return EVICT_FIRST;
+    if (!strcmp(s, "evict_last")) return EVICT_LAST;
+    diag_error(L->ctx, a->loc, "Eviction policy %s not supported", s);
+}
+
+static LVal pointer_arg(Lower *L, const LArg *a, const char *fn) {
+    LVal p = arg_tensor(L, a);
+    IrType t = lower_type(L, &p);
+    if (t.elem != ET_PTR) diag_error(L->ctx, a->loc, "Unsupported ptr type %s in `tl.%s`", type_str(L, t), fn);
+    return p;
+}
+
+/* mask/other/value broadcast to the pointer's shape. */
+static LVal fit_to_pointer(Lower *L, const LArg *a, LVal v, IrType pt, const char *what) {
+    IrType vt = lower_type(L, &v);
+    if (pt.rank == 0 && vt.rank > 0)
+        diag_error(L->ctx, a->loc, "%s argument cannot be block type if pointer argument is not a block", what);
+    IrType shape = pt;
+    if (vt.rank > pt.rank)
+        diag_error(L->ctx, a->loc, "incompatible shapes %s and %s", shape_str(L, vt), shape_str(L, pt));
+    for (int i = 0; i < vt.rank; i++) {
+        int32_t d = vt.shape[i], pd = pt.shape[pt.rank - vt.rank + i];
+        if (d != pd && d != 1)
+            diag_error(L->ctx, a->loc, "incompatible shapes %s and %s", shape_str(L, vt), shape_str(L, pt));
+    }
+    return lower_broadcast_to(L, a->loc, v, shape);
+}
+
+/* `other` of a load, `value` of a store: converted to the pointee type and
+ * broadcast to the pointer's shape. A number becomes a constant of that type
+ * directly (what Triton's to_tensor + cast amounts to). */
+static LVal value_for_pointer(Lower *L, const LArg *a, IrType pt, const char *what) {
+    IrType elem = ir_scalar(pt.pointee);
+    if (lval_is_number(&a->v)) return lower_const_tensor(L, a->loc, &a->v, ir_with_elem(pt, elem));
+    LVal v = lower_cast(L, a->loc, arg_tensor(L, a), elem, false, 0);
+    return fit_to_pointer(L, a, v, pt, what);
+}
+
+static LVal mask_arg(Lower *L, const LArg *a, IrType pt) {
+    LVal m = arg_tensor(L, a);
+    if (lower_type(L, &m).elem != ET_I1) diag_error(L->ctx, a->loc, "Mask must have boolean scalar type");
+    return fit_to_pointer(L, a, m, pt, "Mask");
+}
+
+static LVal bi_load(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    LVal p = pointer_arg(L, &a[0], "load");
+    IrType pt = lower_type(L, &p);
+    if (absent(&a[1]) && !absent(&a[2])) diag_error(L->ctx, a[2].loc, "`other` cannot be provided without `mask`");
+    if ((a[3].present && !(a[3].v.kind == LV_TUPLE && a[3].v.n == 0)) || *arg_str(L, &a[4], "padding_option"))
+        diag_error(L->ctx, loc, "`padding_option` or `boundary_check` argument is not supported for loading a tensor "
+                                "of pointers or loading a scalar; use masks to manage the boundary check");
+    ValId ops[3] = {p.id, 0, 0};
+    uint32_t n = 1;
+    IrType rt = ir_with_elem(pt, ir_scalar(pt.pointee));
+    if (!absent(&a[1])) ops[n++] = mask_arg(L, &a[1], pt).id;
+    if (!absent(&a[2])) ops[n++] = value_for_pointer(L, &a[2], pt, "Other").id;
+    int cm = cache_modifier(L, &a[5], false), ev = eviction_policy(L, &a[6]);
+    bool vol = arg_bool(L, &a[7], "volatile");
+    L->b.loc = loc;
+    IrOp *op = ir_build(&L->b, OP_LOAD, ops, n, &rt, 1, 0);
+    op->attr.i = cm;
+    op->attr.i2 = ev;
+    op->attr.flags = vol ? LOADF_VOLATILE : 0;
+    return lval_tensor(L, op->results[0]);
+}
+
+static LVal bi_store(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    LVal p = pointer_arg(L, &a[0], "store");
+    if (p.const_ptr) diag_error(L->ctx, a[0].loc, "Cannot store to a constant pointer");
+    IrType pt = lower_type(L, &p);
+    ValId ops[3] = {p.id, value_for_pointer(L, &a[1], pt, "Value").id, 0};
+    uint32_t n = 2;
+    if (!absent(&a[2])) ops[n++] = mask_arg(L, &a[2], pt).id;
+    if (a[3].present && !(a[3].v.kind == LV_TUPLE && a[3].v.n == 0))
+        diag_error(L->ctx, a[3].loc, "`boundary_check` argument is not supported for storing a tensor of pointers or "
+                                     "storing a scalar; use masks to manage the boundary check");
+    int cm = cache_modifier(L, &a[4], true), ev = eviction_policy(L, &a[5]);
+    L->b.loc = loc;
+    IrOp *op = ir_build(&L->b, OP_STORE, ops, n, NULL, 0, 0);
+    op->attr.i = cm;
+    op->attr.i2 = ev;
+    return lval_none();
+}
+
+/* ---- elementwise ---- */
+
+static LVal bi_where(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    return lower_where(L, loc, a[0].v, a[1].v, a[2].v);
+}
+
+static bool propagate_nan(Lower *L, const LArg *a) {
+    if (absent(a)) return false;
+    return arg_int(L, a, "propagate_nan") != 0;
+}
+
+static LVal bi_minimum(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    return lower_minmax(L, loc, false, a[0].v, a[1].v, propagate_nan(L, &a[2]));
+}
+
+static LVal bi_maximum(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    return lower_minmax(L, loc, true, a[0].v, a[1].v, propagate_nan(L, &a[2]));
+}
+
+/* Python's min/max: folded on constants, else pairwise tl.minimum/maximum. */
+static LVal py_minmax(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest, bool is_max) {
+    const char *name = is_max ? "max" : "min";
+    if (n_rest == 1 && rest[0].kind == LV_TUPLE) {
+        n_rest = (int)rest[0].n;
+        rest = rest[0].items;
+    }
+    if (n_rest == 0) diag_error(L->ctx, loc, "%s expected at least 1 argument, got 0", name);
+    bool all_const = true;
+    for (int i = 0; i < n_rest; i++) all_const &= lval_is_const(&rest[i]);
+    LVal acc = rest[0];
+    for (int i = 1; i < n_rest; i++) {
+        if (!all_const) {
+            acc = lower_minmax(L, loc, is_max, acc, rest[i], propagate_nan(L, &a[0]));
+            continue;
+        }
+        LVal gt = lower_compare(L, loc, ACMP_GT, rest[i], acc), lt = lower_compare(L, loc, ACMP_LT, rest[i], acc);
+        if (is_max ? gt.i : lt.i) acc = rest[i];
+    }
+    return acc;
+}
+
+static LVal bi_py_min(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    return py_minmax(L, loc, a, rest, n_rest, false);
+}
+
+static LVal bi_py_max(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    return py_minmax(L, loc, a, rest, n_rest, true);
+}
+
+static LVal bi_cast(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    IrType to = arg_dtype(L, &a[1], "dtype");
+    int rounding = ROUND_DEFAULT;
+    const char *r = arg_str(L, &a[2], "fp_downcast_rounding");
+    if (!strcmp(r, "rtne")) rounding = ROUND_RTNE;
+    else if (!strcmp(r, "rtz")) rounding = ROUND_RTZ;
+    else if (*r) diag_error(L->ctx, a[2].loc, "fp_downcast_rounding must be 'rtne' or 'rtz', got '%s'", r);
+    return lower_cast(L, loc, arg_tensor(L, &a[0]), to, arg_bool(L, &a[3], "bitcast"), rounding);
+}
+
+static LVal bi_cdiv(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    LVal t = lower_binop(L, loc, BIN_ADD, a[0].v, a[1].v);
+    t = lower_binop(L, loc, BIN_SUB, t, lval_int(1));
+    return lower_binop(L, loc, BIN_FLOORDIV, t, a[1].v);
+}
+
+/* exp, log, ...: Triton accepts fp32 and fp64 only. */
+static LVal math1(Lower *L, SrcLoc loc, const LArg *a, Opcode opc) {
+    LVal x = arg_tensor(L, a);
+    IrType t = lower_type(L, &x);
+    if (t.elem != ET_F32 && t.elem != ET_F64)
+        diag_error(L->ctx, a->loc, "Expected dtype ['fp32', 'fp64'] but got %s", dtype_name(ir_elem_of(t)));
+    L->b.loc = loc;
+    return lval_tensor(L, ir_build1(&L->b, opc, t, x.id));
+}
+
+static LVal bi_exp(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return math1(L, loc, a, OP_EXP); }
+static LVal bi_exp2(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return math1(L, loc, a, OP_EXP2); }
+static LVal bi_log(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return math1(L, loc, a, OP_LOG); }
+static LVal bi_log2(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return math1(L, loc, a, OP_LOG2); }
+static LVal bi_sqrt(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return math1(L, loc, a, OP_SQRT); }
+static LVal bi_rsqrt(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return math1(L, loc, a, OP_RSQRT); }
+
+static LVal bi_abs(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    LVal x = arg_tensor(L, &a[0]);
+    IrType t = lower_type(L, &x);
+    if (t.elem == ET_PTR) diag_error(L->ctx, a[0].loc, "unexpected type %s", dtype_name(ir_elem_of(t)));
+    if (t.elem == ET_I1 || elem_class(t.elem) == EC_UINT) return x;
+    L->b.loc = loc;
+    return lval_tensor(L, ir_build1(&L->b, OP_ABS, t, x.id));
+}
+
+/* Triton's sigmoid is the @jit function 1 / (1 + exp(-x)). */
+static LVal bi_sigmoid(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    LArg neg = {true, lower_unary(L, loc, UN_NEG, arg_tensor(L, &a[0])), a[0].loc};
+    LVal e = math1(L, loc, &neg, OP_EXP);
+    return lower_binop(L, loc, BIN_DIV, lval_int(1), lower_binop(L, loc, BIN_ADD, lval_int(1), e));
+}
+
+static LVal bi_fdiv(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    LVal x = arg_tensor(L, &a[0]), y = arg_tensor(L, &a[1]);
+    if (!elem_is_float(lower_type(L, &x).elem) || !elem_is_float(lower_type(L, &y).elem))
+        diag_error(L->ctx, loc, "both operands of fdiv must have floating scalar type");
+    return lower_binop(L, loc, BIN_DIV, x, y);
+}
+
+/* multiple_of / max_contiguous: one value per dim (one for a scalar). */
+static LVal hint(Lower *L, SrcLoc loc, LArg *a, Opcode opc, const char *name) {
+    LVal x = arg_tensor(L, &a[0]);
+    IrType t = lower_type(L, &x);
+    const LVal *vals = &a[1].v;
+    int n = 1;
+    if (a[1].v.kind == LV_TUPLE) {
+        vals = a[1].v.items;
+        n = (int)a[1].v.n;
+    }
+    if (n != (t.rank ? t.rank : 1))
+        diag_error(L->ctx, a[1].loc, "Shape of input to %s does not match the length of values", name);
+    L->b.loc = loc;
+    IrOp *op = ir_build(&L->b, opc, &x.id, 1, &t, 1, 0);
+    op->attr.n_ints = (uint8_t)n;
+    for (int i = 0; i < n; i++) {
+        if (vals[i].kind != LV_INT)
+            diag_error(L->ctx, a[1].loc, "values element %d must have type `constexpr[int]`", i);
+        if (vals[i].i < 1 || vals[i].i > INT32_MAX)
+            diag_error(L->ctx, a[1].loc, "%s values must be positive, got %lld", name, (long long)vals[i].i);
+        op->attr.ints[i] = (int32_t)vals[i].i;
+    }
+    LVal r = lval_tensor(L, op->results[0]);
+    r.const_ptr = x.const_ptr;
+    return r;
+}
+
+static LVal bi_multiple_of(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) {
+    return hint(L, loc, a, OP_MULTIPLE_OF, "multiple_of");
+}
+
+static LVal bi_max_contiguous(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) {
+    return hint(L, loc, a, OP_MAX_CONTIGUOUS, "max_contiguous");
+}
+
+static LVal bi_assume(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    return lval_none();   /* a hint only; tric's analyses do not use it yet */
+}
+
+/* ---- compile time ---- */
+
+static LVal bi_static_assert(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    if (a[0].v.kind == LV_TENSOR)
+        diag_error(L->ctx, a[0].loc, "static_assert needs a compile-time condition, got a tensor");
+    if (lower_truth(L, a[0].loc, &a[0].v)) return lval_none();
+    if (absent(&a[1]) || (a[1].v.kind == LV_STR && a[1].v.n == 0)) diag_error(L->ctx, loc, "static_assert failed");
+    Buf msg = {0};
+    lval_repr(L, &msg, &a[1].v);
+    char *m = arena_strdup(L->ctx->arena, msg.data);
+    buf_free(&msg);
+    diag_error(L->ctx, loc, "static_assert failed: %s", m);
+}
+
+static LVal bi_static_print(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    if (L->dry_run) return lval_none();
+    const char *sep = absent(&a[0]) ? " " : arg_str(L, &a[0], "sep");
+    Buf msg = {0};
+    for (int i = 0; i < n_rest; i++) {
+        if (i) buf_puts(&msg, sep);
+        lval_repr(L, &msg, &rest[i]);
+    }
+    diag_note(L->ctx, loc, "%s", msg.data ? msg.data : "");
+    buf_free(&msg);
+    return lval_none();
+}
+
+static LVal bi_constexpr(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    if (a[0].v.kind == LV_TENSOR) {
+        if (a[0].v.has_origin) return lval_int(a[0].v.origin_i);
+        diag_error(L->ctx, a[0].loc, "tl.constexpr(...) needs a compile-time value, got a tensor");
+    }
+    return a[0].v;
+}
+
+static LVal bi_range(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    diag_error(L->ctx, loc, "range() can only be used as the iterator of a for loop");
+}
+
+void builtin_range_args(Lower *L, SrcLoc loc, const Builtin *bi, const CallArgs *ca, LArg *lb, LArg *ub, LArg *step) {
+    LArg s[BI_MAX_PARAMS];
+    LVal *rest;
+    int n_rest;
+    builtin_bind(L, loc, bi, NULL, ca, s, &rest, &n_rest);
+    if (s[1].present) {
+        *lb = s[0];
+        *ub = s[1];
+    } else {
+        *lb = (LArg){true, lval_int(0), loc};
+        *ub = s[0];
+    }
+    *step = s[2].present ? s[2] : (LArg){true, lval_int(1), loc};
+}
+
+static LVal bi_len(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    if (a[0].v.kind == LV_TUPLE || a[0].v.kind == LV_STR) return lval_int((int64_t)a[0].v.n);
+    if (a[0].v.kind == LV_TENSOR && lower_type(L, &a[0].v).rank > 0) return lval_int(lower_type(L, &a[0].v).shape[0]);
+    diag_error(L->ctx, a[0].loc, "object of type '%s' has no len()", lval_kind_name(&a[0].v));
+}
+
+static const LVal *const_arg(Lower *L, const LArg *a, const char *fn) {
+    if (a->v.kind == LV_TENSOR) diag_error(L->ctx, a->loc, "%s() needs a compile-time value, got a tensor", fn);
+    return &a->v;
+}
+
+static LVal bi_int(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    if (!a[0].present) return lval_int(0);
+    const LVal *v = const_arg(L, &a[0], "int");
+    if (v->kind == LV_INT || v->kind == LV_BOOL) return lval_int(v->i);
+    if (v->kind == LV_FLOAT) {
+        if (!isfinite(v->f) || fabs(v->f) >= 9.2e18)
+            diag_error(L->ctx, a[0].loc, "cannot convert float %g to integer", v->f);
+        return lval_int((int64_t)v->f);
+    }
+    if (v->kind == LV_STR) {
+        char *s = arena_strndup(L->ctx->arena, v->s, v->n), *end;
+        long long i = strtoll(s, &end, 10);
+        if (end == s || *end) diag_error(L->ctx, a[0].loc, "invalid literal for int() with base 10: '%s'", s);
+        return lval_int(i);
+    }
+    diag_error(L->ctx, a[0].loc, "int() argument must be a string or a number, not '%s'", lval_kind_name(v));
+}
+
+static LVal bi_float(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    if (!a[0].present) return lval_float(0);
+    const LVal *v = const_arg(L, &a[0], "float");
+    if (v->kind == LV_INT || v->kind == LV_BOOL) return lval_float((double)v->i);
+    if (v->kind == LV_FLOAT) return *v;
+    if (v->kind == LV_STR) {
+        char *s = arena_strndup(L->ctx->arena, v->s, v->n), *end;
+        double f = strtod(s, &end);
+        if (end == s || *end) diag_error(L->ctx, a[0].loc, "could not convert string to float: '%s'", s);
+        return lval_float(f);
+    }
+    diag_error(L->ctx, a[0].loc, "float() argument must be a string or a number, not '%s'", lval_kind_name(v));
+}
+
+static LVal bi_bool(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    if (!a[0].present) return lval_bool(false);
+    return lval_bool(lower_truth(L, a[0].loc, const_arg(L, &a[0], "bool")));
+}
+
+/* isinstance against the type objects tric knows: int, float, bool, str,
+ * tuple, tl.tensor, tl.constexpr, tl.dtype (or a tuple of them). */
+static bool instance_of(const LVal *v, const LVal *cls) {
+    if (cls->kind == LV_TUPLE) {
+        for (size_t i = 0; i < cls->n; i++)
+            if (instance_of(v, &cls->items[i])) return true;
+        return false;
+    }
+    if (cls->kind != LV_BUILTIN) return false;
+    const char *n = cls->builtin->name;
+    if (!strcmp(n, "int")) return v->kind == LV_INT || v->kind == LV_BOOL;
+    if (!strcmp(n, "float")) return v->kind == LV_FLOAT;
+    if (!strcmp(n, "bool")) return v->kind == LV_BOOL;
+    if (!strcmp(n, "str")) return v->kind == LV_STR;
+    if (!strcmp(n, "tuple")) return v->kind == LV_TUPLE;
+    if (!strcmp(n, "tensor")) return v->kind == LV_TENSOR;
+    if (!strcmp(n, "constexpr")) return v->kind != LV_TENSOR;
+    if (!strcmp(n, "dtype")) return v->kind == LV_DTYPE;
+    return false;
+}
+
+static LVal bi_isinstance(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    return lval_bool(instance_of(&a[0].v, &a[1].v));
+}
+
+static LVal bi_type_only(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    diag_error(L->ctx, loc, "this type cannot be called inside a @jit function");
+}
+
+static LVal bi_print(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    diag_error(L->ctx, loc, "print (tl.device_print) is not supported yet; use tl.static_print for constants");
+}
+
+static LVal bi_next_power_of_2(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    int64_t n = arg_int(L, &a[0], "n");
+    int64_t p = 1;
+    while (p < n && p < ((int64_t)1 << 62)) p <<= 1;
+    return lval_int(p);
+}
+
+static LVal bi_pointer_type(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    IrType e = arg_dtype(L, &a[0], "element_ty");
+    if (e.elem == ET_PTR) diag_error(L->ctx, a[0].loc, "pointers to pointers are not supported");
+    return lval_dtype(ir_ptr(e.elem));
+}
+
+/* dtype predicates: tl.float16.is_floating() etc. */
+static LVal dtype_pred(const LArg *a, bool (*pred)(ElemType)) { return lval_bool(pred(a[0].v.dtype.elem)); }
+static bool is_fp16(ElemType e) { return e == ET_F16; }
+static bool is_bf16(ElemType e) { return e == ET_BF16; }
+static bool is_fp32(ElemType e) { return e == ET_F32; }
+static bool is_fp64(ElemType e) { return e == ET_F64; }
+static bool is_ptr(ElemType e) { return e == ET_PTR; }
+static bool is_bool(ElemType e) { return e == ET_I1; }
+static bool is_int_signed(ElemType e) { return elem_is_signed(e); }
+static bool is_int_unsigned(ElemType e) { return elem_class(e) == EC_UINT; }
+static bool is_int(ElemType e) { return elem_is_int(e); }
+static LVal bi_is_floating(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return dtype_pred(a, elem_is_float); }
+static LVal bi_is_int(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return dtype_pred(a, is_int); }
+static LVal bi_is_fp16(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return dtype_pred(a, is_fp16); }
+static LVal bi_is_bf16(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return dtype_pred(a, is_bf16); }
+static LVal bi_is_fp32(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return dtype_pred(a, is_fp32); }
+static LVal bi_is_fp64(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return dtype_pred(a, is_fp64); }
+static LVal bi_is_ptr(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return dtype_pred(a, is_ptr); }
+static LVal bi_is_bool(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return dtype_pred(a, is_bool); }
+static LVal bi_is_int_signed(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return dtype_pred(a, is_int_signed); }
+static LVal bi_is_int_unsigned(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return dtype_pred(a, is_int_unsigned); }
+
+/* ---- the table ---- */
+
+#define TLM (BM_TL | BM_METHOD)
+static const Builtin builtins[] = {
+    {"program_id", BM_TL, "axis", bi_program_id},
+    {"num_programs", BM_TL, "axis", bi_num_programs},
+    {"arange", BM_TL, "start,end", bi_arange},
+    {"zeros", BM_TL, "shape,dtype", bi_zeros},
+    {"full", BM_TL, "shape,value,dtype", bi_full},
+    {"zeros_like", BM_TL, "input,dtype=", bi_zeros_like},
+    {"load", BM_TL, "pointer,mask=,other=,boundary_check=,padding_option=,cache_modifier=,eviction_policy=,volatile=",
+     bi_load},
+    {"store", BM_TL, "pointer,value,mask=,boundary_check=,cache_modifier=,eviction_policy=", bi_store},
+    {"where", BM_TL, "condition,x,y", bi_where},
+    {"minimum", BM_TL | BM_MATH, "x,y,propagate_nan=", bi_minimum},
+    {"maximum", BM_TL | BM_MATH, "x,y,propagate_nan=", bi_maximum},
+    {"min", BM_PY, "*,propagate_nan=", bi_py_min},
+    {"max", BM_PY, "*,propagate_nan=", bi_py_max},
+    {"to", BM_METHOD, "input,dtype,fp_downcast_rounding=,bitcast=", bi_cast},
+    {"cast", TLM, "input,dtype,fp_downcast_rounding=,bitcast=", bi_cast},
+    {"cdiv", TLM | BM_MATH | BM_TRITON, "x,div", bi_cdiv},
+    {"exp", TLM | BM_MATH, "x", bi_exp},
+    {"exp2", TLM | BM_MATH, "x", bi_exp2},
+    {"log", TLM | BM_MATH, "x", bi_log},
+    {"log2", TLM | BM_MATH, "x", bi_log2},
+    {"sqrt", TLM | BM_MATH, "x", bi_sqrt},
+    {"rsqrt", TLM | BM_MATH, "x", bi_rsqrt},
+    {"abs", TLM | BM_MATH, "x", bi_abs},
+    {"sigmoid", TLM | BM_MATH, "x", bi_sigmoid},
+    {"fdiv", BM_TL | BM_MATH, "x,y,ieee_rounding=", bi_fdiv},
+    {"multiple_of", BM_TL, "input,values", bi_multiple_of},
+    {"max_contiguous", BM_TL, "input,values", bi_max_contiguous},
+    {"assume", BM_TL, "cond", bi_assume},
+    {"static_assert", BM_TL, "cond,msg=", bi_static_assert},
+    {"static_print", BM_TL, "*,sep=,end=,file=,flush=", bi_static_print},
+    {"constexpr", BM_TL, "value", bi_constexpr},
+    {"range", BM_TL | BM_PY,
+     "arg1,arg2=,step=,num_stages=,loop_unroll_factor=,disallow_acc_multi_buffer=,flatten=,warp_specialize=,"
+     "disable_licm=",
+     bi_range},
+    {"static_range", BM_TL, "arg1,arg2=,step=", bi_range},
+    {"pointer_type", BM_TL, "element_ty", bi_pointer_type},
+    {"tensor", BM_TL, "*", bi_type_only},
+    {"dtype", BM_TL, "*", bi_type_only},
+    {"next_power_of_2", BM_TRITON, "n", bi_next_power_of_2},
+    {"len", BM_PY, "obj", bi_len},
+    {"int", BM_PY, "x=", bi_int},
+    {"float", BM_PY, "x=", bi_float},
+    {"bool", BM_PY, "x=", bi_bool},
+    {"str", BM_PY, "*", bi_type_only},
+    {"tuple", BM_PY, "*", bi_type_only},
+    {"isinstance", BM_PY, "obj,classinfo", bi_isinstance},
+    {"print", BM_PY, "*,sep=,end=", bi_print},
+    {"is_floating", BM_DTYPE, "self", bi_is_floating},
+    {"is_int", BM_DTYPE, "self", bi_is_int},
+    {"is_fp16", BM_DTYPE, "self", bi_is_fp16},
+    {"is_bf16", BM_DTYPE, "self", bi_is_bf16},
+    {"is_fp32", BM_DTYPE, "self", bi_is_fp32},
+    {"is_fp64", BM_DTYPE, "self", bi_is_fp64},
+    {"is_ptr", BM_DTYPE, "self", bi_is_ptr},
+    {"is_bool", BM_DTYPE, "self", bi_is_bool},
+    {"is_int_signed", BM_DTYPE, "self", bi_is_int_signed},
+    {"is_int_unsigned", BM_DTYPE, "self", bi_is_int_unsigned},
+};
+
+const Builtin *builtin_find(const char *name, unsigned where) {
+    for (size_t i = 0; i < ARRAY_LEN(builtins); i++)
+        if ((builtins[i].where & where) && !strcmp(builtins[i].name, name)) return &builtins[i];
+    return NULL;
+}
+
+bool builtin_is(const LVal *v, const char *name) {
+    return v->kind == LV_BUILTIN && !v->self && !strcmp(v->builtin->name, name);
+}
+
+LVal builtin_call(Lower *L, SrcLoc loc, const Builtin *bi, LVal *self, const CallArgs *ca) {
+    LArg slots[BI_MAX_PARAMS];
+    LVal *rest;
+    int n_rest;
+    builtin_bind(L, loc, bi, self, ca, slots, &rest, &n_rest);
+    return bi->fn(L, loc, slots, rest, n_rest);
+}

@@ -1,0 +1,1039 @@
+/* Lowering of a @jit function, specialized by a signature, to tile IR:
+ * values and scopes, name resolution (locals, module globals, @jit
+ * functions, imports, Python builtins), statements and structured control
+ * flow, inlining of @jit calls, and the kernel entry point.
+ *
+ * Expressions are in lower_expr.c, the tl.* builtins in builtins.c. */
+#include "lower.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- compile-time values ---- */
+
+LVal lval_none(void) {
+    LVal v = {0};
+    v.kind = LV_NONE;
+    return v;
+}
+
+LVal lval_int(int64_t i) {
+    LVal v = {0};
+    v.kind = LV_INT;
+    v.i = i;
+    return v;
+}
+
+LVal lval_bool(bool b) {
+    LVal v = {0};
+    v.kind = LV_BOOL;
+    v.i = b;
+    return v;
+}
+
+LVal lval_float(double f) {
+    LVal v = {0};
+    v.kind = LV_FLOAT;
+    v.f = f;
+    return v;
+}
+
+LVal lval_str(const char *s, size_t n) {
+    LVal v = {0};
+    v.kind = LV_STR;
+    v.s = s;
+    v.n = n;
+    return v;
+}
+
+LVal lval_dtype(IrType t) {
+    LVal v = {0};
+    v.kind = LV_DTYPE;
+    v.dtype = t;
+    return v;
+}
+
+LVal lval_tensor(Lower *L, ValId id) {
+    (void)L;
+    LVal v = {0};
+    v.kind = LV_TENSOR;
+    v.id = id;
+    return v;
+}
+
+bool lval_is_const(const LVal *v) { return v->kind != LV_TENSOR; }
+
+bool lval_is_number(const LVal *v) {
+    return v->kind == LV_BOOL || v->kind == LV_INT || v->kind == LV_FLOAT;
+}
+
+const char *lval_kind_name(const LVal *v) {
+    switch (v->kind) {
+    case LV_NONE: return "None";
+    case LV_BOOL: return "bool";
+    case LV_INT: return "int";
+    case LV_FLOAT: return "float";
+    case LV_STR: return "str";
+    case LV_DTYPE: return "dtype";
+    case LV_TUPLE: return "tuple";
+    case LV_SLICE: return "slice";
+    case LV_MODULE: return "module";
+    case LV_FUNC: return "function";
+    case LV_BUILTIN: return "builtin function";
+    case LV_TENSOR: return "tensor";
+    }
+    return "?";
+}
+
+IrType lower_type(Lower *L, const LVal *v) {
+    TRIC_ASSERT(v->kind == LV_TENSOR);
+    return ir_type(L->fn, v->id);
+}
+
+/* Triton's dtype names (str(tl.float32) == "fp32"), used in every message
+ * that names a type so that they read like Triton's. */
+static const char *const dtype_names[ET_COUNT] = {
+    [ET_I1] = "int1",      [ET_I8] = "int8",     [ET_I16] = "int16",   [ET_I32] = "int32",
+    [ET_I64] = "int64",    [ET_U8] = "uint8",    [ET_U16] = "uint16",  [ET_U32] = "uint32",
+    [ET_U64] = "uint64",   [ET_F8E4M3] = "fp8e4nv", [ET_F8E5M2] = "fp8e5", [ET_F16] = "fp16",
+    [ET_BF16] = "bf16",    [ET_F32] = "fp32",    [ET_F64] = "fp64",    [ET_PTR] = "pointer",
+};
+static const char *const ptr_dtype_names[ET_COUNT] = {
+    [ET_I1] = "pointer<int1>",     [ET_I8] = "pointer<int8>",     [ET_I16] = "pointer<int16>",
+    [ET_I32] = "pointer<int32>",   [ET_I64] = "pointer<int64>",   [ET_U8] = "pointer<uint8>",
+    [ET_U16] = "pointer<uint16>",  [ET_U32] = "pointer<uint32>",  [ET_U64] = "pointer<uint64>",
+    [ET_F8E4M3] = "pointer<fp8e4nv>", [ET_F8E5M2] = "pointer<fp8e5>", [ET_F16] = "pointer<fp16>",
+    [ET_BF16] = "pointer<bf16>",   [ET_F32] = "pointer<fp32>",    [ET_F64] = "pointer<fp64>",
+    [ET_PTR] = "pointer<pointer>",
+};
+
+const char *dtype_name(IrType t) {
+    return t.elem == ET_PTR ? ptr_dtype_names[t.pointee] : dtype_names[t.elem];
+}
+
+const char *shape_str(Lower *L, IrType t) {
+    Buf b = {0};
+    buf_putc(&b, '[');
+    for (int i = 0; i < t.rank; i++) buf_printf(&b, i ? ", %d" : "%d", t.shape[i]);
+    buf_putc(&b, ']');
+    char *s = arena_strdup(L->ctx->arena, b.data);
+    buf_free(&b);
+    return s;
+}
+
+const char *type_str(Lower *L, IrType t) {
+    if (t.rank == 0) return dtype_name(t);
+    return arena_printf(L->ctx->arena, "<%s, %s>", shape_str(L, t), dtype_name(ir_elem_of(t)));
+}
+
+void lval_repr(Lower *L, Buf *out, const LVal *v) {
+    switch (v->kind) {
+    case LV_NONE: buf_puts(out, "None"); break;
+    case LV_BOOL: buf_puts(out, v->i ? "True" : "False"); break;
+    case LV_INT: buf_printf(out, "%lld", (long long)v->i); break;
+    case LV_FLOAT: {
+        /* Python's repr: shortest text that round-trips, always with a '.' */
+        char tmp[64];
+        for (int prec = 1; prec <= 17; prec++) {
+            snprintf(tmp, sizeof tmp, "%.*g", prec, v->f);
+            if (strtod(tmp, NULL) == v->f) break;
+        }
+        buf_puts(out, tmp);
+        if (!strpbrk(tmp, ".enai")) buf_puts(out, ".0");
+        break;
+    }
+    case LV_STR: buf_putn(out, v->s, v->n); break;
+    case LV_DTYPE: buf_puts(out, dtype_name(v->dtype)); break;
+    case LV_TUPLE:
+        buf_putc(out, '(');
+        for (size_t i = 0; i < v->n; i++) {
+            if (i) buf_puts(out, ", ");
+            lval_repr(L, out, &v->items[i]);
+        }
+        buf_puts(out, v->n == 1 ? ",)" : ")");
+        break;
+    case LV_SLICE: buf_puts(out, "slice(None, None, None)"); break;
+    case LV_MODULE: buf_printf(out, "<module '%s'>", v->s); break;
+    case LV_FUNC: buf_printf(out, "<JITFunction %s>", v->func->node->str); break;
+    case LV_BUILTIN: buf_printf(out, "<builtin %s>", v->builtin->name); break;
+    case LV_TENSOR: buf_printf(out, "tensor %s", type_str(L, lower_type(L, v))); break;
+    }
+}
+
+bool lower_truth(Lower *L, SrcLoc loc, const LVal *v) {
+    switch (v->kind) {
+    case LV_NONE: return false;
+    case LV_BOOL:
+    case LV_INT: return v->i != 0;
+    case LV_FLOAT: return v->f != 0;
+    case LV_STR:
+    case LV_TUPLE: return v->n != 0;
+    case LV_TENSOR: diag_error(L->ctx, loc, "the truth value of a tensor is only known at run time here");
+    default: return true;
+    }
+}
+
+/* Two values are "the same" when an assignment in between did not change
+ * what a name denotes (used to find what if/for/while bodies re-assign). */
+static bool lval_same(const LVal *a, const LVal *b) {
+    if (a->kind != b->kind) return false;
+    switch (a->kind) {
+    case LV_NONE:
+    case LV_SLICE: return true;
+    case LV_BOOL:
+    case LV_INT: return a->i == b->i;
+    case LV_FLOAT: return a->f == b->f || (a->f != a->f && b->f != b->f);
+    case LV_STR: return a->n == b->n && !memcmp(a->s, b->s, a->n);
+    case LV_DTYPE: return ir_type_eq(a->dtype, b->dtype);
+    case LV_TUPLE:
+        if (a->n != b->n) return false;
+        for (size_t i = 0; i < a->n; i++)
+            if (!lval_same(&a->items[i], &b->items[i])) return false;
+        return true;
+    case LV_MODULE: return !strcmp(a->s, b->s);
+    case LV_FUNC: return a->func == b->func;
+    case LV_BUILTIN: return a->builtin == b->builtin && a->self == b->self;
+    case LV_TENSOR: return a->id == b->id;
+    }
+    return false;
+}
+
+/* ---- scopes ---- */
+
+static Binding *scope_find(Scope *s, const char *name) {
+    for (int i = s->n - 1; i >= 0; i--)
+        if (!strcmp(s->b[i].name, name)) return &s->b[i];
+    return NULL;
+}
+
+static void scope_set(Lower *L, const char *name, LVal v) {
+    Binding *b = scope_find(L->scope, name);
+    if (b) {
+        b->val = v;
+        return;
+    }
+    Binding nb = {name, v};
+    VEC_PUSH(L->ctx->arena, L->scope->b, L->scope->n, L->scope->cap, nb);
+}
+
+static Scope scope_copy(Lower *L, const Scope *s) {
+    Scope c = {0};
+    for (int i = 0; i < s->n; i++) VEC_PUSH(L->ctx->arena, c.b, c.n, c.cap, s->b[i]);
+    return c;
+}
+
+/* ---- name resolution ---- */
+
+static bool resolve_module_name(Lower *L, SrcLoc use, const char *name, LVal *out);
+
+static _Noreturn void global_not_constexpr(Lower *L, SrcLoc use, const char *name) {
+    diag_error(L->ctx, use,
+               "Cannot access global variable %s from within @jit'ed function. Triton kernels can only "
+               "access global variables that are instantiated as constexpr (`x = triton.language.constexpr(42)`)",
+               name);
+}
+
+/* A module-level value, evaluated without emitting IR: literals, arithmetic
+ * on them, tl.constexpr(...), names of other such globals, modules, dtypes
+ * and @jit functions. Anything else is not readable from a kernel. */
+static bool eval_global_expr(Lower *L, SrcLoc use, AstNode *e, LVal *out) {
+    switch (e->kind) {
+    case A_INT:
+    case A_FLOAT:
+    case A_STR:
+    case A_TRUE:
+    case A_FALSE:
+    case A_NONE:
+        if (e->kind == A_STR && e->is_fstring) return false;
+        *out = lower_expr(L, e);
+        return true;
+    case A_NAME: return resolve_module_name(L, use, e->str, out);
+    case A_ATTR: {
+        LVal obj;
+        if (!eval_global_expr(L, use, e->lhs, &obj) || obj.kind == LV_TENSOR) return false;
+        if (obj.kind == LV_MODULE) return builtin_module_attr(L, obj.s, e->str, out);
+        *out = lower_attr(L, e->loc, obj, e->str);
+        return lval_is_const(out);
+    }
+    case A_UNARY: {
+        LVal v;
+        if (!eval_global_expr(L, use, e->lhs, &v) || !lval_is_number(&v)) return false;
+        *out = lower_unary(L, e->loc, e->op, v);
+        return true;
+    }
+    case A_BINOP: {
+        LVal a, b;
+        if (!eval_global_expr(L, use, e->lhs, &a) || !eval_global_expr(L, use, e->rhs, &b)) return false;
+        if (!lval_is_const(&a) || !lval_is_const(&b)) return false;
+        *out = lower_binop(L, e->loc, e->op, a, b);
+        return lval_is_const(out);
+    }
+    case A_TUPLE:
+    case A_LIST: {
+        LVal t = {0};
+        t.kind = LV_TUPLE;
+        t.n = (size_t)e->args.n;
+        t.items = arena_alloc(L->ctx->arena, sizeof(LVal) * (t.n + 1));
+        for (int i = 0; i < e->args.n; i++)
+            if (!eval_global_expr(L, use, e->args.items[i], &t.items[i])) return false;
+        *out = t;
+        return true;
+    }
+    case A_CALL: {
+        LVal callee;
+        if (e->args.n != 1 || e->args2.n || !eval_global_expr(L, use, e->lhs, &callee)) return false;
+        if (!builtin_is(&callee, "constexpr")) return false;
+        return eval_global_expr(L, use, e->args.items[0], out);
+    }
+    default: return false;
+    }
+}
+
+static bool resolve_global(Lower *L, SrcLoc use, const char *name, LVal *out) {
+    AstModule *m = L->mod;
+    for (int i = m->n_globals - 1; i >= 0; i--) {
+        AstGlobal *g = &m->globals[i];
+        if (strcmp(g->name, name)) continue;
+        if (L->global_state[i] == 2) {
+            *out = L->globals[i];
+            return true;
+        }
+        if (L->global_state[i] == 1)
+            diag_error(L->ctx, g->loc, "global variable %s is defined in terms of itself", name);
+        L->global_state[i] = 1;
+        AstNode *value = g->value ? g->value : parse_global(L->ctx, m, g);
+        LVal v;
+        if (!value || !eval_global_expr(L, use, value, &v) || v.kind == LV_TENSOR)
+            global_not_constexpr(L, use, name);
+        L->globals[i] = v;
+        L->global_state[i] = 2;
+        *out = v;
+        return true;
+    }
+    return false;
+}
+
+/* The module an import statement binds to `name`, if any. */
+static bool resolve_import(Lower *L, SrcLoc use, const char *name, LVal *out) {
+    AstModule *m = L->mod;
+    for (int i = m->n_imports - 1; i >= 0; i--) {
+        AstImport *imp = &m->imports[i];
+        for (int j = 0; j < imp->n_names; j++) {
+            AstImportName *in = &imp->names[j];
+            const char *bound = in->alias;
+            if (!imp->is_from && !bound) {
+                /* `import a.b.c` binds `a` to the module a */
+                const char *dot = strchr(in->name, '.');
+                bound = dot ? arena_strndup(L->ctx->arena, in->name, (size_t)(dot - in->name)) : in->name;
+                if (strcmp(bound, name)) continue;
+                out->kind = LV_MODULE;
+                out->s = bound;
+                return true;
+            }
+            if (imp->is_from && !strcmp(in->name, "*")) {
+                if (imp->level == 0 && builtin_is_module(imp->module) &&
+                    builtin_module_attr(L, imp->module, name, out))
+                    return true;
+                continue;
+            }
+            if (!bound) bound = in->name;
+            if (strcmp(bound, name)) continue;
+            *out = (LVal){0};
+            if (!imp->is_from) {
+                out->kind = LV_MODULE;
+                out->s = in->name;
+                return true;
+            }
+            if (imp->level > 0) {
+                out->kind = LV_MODULE;
+                out->s = arena_printf(L->ctx->arena, ".%s.%s", imp->module, in->name);
+                return true;
+            }
+            const char *full = arena_printf(L->ctx->arena, "%s.%s", imp->module, in->name);
+            if (builtin_is_module(full) || !builtin_is_module(imp->module)) {
+                out->kind = LV_MODULE;
+                out->s = full;
+                return true;
+            }
+            if (builtin_module_attr(L, imp->module, in->name, out)) return true;
+            diag_error(L->ctx, use, "cannot import name '%s' from '%s'", in->name, imp->module);
+        }
+    }
+    return false;
+}
+
+/* Module-level names: globals, then @jit functions, then imports. */
+static bool resolve_module_name(Lower *L, SrcLoc use, const char *name, LVal *out) {
+    if (resolve_global(L, use, name, out)) return true;
+    AstFunc *f = module_find_func(L->mod, name);
+    if (f) {
+        if (!f->parsed)
+            diag_error(L->ctx, use, "'%s' is not a @triton.jit function; a kernel can only call @jit functions",
+                       name);
+        *out = (LVal){0};
+        out->kind = LV_FUNC;
+        out->func = f;
+        return true;
+    }
+    if (resolve_import(L, use, name, out)) return true;
+    const Builtin *bi = builtin_find(name, BM_PY);
+    if (bi) {
+        *out = (LVal){0};
+        out->kind = LV_BUILTIN;
+        out->builtin = bi;
+        return true;
+    }
+    return false;
+}
+
+LVal lower_resolve_name(Lower *L, SrcLoc loc, const char *name) {
+    Binding *b = scope_find(L->scope, name);
+    if (b) return b->val;
+    LVal v;
+    if (resolve_module_name(L, loc, name, &v)) return v;
+    diag_error(L->ctx, loc, "name '%s' is not defined", name);
+}
+
+/* ---- assignment ---- */
+
+/* Triton makes a plain assignment of a constant a run-time scalar
+ * (`n = BLOCK // 2` is an i32 tensor), and so does tric, so that type
+ * promotion matches Triton exactly (`x = 2.0; y = h * x` is fp32 for an
+ * fp16 h). The tensor remembers the number it came from, so that places
+ * which need a compile-time integer (tl.arange(0, n), shapes) still accept
+ * it, where Triton fails with a confusing message. */
+static LVal sanitize_assigned(Lower *L, SrcLoc loc, LVal v) {
+    if (lval_is_number(&v)) {
+        LVal t = lval_to_tensor(L, loc, v);
+        if (v.kind != LV_FLOAT) {
+            t.has_origin = true;
+            t.origin_i = v.i;
+        }
+        return t;
+    }
+    if (v.kind == LV_TUPLE) {
+        LVal t = v;
+        t.items = arena_alloc(L->ctx->arena, sizeof(LVal) * (v.n + 1));
+        for (size_t i = 0; i < v.n; i++) t.items[i] = sanitize_assigned(L, loc, v.items[i]);
+        return t;
+    }
+    return v;
+}
+
+static void assign_target(Lower *L, AstNode *target, LVal v, bool sanitize) {
+    switch (target->kind) {
+    case A_NAME: scope_set(L, target->str, sanitize ? sanitize_assigned(L, target->loc, v) : v); return;
+    case A_TUPLE:
+    case A_LIST: {
+        int n = target->args.n;
+        for (int i = 0; i < n; i++)
+            if (target->args.items[i]->kind == A_STARRED)
+                diag_error(L->ctx, target->args.items[i]->loc, "starred assignment is not supported");
+        if (v.kind != LV_TUPLE)
+            diag_error(L->ctx, target->loc, "cannot unpack a %s into %d names", lval_kind_name(&v), n);
+        if ((int)v.n > n) diag_error(L->ctx, target->loc, "too many values to unpack (expected %d)", n);
+        if ((int)v.n < n)
+            diag_error(L->ctx, target->loc, "not enough values to unpack (expected %d, got %d)", n, (int)v.n);
+        for (int i = 0; i < n; i++) assign_target(L, target->args.items[i], v.items[i], sanitize);
+        return;
+    }
+    case A_ATTR: diag_error(L->ctx, target->loc, "Attribute assignment is not supported in triton");
+    case A_SUBSCRIPT:
+        diag_error(L->ctx, target->loc, "__setitem__ is not supported in triton: tensors cannot be modified in place");
+    case A_STARRED: diag_error(L->ctx, target->loc, "starred assignment is not supported");
+    default: diag_error(L->ctx, target->loc, "cannot assign to this expression");
+    }
+}
+
+static bool is_constexpr_annotation(const AstNode *a) {
+    if (!a) return false;
+    const char *s = NULL;
+    if (a->kind == A_NAME || a->kind == A_ATTR || a->kind == A_STR) s = a->str;
+    if (!s) return false;
+    size_t n = a->kind == A_STR ? a->str_len : strlen(s);
+    return n >= 9 && !memcmp(s + n - 9, "constexpr", 9);
+}
+
+static void lower_annassign(Lower *L, AstNode *s) {
+    if (!s->rhs) return;   /* a bare annotation declares nothing at run time */
+    if (!is_constexpr_annotation(s->third)) {
+        assign_target(L, s->lhs, lower_expr(L, s->rhs), true);
+        return;
+    }
+    if (s->lhs->kind != A_NAME) diag_error(L->ctx, s->lhs->loc, "only a name can be annotated tl.constexpr");
+    if (scope_find(L->scope, s->lhs->str))
+        diag_error(L->ctx, s->lhs->loc, "%s is already defined. constexpr cannot be reassigned.", s->lhs->str);
+    LVal v = lower_expr(L, s->rhs);
+    if (v.kind == LV_TENSOR) {
+        if (!v.has_origin)
+            diag_error(L->ctx, s->rhs->loc,
+                       "the value of tl.constexpr variable '%s' must be known at compile time, but it is a tensor",
+                       s->lhs->str);
+        v = lval_int(v.origin_i);
+    }
+    scope_set(L, s->lhs->str, v);
+}
+
+static void lower_augassign(Lower *L, AstNode *s) {
+    if (s->lhs->kind != A_NAME) assign_target(L, s->lhs, lval_none(), false);   /* reports the error */
+    LVal cur = lower_expr(L, s->lhs);
+    LVal rhs = lower_expr(L, s->rhs);
+    assign_target(L, s->lhs, lower_binop(L, s->loc, s->op, cur, rhs), true);
+}
+
+/* ---- control flow helpers ---- */
+
+static bool contains_return(const AstList *body) {
+    for (int i = 0; i < body->n; i++) {
+        const AstNode *s = body->items[i];
+        if (s->kind == A_RETURN) return true;
+        if (s->kind == A_IF || s->kind == A_FOR || s->kind == A_WHILE)
+            if (contains_return(&s->body) || contains_return(&s->orelse)) return true;
+    }
+    return false;
+}
+
+/* A run-time condition as an i1 scalar. */
+static ValId scalar_cond(Lower *L, SrcLoc loc, LVal c) {
+    if (lval_is_const(&c)) c = lval_to_tensor(L, loc, lval_bool(lower_truth(L, loc, &c)));
+    IrType t = lower_type(L, &c);
+    if (t.rank > 0) {
+        if (ir_numel(t) > 1)
+            diag_error(L->ctx, loc, "Boolean value of Tensor with more than one value is ambiguous");
+        diag_error(L->ctx, loc, "the condition is a tensor %s; use a scalar", type_str(L, t));
+    }
+    if (t.elem != ET_I1) c = lower_to_bool(L, loc, c);
+    return c.id;
+}
+
+/* A value carried out of a region (if result, loop-carried): its tensor,
+ * materializing numbers in the current block. */
+static LVal carried_tensor(Lower *L, SrcLoc loc, const char *name, LVal v, const char *where) {
+    if (v.kind == LV_TENSOR) return v;
+    if (lval_is_number(&v)) return lval_to_tensor(L, loc, v);
+    diag_error(L->ctx, loc, "'%s' holds a compile-time %s and cannot be re-assigned %s", name, lval_kind_name(&v),
+               where);
+}
+
+/* Adopt free-standing blocks as the regions of op. */
+static void adopt_region(IrOp *op, uint32_t i, IrBlock *blk) {
+    op->regions[i] = blk;
+    blk->parent = op;
+}
+
+typedef struct Carried {
+    const char **names;
+    IrType *types;
+    int n, cap_names, cap_types;
+} Carried;
+
+static void carried_add(Lower *L, Carried *c, const char *name, IrType t) {
+    int n = c->n;
+    VEC_PUSH(L->ctx->arena, c->names, n, c->cap_names, name);
+    VEC_PUSH(L->ctx->arena, c->types, c->n, c->cap_types, t);
+}
+
+static const char *yield_where(bool loop) { return loop ? "in a loop" : "in an if with a run-time condition"; }
+
+/* Appends yield(values of c's names in the current scope) to the current block. */
+static void yield_carried(Lower *L, SrcLoc loc, const Carried *c, bool loop, const char *branch) {
+    ValId *vals = arena_alloc(L->ctx->arena, sizeof(ValId) * (size_t)(c->n + 1));
+    for (int i = 0; i < c->n; i++) {
+        LVal v = carried_tensor(L, loc, c->names[i], scope_find(L->scope, c->names[i])->val, yield_where(loop));
+        IrType t = lower_type(L, &v);
+        if (!ir_type_eq(t, c->types[i])) {
+            if (loop)
+                diag_error(L->ctx, loc,
+                           "Loop-carried variable %s has initial type %s but is re-assigned to %s in loop! "
+                           "Please make sure that the type stays consistent.",
+                           c->names[i], type_str(L, c->types[i]), type_str(L, t));
+            diag_error(L->ctx, loc, "Mismatched type for %s between then block (%s) and else block (%s)",
+                       c->names[i], type_str(L, branch[0] == 't' ? t : c->types[i]),
+                       type_str(L, branch[0] == 't' ? c->types[i] : t));
+        }
+        vals[i] = v.id;
+    }
+    ir_build(&L->b, OP_YIELD, vals, (uint32_t)c->n, NULL, 0, 0);
+}
+
+/* ---- if ---- */
+
+static void lower_if_dynamic(Lower *L, AstNode *s, LVal cond) {
+    if (contains_return(&s->body) || contains_return(&s->orelse))
+        diag_error(L->ctx, s->loc, "`return` inside an `if` whose condition is only known at run time is not "
+                                   "supported yet");
+    ValId c = scalar_cond(L, s->cond->loc, cond);
+    IrBlock *parent = L->b.block;
+    Scope before = scope_copy(L, L->scope);
+    Scope after[2];
+    IrBlock *blk[2];
+    for (int k = 0; k < 2; k++) {
+        blk[k] = ir_block_new(L->fn);
+        L->b.block = blk[k];
+        *L->scope = scope_copy(L, &before);
+        lower_block(L, k ? &s->orelse : &s->body);
+        after[k] = *L->scope;
+    }
+    /* Results: names re-assigned in either branch, and names new in both
+     * (Triton's rule; a name new in one branch only is gone afterwards). */
+    Carried res = {0};
+    LVal *vals[2] = {NULL, NULL};
+    int cap[2] = {0, 0}, nv[2] = {0, 0};
+    for (int i = 0; i < after[0].n; i++) {
+        const char *name = after[0].b[i].name;
+        Binding *old = scope_find(&before, name), *other = scope_find(&after[1], name);
+        if (old ? lval_same(&old->val, &after[0].b[i].val) && lval_same(&old->val, &other->val) : !other)
+            continue;
+        carried_add(L, &res, name, ir_scalar(ET_I1));
+        VEC_PUSH(L->ctx->arena, vals[0], nv[0], cap[0], after[0].b[i].val);
+        VEC_PUSH(L->ctx->arena, vals[1], nv[1], cap[1], other->val);
+    }
+    /* materialize numbers inside their branch; the then-branch fixes the types */
+    for (int k = 0; k < 2; k++) {
+        L->b.block = blk[k];
+        *L->scope = after[k];
+        for (int i = 0; i < res.n; i++) {
+            LVal v = carried_tensor(L, s->loc, res.names[i], vals[k][i], yield_where(false));
+            scope_set(L, res.names[i], v);
+            if (k == 0) res.types[i] = lower_type(L, &v);
+        }
+        yield_carried(L, s->loc, &res, false, k ? "else" : "then");
+    }
+    L->b.block = parent;
+    L->b.loc = s->loc;
+    IrOp *op = ir_build(&L->b, OP_IF, &c, 1, res.types, (uint32_t)res.n, 2);
+    adopt_region(op, 0, blk[0]);
+    adopt_region(op, 1, blk[1]);
+    *L->scope = before;
+    for (int i = 0; i < res.n; i++) scope_set(L, res.names[i], lval_tensor(L, op->results[i]));
+}
+
+static void lower_if(Lower *L, AstNode *s) {
+    LVal c = lower_expr(L, s->cond);
+    if (c.kind == LV_TENSOR) {
+        lower_if_dynamic(L, s, c);
+        return;
+    }
+    if (c.kind != LV_BOOL && c.kind != LV_INT && c.kind != LV_NONE)
+        diag_error(L->ctx, s->cond->loc,
+                   "`if` conditionals can only accept values of type {bool, int, NoneType}, not objects of type %s",
+                   lval_kind_name(&c));
+    lower_block(L, lower_truth(L, s->cond->loc, &c) ? &s->body : &s->orelse);
+}
+
+/* ---- loops ---- */
+
+/* Lowers body into a scratch block only to learn what it assigns; the block
+ * is dropped. static_print stays quiet meanwhile. Returns the scope after. */
+static Scope dry_run(Lower *L, AstNode *cond, AstList *body, const char *target, IrType iv_type) {
+    IrBlock *parent = L->b.block;
+    Scope before = scope_copy(L, L->scope);
+    bool was_dry = L->dry_run;
+    L->dry_run = true;
+    L->b.block = ir_block_new(L->fn);
+    L->frame->loop_depth++;
+    if (target) scope_set(L, target, lval_tensor(L, ir_value_new(L->fn, iv_type)));
+    if (cond) lower_expr(L, cond);
+    lower_block(L, body);
+    L->frame->loop_depth--;
+    Scope after = *L->scope;
+    *L->scope = before;
+    L->dry_run = was_dry;
+    L->b.block = parent;
+    return after;
+}
+
+/* Loop-carried names: names bound before the loop that its body re-binds.
+ * Their initial values become tensors here, in front of the loop. */
+static Carried loop_carried(Lower *L, SrcLoc loc, const Scope *after, const char *target, ValId **inits) {
+    Carried c = {0};
+    int n_init = 0, cap_init = 0;
+    *inits = NULL;
+    for (int i = 0; i < L->scope->n; i++) {
+        Binding *b = &L->scope->b[i];
+        if (target && !strcmp(b->name, target)) continue;
+        Binding *a = scope_find((Scope *)after, b->name);
+        if (lval_same(&a->val, &b->val)) continue;
+        LVal init = carried_tensor(L, loc, b->name, b->val, "in a loop");
+        carried_add(L, &c, b->name, lower_type(L, &init));
+        VEC_PUSH(L->ctx->arena, *inits, n_init, cap_init, init.id);
+        b->val = init;
+    }
+    return c;
+}
+
+/* Binds c's names to the arguments of blk starting at first. */
+static void bind_block_args(Lower *L, const Carried *c, IrBlock *blk, uint32_t first) {
+    for (int i = 0; i < c->n; i++) scope_set(L, c->names[i], lval_tensor(L, blk->args[first + (uint32_t)i]));
+}
+
+static int64_t const_int_or_die(Lower *L, SrcLoc loc, const LArg *a, const char *what) {
+    if (a->v.kind == LV_INT || a->v.kind == LV_BOOL) return a->v.i;
+    if (a->v.kind == LV_TENSOR && a->v.has_origin) return a->v.origin_i;
+    diag_error(L->ctx, a->present ? a->loc : loc, "%s must be a compile-time integer, got a %s", what,
+               lval_kind_name(&a->v));
+}
+
+static void lower_static_range(Lower *L, AstNode *s, SrcLoc loc, LArg *lb, LArg *ub, LArg *step) {
+    int64_t lo = const_int_or_die(L, loc, lb, "static_range's start");
+    int64_t hi = const_int_or_die(L, loc, ub, "static_range's end");
+    int64_t st = const_int_or_die(L, loc, step, "static_range's step");
+    if (st == 0) diag_error(L->ctx, step->loc, "static_range() arg 3 must not be zero");
+    if (s->lhs->kind != A_NAME) diag_error(L->ctx, s->lhs->loc, "the loop variable must be a single name");
+    int64_t count = 0;
+    for (int64_t i = lo; st > 0 ? i < hi : i > hi; i += st) {
+        if (++count > 4096) diag_error(L->ctx, loc, "static_range unrolls more than 4096 iterations");
+        scope_set(L, s->lhs->str, lval_int(i));
+        lower_block(L, &s->body);
+        if (L->frame->returned) break;
+    }
+}
+
+/* A loop bound as a scalar integer tensor. */
+static LVal loop_bound(Lower *L, SrcLoc loc, LArg *a) {
+    LVal v = a->v;
+    if (v.kind == LV_BOOL || v.kind == LV_INT) v = lval_to_tensor(L, loc, v);
+    if (v.kind != LV_TENSOR || lower_type(L, &v).rank != 0 || !elem_is_int(lower_type(L, &v).elem))
+        diag_error(L->ctx, a->present ? a->loc : loc, "For loop bounds and step must all be integer scalars, got %s",
+                   v.kind == LV_TENSOR ? type_str(L, lower_type(L, &v)) : lval_kind_name(&v));
+    return v;
+}
+
+static IrType promote_int(IrType a, IrType b) {
+    int wa = elem_bits(a.elem), wb = elem_bits(b.elem);
+    bool ua = !elem_is_signed(a.elem), ub = !elem_is_signed(b.elem);
+    if (ua == ub) return wa >= wb ? a : b;
+    if (ua) return wa >= wb ? a : b;
+    return wb >= wa ? b : a;
+}
+
+static void lower_for(Lower *L, AstNode *s) {
+    if (s->orelse.n) diag_error(L->ctx, s->orelse.items[0]->loc, "for ... else is not supported");
+    AstNode *it = s->rhs;
+    LVal callee = it->kind == A_CALL ? lower_expr(L, it->lhs) : lval_none();
+    bool is_static = builtin_is(&callee, "static_range");
+    if (!is_static && !builtin_is(&callee, "range"))
+        diag_error(L->ctx, it->loc, "Only `range` and `static_range` iterators are currently supported");
+    CallArgs ca;
+    lower_call_args(L, it, &ca);
+    LArg lb, ub, step;
+    builtin_range_args(L, it->loc, callee.builtin, &ca, &lb, &ub, &step);
+    if (is_static) {
+        lower_static_range(L, s, it->loc, &lb, &ub, &step);
+        return;
+    }
+    if (s->lhs->kind != A_NAME) diag_error(L->ctx, s->lhs->loc, "the loop variable must be a single name");
+    const char *target = s->lhs->str;
+    L->b.loc = it->loc;
+    /* A negative constant step runs the loop upwards over the swapped
+     * bounds, and the body sees iv = ub - iv' + lb (Python's sequence). */
+    bool negative = (step.v.kind == LV_INT || step.v.kind == LV_BOOL) && step.v.i < 0;
+    if ((step.v.kind == LV_INT || step.v.kind == LV_BOOL) && step.v.i == 0)
+        diag_error(L->ctx, step.loc, "range() arg 3 must not be zero");
+    if (negative) {
+        LArg t = lb;
+        lb = ub;
+        ub = t;
+        step.v.i = -step.v.i;
+    }
+    LVal vlb = loop_bound(L, it->loc, &lb), vub = loop_bound(L, it->loc, &ub), vst = loop_bound(L, it->loc, &step);
+    IrType ivt = promote_int(promote_int(lower_type(L, &vlb), lower_type(L, &vub)), lower_type(L, &vst));
+    vlb = lower_cast(L, it->loc, vlb, ivt, false, 0);
+    vub = lower_cast(L, it->loc, vub, ivt, false, 0);
+    vst = lower_cast(L, it->loc, vst, ivt, false, 0);
+
+    Scope after = dry_run(L, NULL, &s->body, target, ivt);
+    ValId *inits;
+    Carried c = loop_carried(L, s->loc, &after, target, &inits);
+    Scope before = scope_copy(L, L->scope);
+
+    IrBlock *parent = L->b.block, *body = ir_block_new(L->fn);
+    ValId iv = ir_block_add_arg(L->fn, body, ivt);
+    for (int i = 0; i < c.n; i++) ir_block_add_arg(L->fn, body, c.types[i]);
+    bind_block_args(L, &c, body, 1);
+    L->b.block = body;
+    LVal viv = lval_tensor(L, iv);
+    if (negative) {
+        L->b.loc = s->lhs->loc;
+        viv = lval_tensor(L, ir_build2(&L->b, OP_ADD, ivt, ir_build2(&L->b, OP_SUB, ivt, vub.id, iv), vlb.id));
+    }
+    scope_set(L, target, viv);
+    L->frame->loop_depth++;
+    lower_block(L, &s->body);
+    L->frame->loop_depth--;
+    L->b.loc = s->loc;
+    yield_carried(L, s->loc, &c, true, NULL);
+    L->b.block = parent;
+
+    ValId *ops = arena_alloc(L->ctx->arena, sizeof(ValId) * (size_t)(c.n + 3));
+    ops[0] = vlb.id;
+    ops[1] = vub.id;
+    ops[2] = vst.id;
+    for (int i = 0; i < c.n; i++) ops[3 + i] = inits[i];
+    IrOp *op = ir_build(&L->b, OP_FOR, ops, (uint32_t)c.n + 3, c.types, (uint32_t)c.n, 1);
+    adopt_region(op, 0, body);
+    *L->scope = before;
+    for (int i = 0; i < c.n; i++) scope_set(L, c.names[i], lval_tensor(L, op->results[i]));
+}
+
+static void lower_while(Lower *L, AstNode *s) {
+    if (s->orelse.n) diag_error(L->ctx, s->orelse.items[0]->loc, "while ... else is not supported");
+    Scope after = dry_run(L, s->cond, &s->body, NULL, ir_scalar(ET_I32));
+    ValId *inits;
+    L->b.loc = s->loc;
+    Carried c = loop_carried(L, s->loc, &after, NULL, &inits);
+    Scope before = scope_copy(L, L->scope);
+    IrBlock *parent = L->b.block, *cond_blk = ir_block_new(L->fn), *body = ir_block_new(L->fn);
+    for (int i = 0; i < c.n; i++) {
+        ir_block_add_arg(L->fn, cond_blk, c.types[i]);
+        ir_block_add_arg(L->fn, body, c.types[i]);
+    }
+    /* region 0: the condition, forwarding the carried values unchanged */
+    L->b.block = cond_blk;
+    bind_block_args(L, &c, cond_blk, 0);
+    LVal cv = lower_expr(L, s->cond);
+    ValId *fwd = arena_alloc(L->ctx->arena, sizeof(ValId) * (size_t)(c.n + 1));
+    fwd[0] = scalar_cond(L, s->cond->loc, cv);
+    for (int i = 0; i < c.n; i++) fwd[1 + i] = cond_blk->args[i];
+    L->b.loc = s->cond->loc;
+    ir_build(&L->b, OP_CONDITION, fwd, (uint32_t)c.n + 1, NULL, 0, 0);
+    /* region 1: the body */
+    *L->scope = scope_copy(L, &before);
+    L->b.block = body;
+    bind_block_args(L, &c, body, 0);
+    L->frame->loop_depth++;
+    lower_block(L, &s->body);
+    L->frame->loop_depth--;
+    L->b.loc = s->loc;
+    yield_carried(L, s->loc, &c, true, NULL);
+    L->b.block = parent;
+    IrOp *op = ir_build(&L->b, OP_WHILE, inits, (uint32_t)c.n, c.types, (uint32_t)c.n, 2);
+    adopt_region(op, 0, cond_blk);
+    adopt_region(op, 1, body);
+    *L->scope = before;
+    for (int i = 0; i < c.n; i++) scope_set(L, c.names[i], lval_tensor(L, op->results[i]));
+}
+
+/* ---- statements ---- */
+
+static void lower_return(Lower *L, AstNode *s) {
+    if (L->frame->loop_depth)
+        diag_error(L->ctx, s->loc, "Cannot have `return` statements inside `while` or `for` statements in triton");
+    LVal v = s->lhs ? lower_expr(L, s->lhs) : lval_none();
+    if (L->frame->is_kernel && v.kind != LV_NONE) diag_error(L->ctx, s->loc, "a kernel cannot return a value");
+    L->frame->ret = v;
+    L->frame->returned = true;
+}
+
+static void lower_stmt(Lower *L, AstNode *s) {
+    L->b.loc = s->loc;
+    switch (s->kind) {
+    case A_EXPR_STMT: lower_expr(L, s->lhs); return;
+    case A_ASSIGN:
+        if (s->args.n != 1)
+            diag_error(L->ctx, s->loc, "simultaneous multiple assignment is not supported.");
+        assign_target(L, s->args.items[0], lower_expr(L, s->rhs), true);
+        return;
+    case A_ANNASSIGN: lower_annassign(L, s); return;
+    case A_AUGASSIGN: lower_augassign(L, s); return;
+    case A_IF: lower_if(L, s); return;
+    case A_FOR: lower_for(L, s); return;
+    case A_WHILE: lower_while(L, s); return;
+    case A_RETURN: lower_return(L, s); return;
+    case A_PASS: return;
+    case A_ASSERT:
+        /* device_assert is only active in debug builds; the operands are
+         * still lowered so that mistakes in them are reported */
+        lower_expr(L, s->cond);
+        if (s->lhs) lower_expr(L, s->lhs);
+        return;
+    case A_BREAK: diag_error(L->ctx, s->loc, "unsupported statement 'break'");
+    case A_CONTINUE: diag_error(L->ctx, s->loc, "unsupported statement 'continue'");
+    case A_DEL: diag_error(L->ctx, s->loc, "unsupported statement 'del'");
+    case A_GLOBAL: diag_error(L->ctx, s->loc, "unsupported statement 'global'");
+    case A_NONLOCAL: diag_error(L->ctx, s->loc, "unsupported statement 'nonlocal'");
+    case A_RAISE: diag_error(L->ctx, s->loc, "unsupported statement 'raise'");
+    case A_IMPORT: diag_error(L->ctx, s->loc, "unsupported statement 'import' inside a @jit function");
+    case A_FUNCDEF:
+        diag_error(L->ctx, s->loc, "nested function definitions are not allowed inside a @triton.jit function; "
+                                   "define '%s' at module level with @triton.jit",
+                   s->str);
+    case A_UNSUPPORTED: diag_error(L->ctx, s->loc, "unsupported statement '%s'", s->str ? s->str : "?");
+    default: diag_error(L->ctx, s->loc, "unsupported statement");
+    }
+}
+
+void lower_block(Lower *L, AstList *body) {
+    for (int i = 0; i < body->n && !L->frame->returned; i++) lower_stmt(L, body->items[i]);
+}
+
+/* ---- calls to @jit functions (inlined) ---- */
+
+static AstNode *param_node(AstFunc *f, int i) { return f->node->args.items[i]; }
+
+static int param_index(AstFunc *f, const char *name) {
+    for (int i = 0; i < f->node->args.n; i++)
+        if (!strcmp(param_node(f, i)->str, name)) return i;
+    return -1;
+}
+
+static void check_plain_params(Lower *L, AstFunc *f) {
+    for (int i = 0; i < f->node->args.n; i++)
+        if (param_node(f, i)->op)
+            diag_error(L->ctx, param_node(f, i)->loc,
+                       "*args and **kwargs parameters are not supported in @jit functions");
+}
+
+LVal lower_call_jit(Lower *L, SrcLoc loc, AstFunc *f, const CallArgs *ca) {
+    const char *fname = f->node->str;
+    for (Frame *fr = L->frame; fr; fr = fr->parent)
+        if (fr->func == f) diag_error(L->ctx, loc, "recursive call to '%s' is not supported", fname);
+    if (++L->depth > 64) diag_error(L->ctx, loc, "calls to @jit functions are nested too deeply");
+    check_plain_params(L, f);
+    int np = f->node->args.n;
+    LVal *vals = arena_alloc(L->ctx->arena, sizeof(LVal) * (size_t)(np + 1));
+    bool *set = arena_alloc(L->ctx->arena, (size_t)np + 1);
+    if (ca->n > np)
+        diag_error(L->ctx, loc, "%s() takes %d positional argument%s but %d were given", fname, np, np == 1 ? "" : "s",
+                   ca->n);
+    for (int i = 0; i < ca->n; i++) {
+        vals[i] = ca->args[i];
+        set[i] = true;
+    }
+    for (int i = 0; i < ca->n_kw; i++) {
+        int k = param_index(f, ca->kw_names[i]);
+        if (k < 0)
+            diag_error(L->ctx, ca->kw_locs[i], "%s() got an unexpected keyword argument '%s'", fname, ca->kw_names[i]);
+        if (set[k])
+            diag_error(L->ctx, ca->kw_locs[i], "%s() got multiple values for argument '%s'", fname, ca->kw_names[i]);
+        vals[k] = ca->kw_vals[i];
+        set[k] = true;
+    }
+    Scope scope = {0};
+    Frame frame = {f, L->frame, false, false, lval_none(), 0};
+    Scope *saved_scope = L->scope;
+    Frame *saved_frame = L->frame;
+    SrcLoc saved_loc = L->b.loc;
+    L->scope = &scope;
+    L->frame = &frame;
+    for (int i = 0; i < np; i++) {
+        AstNode *p = param_node(f, i);
+        if (!set[i]) {
+            if (!p->rhs) diag_error(L->ctx, loc, "%s() missing required argument '%s'", fname, p->str);
+            vals[i] = lower_expr(L, p->rhs);   /* defaults see module names only */
+        }
+        if (is_constexpr_annotation(p->third) && vals[i].kind == LV_TENSOR && !vals[i].has_origin)
+            diag_error(L->ctx, loc, "argument '%s' of %s() is tl.constexpr but the value passed is a tensor", p->str,
+                       fname);
+        if (is_constexpr_annotation(p->third) && vals[i].kind == LV_TENSOR) vals[i] = lval_int(vals[i].origin_i);
+    }
+    for (int i = 0; i < np; i++) scope_set(L, param_node(f, i)->str, vals[i]);
+    lower_block(L, &f->node->body);
+    L->scope = saved_scope;
+    L->frame = saved_frame;
+    L->b.loc = saved_loc;
+    L->depth--;
+    return frame.ret;
+}
+
+/* ---- the kernel ---- */
+
+static LVal sig_value(Lower *L, const SigEntry *e) {
+    switch (e->cv_kind) {
+    case CV_INT: return lval_int(e->ival);
+    case CV_FLOAT: return lval_float(e->fval);
+    case CV_BOOL: return lval_bool(e->ival != 0);
+    case CV_NONE: return lval_none();
+    case CV_STR: return lval_str(e->sval, strlen(e->sval));
+    }
+    tric_unreachable();
+}
+
+/* The signature entry of each parameter: named entries by name, the others
+ * in order. NULL where a parameter with a default has none. */
+static const SigEntry **match_signature(Lower *L, AstFunc *f, const Signature *sig) {
+    int np = f->node->args.n;
+    const SigEntry **by_param = arena_alloc(L->ctx->arena, sizeof(SigEntry *) * (size_t)(np + 1));
+    for (int i = 0; i < sig->n; i++) {
+        const SigEntry *e = &sig->entries[i];
+        if (!e->name) continue;
+        int k = param_index(f, e->name);
+        if (k < 0) diag_error(L->ctx, e->loc, "kernel '%s' has no parameter named '%s'", f->node->str, e->name);
+        if (by_param[k]) diag_error(L->ctx, e->loc, "parameter '%s' is given twice in the signature", e->name);
+        by_param[k] = e;
+    }
+    int next = 0;
+    for (int i = 0; i < sig->n; i++) {
+        if (sig->entries[i].name) continue;
+        while (next < np && by_param[next]) next++;
+        if (next == np) break;
+        by_param[next++] = &sig->entries[i];
+    }
+    bool complete = true;
+    for (int i = 0; i < np; i++)
+        if (!by_param[i] && !param_node(f, i)->rhs) complete = false;
+    if (!complete || sig->n > np)
+        diag_error(L->ctx, f->node->loc, "kernel '%s' has %d parameter%s but the signature gives %d", f->node->str, np,
+                   np == 1 ? "" : "s", sig->n);
+    return by_param;
+}
+
+static void bind_kernel_param(Lower *L, AstNode *p, const SigEntry *e) {
+    const char *name = p->str;
+    bool is_cx = is_constexpr_annotation(p->third);
+    if (!e) {
+        scope_set(L, name, lower_expr(L, p->rhs));
+        return;
+    }
+    if (is_cx) {
+        if (e->kind != SIG_CONSTEXPR)
+            diag_error(L->ctx, e->loc,
+                       "parameter '%s' is tl.constexpr, so the signature must give its value, not a type", name);
+        scope_set(L, name, sig_value(L, e));
+        return;
+    }
+    if (e->kind == SIG_CONSTEXPR) {
+        if (e->cv_kind != CV_NONE)
+            diag_error(L->ctx, e->loc,
+                       "parameter '%s' is not tl.constexpr, so the signature must give its type (such as i32), "
+                       "not a value",
+                       name);
+        scope_set(L, name, lval_none());   /* Triton specializes None arguments away */
+        return;
+    }
+    if (e->equals_one) {
+        scope_set(L, name, lval_int(1));   /* ":1" : Triton bakes the value in */
+        return;
+    }
+    IrType t = e->kind == SIG_POINTER ? ir_ptr(e->type) : ir_scalar(e->type);
+    LVal v = lval_tensor(L, ir_param_add(L->fn, name, t, e->divisibility));
+    v.const_ptr = e->is_const_ptr;
+    scope_set(L, name, v);
+}
+
+IrFunc *lower_kernel(Ctx *c, AstModule *m, const char *name, const Signature *sig) {
+    AstFunc *f = module_find_func(m, name);
+    if (!f) diag_fatal(c, NULL, "no @jit function named '%s' in %s", name, m->file->path);
+    if (!f->parsed) diag_error(c, f->node->loc, "function '%s' is not decorated with @triton.jit", name);
+    Lower L = {0};
+    L.ctx = c;
+    L.mod = m;
+    L.fn = ir_func_new(c, name);
+    L.b.fn = L.fn;
+    L.b.block = L.fn->body;
+    L.b.loc = f->node->loc;
+    L.globals = arena_alloc(c->arena, sizeof(LVal) * (size_t)(m->n_globals + 1));
+    L.global_state = arena_alloc(c->arena, (size_t)m->n_globals + 1);
+    Scope scope = {0};
+    Frame frame = {f, NULL, true, false, lval_none(), 0};
+    L.scope = &scope;
+    L.frame = &frame;
+    check_plain_params(&L, f);
+    const SigEntry **entries = match_signature(&L, f, sig);
+    for (int i = 0; i < f->node->args.n; i++) bind_kernel_param(&L, param_node(f, i), entries[i]);
+    lower_block(&L, &f->node->body);
+    L.b.loc = f->node->loc;
+    ir_build(&L.b, OP_RET, NULL, 0, NULL, 0, 0);
+    return L.fn;
+}

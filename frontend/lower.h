@@ -1,0 +1,173 @@
+/* Private to the lowering: lower.c (values, scopes, statements, kernels),
+ * lower_expr.c (expressions, promotion, broadcasting), builtins.c (tl.*).
+ *
+ * During lowering every expression evaluates to a LVal: either a
+ * compile-time value (Python int/float/bool/None/str, a dtype, a tuple, a
+ * module, a function) kept unevaluated-but-known and folded in C, or a tensor
+ * (an IR value: a scalar of rank 0 or a tile). Compile-time numbers become IR
+ * constants only when they meet a tensor (lval_to_tensor). */
+#ifndef TRIC_LOWER_H
+#define TRIC_LOWER_H
+
+#include "frontend.h"
+
+typedef enum LKind {
+    LV_NONE,      /* Python None */
+    LV_BOOL,      /* i */
+    LV_INT,       /* i */
+    LV_FLOAT,     /* f */
+    LV_STR,       /* s, n */
+    LV_DTYPE,     /* dtype (a scalar IrType; pointers have elem ET_PTR) */
+    LV_TUPLE,     /* items, n (tuples and lists alike: both immutable in Triton) */
+    LV_SLICE,     /* the ':' of x[:, None] */
+    LV_MODULE,    /* s = dotted path, "triton.language" */
+    LV_FUNC,      /* func: a @jit function of the module */
+    LV_BUILTIN,   /* builtin; self (bound methods such as x.to) */
+    LV_TENSOR     /* id = IR value */
+} LKind;
+
+struct Builtin;
+typedef struct LVal LVal;
+
+struct LVal {
+    LKind kind;
+    bool const_ptr;          /* LV_TENSOR: derived from a "*k" argument */
+    bool has_origin;         /* LV_TENSOR: materialized from the number origin_i */
+    int64_t i;
+    int64_t origin_i;
+    double f;
+    const char *s;
+    size_t n;                /* LV_STR length; LV_TUPLE count */
+    LVal *items;
+    IrType dtype;
+    ValId id;
+    AstFunc *func;
+    const struct Builtin *builtin;
+    LVal *self;
+};
+
+/* A name bound in the current function (flat: Python has no block scope). */
+typedef struct Binding {
+    const char *name;
+    LVal val;
+} Binding;
+
+typedef struct Scope {
+    Binding *b;
+    int n, cap;
+} Scope;
+
+/* One @jit function being lowered: the kernel, or a helper being inlined. */
+typedef struct Frame {
+    AstFunc *func;
+    struct Frame *parent;
+    bool is_kernel;
+    bool returned;           /* a return ran: skip the rest of the body */
+    LVal ret;
+    int loop_depth;          /* dynamic for/while nesting */
+} Frame;
+
+typedef struct Lower {
+    Ctx *ctx;
+    AstModule *mod;
+    IrFunc *fn;
+    IrBuilder b;
+    Scope *scope;
+    Frame *frame;
+    bool dry_run;            /* lowering a loop body only to see what it assigns */
+    int depth;               /* expression/call nesting guard */
+    LVal *globals;           /* cache, parallel to mod->globals */
+    uint8_t *global_state;   /* 0 = not evaluated, 1 = evaluating, 2 = done */
+} Lower;
+
+/* The evaluated arguments of a call, in source order. */
+typedef struct CallArgs {
+    LVal *args;
+    SrcLoc *locs;
+    int n;
+    const char **kw_names;
+    LVal *kw_vals;
+    SrcLoc *kw_locs;
+    int n_kw;
+} CallArgs;
+
+/* One argument of a call after binding it to a parameter of a builtin. */
+typedef struct LArg {
+    bool present;
+    LVal v;
+    SrcLoc loc;
+} LArg;
+
+#define BI_MAX_PARAMS 12
+typedef LVal (*BuiltinFn)(Lower *L, SrcLoc loc, LArg *args, LVal *rest, int n_rest);
+
+enum {
+    BM_TL = 1,        /* triton.language.X */
+    BM_MATH = 2,      /* triton.language.math.X */
+    BM_TRITON = 4,    /* triton.X */
+    BM_PY = 8,        /* Python builtin: X */
+    BM_METHOD = 16,   /* tensor method: x.X(...) with x as the first argument */
+    BM_DTYPE = 32     /* dtype method: tl.float16.X() */
+};
+
+typedef struct Builtin {
+    const char *name;
+    unsigned where;          /* BM_* */
+    const char *params;      /* "pointer,mask=,other=" ; "*" at the end: extra positionals */
+    BuiltinFn fn;
+} Builtin;
+
+/* ---- lower.c ---- */
+LVal lval_none(void);
+LVal lval_int(int64_t v);
+LVal lval_bool(bool v);
+LVal lval_float(double v);
+LVal lval_str(const char *s, size_t n);
+LVal lval_dtype(IrType t);
+LVal lval_tensor(Lower *L, ValId id);
+bool lval_is_const(const LVal *v);       /* a compile-time value, not a tensor */
+bool lval_is_number(const LVal *v);      /* bool, int or float */
+const char *lval_kind_name(const LVal *v);
+void lval_repr(Lower *L, Buf *out, const LVal *v);   /* Python-like text */
+const char *dtype_name(IrType t);        /* Triton's: "fp32", "int8", "pointer<fp16>" */
+const char *type_str(Lower *L, IrType t); /* "fp32" or "<[128, 64], fp32>" */
+const char *shape_str(Lower *L, IrType t);  /* "[128, 64]" */
+IrType lower_type(Lower *L, const LVal *v);  /* type of a tensor */
+void lower_block(Lower *L, AstList *body);
+LVal lower_call_jit(Lower *L, SrcLoc loc, AstFunc *f, const CallArgs *ca);
+LVal lower_resolve_name(Lower *L, SrcLoc loc, const char *name);
+bool lower_truth(Lower *L, SrcLoc loc, const LVal *v);   /* Python truth of a constant */
+
+/* ---- lower_expr.c ---- */
+LVal lower_expr(Lower *L, AstNode *e);
+void lower_call_args(Lower *L, AstNode *call, CallArgs *out);
+LVal lval_to_tensor(Lower *L, SrcLoc loc, LVal v);
+ElemType literal_type(const LVal *v);     /* Triton's to_tensor typing of a number */
+LVal lower_cast(Lower *L, SrcLoc loc, LVal v, IrType to, bool bitcast, int rounding);
+LVal lower_binop(Lower *L, SrcLoc loc, int op, LVal a, LVal b);      /* AstBinOp */
+LVal lower_compare(Lower *L, SrcLoc loc, int op, LVal a, LVal b);    /* AstCmpOp */
+LVal lower_minmax(Lower *L, SrcLoc loc, bool is_max, LVal a, LVal b, bool propagate_nan);
+LVal lower_where(Lower *L, SrcLoc loc, LVal c, LVal a, LVal b);
+LVal lower_broadcast_to(Lower *L, SrcLoc loc, LVal v, IrType shape_of);
+LVal lower_unary(Lower *L, SrcLoc loc, int op, LVal v);              /* AstUnaryOp */
+LVal lower_to_bool(Lower *L, SrcLoc loc, LVal v);   /* tensor -> i1 (x != 0) */
+void lower_check_shape(Lower *L, SrcLoc loc, int rank, const int32_t *shape);
+LVal lower_attr(Lower *L, SrcLoc loc, LVal obj, const char *name);
+LVal lower_const_tensor(Lower *L, SrcLoc loc, const LVal *num, IrType t);
+
+/* ---- builtins.c ---- */
+const Builtin *builtin_find(const char *name, unsigned where);
+LVal builtin_call(Lower *L, SrcLoc loc, const Builtin *bi, LVal *self, const CallArgs *ca);
+/* Binds a call's arguments to bi's parameters (slots[BI_MAX_PARAMS]);
+ * extra positionals go to *rest when bi takes them. */
+void builtin_bind(Lower *L, SrcLoc loc, const Builtin *bi, LVal *self, const CallArgs *ca,
+                  LArg *slots, LVal **rest, int *n_rest);
+/* range(...)/tl.range(...)/tl.static_range(...) arguments: lb, ub, step */
+void builtin_range_args(Lower *L, SrcLoc loc, const Builtin *bi, const CallArgs *ca, LArg *lb,
+                        LArg *ub, LArg *step);
+/* attribute NAME of module PATH: a submodule, dtype, builtin or constant */
+bool builtin_module_attr(Lower *L, const char *path, const char *name, LVal *out);
+bool builtin_is_module(const char *path);
+bool builtin_is(const LVal *v, const char *name);
+
+#endif

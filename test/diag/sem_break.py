@@ -1,0 +1,11 @@
+# ARGS: -k kern -s '*fp32, i32'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def kern(x_ptr, n):
+    for i in range(n):
+        if i > 4:
+            break
+        tl.store(x_ptr + i, 1.0)

@@ -1,0 +1,10 @@
+# ARGS: -k kern -s '*fp32, i32, 64'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def kern(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(x_ptr + offs, tl.tanh(x), mask=offs < n)
