@@ -1,0 +1,10 @@
+# ARGS: -k kern -s '*fp32, i32'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def kern(x_ptr, n):
+    if n > 0:
+        x = tl.load(x_ptr)
+      tl.store(x_ptr, x + 1)

@@ -1,0 +1,10 @@
+# ARGS: -k kern -s '*fp32, i32'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def kern(x_ptr, n):
+    x = tl.load(x_ptr,
+                mask=n > 0
+                other=0.0)
