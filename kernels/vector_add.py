@@ -55,7 +55,7 @@ if __name__ == "__main__":
         print(f"{name}: max error {Benchmark.run(n):.3g}")
 
 # kernel: add_kernel
-# signature: *fp32:16, *fp32:16, *fp32:16, i32, 1024
+# signature: *fp32:16, *fp32:16, *fp32:16, i32:16, 1024
 # grid: (cdiv(n, 1024), 1, 1)
 # args: x = rand(n, fp32); y = rand(n, fp32); out = empty(n, fp32); n = 98432
 # check: out == x + y

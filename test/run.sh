@@ -11,7 +11,7 @@
 #   ptx    test/ptx/NAME.py        first line "# ARGS: ..."; run in test/ptx as
 #          + NAME.ptx              `tric NAME.py ARGS`: exit 0, stdout == NAME.ptx
 #   ptxas  kernels/*.py            each "# kernel:" test block (not in _*.py files),
-#                                  compiled for sm_80 and sm_90a, assembled by ptxas
+#                                  compiled for sm_80, sm_90 and sm_90a, assembled by ptxas
 #   python test/python/test_*.py   python3 FILE exits 0 (skipped without python3)
 #
 # ACCEPT=1 (make accept) rewrites NAME.err / NAME.expected / NAME.ptx from the
@@ -127,7 +127,7 @@ for py in test/ptx/*.py; do
     golden "ptx/$name" "test/ptx/$name.ptx" "$TMP/out"
 done
 
-# ---- ptxas: every kernel test block must assemble for sm_80 and sm_90a ----
+# ---- ptxas: every kernel test block must assemble for sm_80, sm_90 and sm_90a ----
 # One line per block: kernel <TAB> signature <TAB> num_warps (may be empty).
 kernel_blocks() {
     awk '
@@ -152,7 +152,7 @@ else
         n=0
         while IFS="$tab" read -r kern sig warps; do
             n=$((n + 1))
-            for arch in sm_80 sm_90a; do
+            for arch in sm_80 sm_90 sm_90a; do
                 name="ptxas/$base#$n:$kern@$arch"
                 if [ -z "$sig" ]; then
                     fail "$name (block has no '# signature:')"

@@ -1,0 +1,62 @@
+"""
+The rest of the pointwise language in one kernel file: a grid-stride loop over
+tl.num_programs, cache modifiers and eviction hints, tl.full/tl.zeros,
+tl.cdiv, tl.static_assert, annotated constexpr locals, narrow and wide integer
+types (u8, i16, u16, i64), bool tensors in memory, bf16 arithmetic, fp64
+square roots, and integer min/max.
+"""
+import triton
+import triton.language as tl
+
+SCALE = tl.constexpr(3)
+
+
+@triton.jit
+def _clamp_u8(x):
+    return tl.minimum(tl.maximum(x, 0), 255).to(tl.uint8)
+
+
+@triton.jit
+def grid_stride_kernel(x_ptr, flags_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    tl.static_assert(BLOCK % 128 == 0, "BLOCK must be a multiple of 128")
+    pid = tl.program_id(axis=0)
+    step: tl.constexpr = BLOCK * 1
+    n_blocks = tl.cdiv(n, step)
+    for b in range(pid, n_blocks, tl.num_programs(0)):
+        offs = b * step + tl.arange(0, BLOCK)
+        mask = offs < n
+        x = tl.load(x_ptr + offs, mask=mask, other=0, cache_modifier=".cg")        # i16
+        flag = tl.load(flags_ptr + offs, mask=mask, other=False, eviction_policy="evict_first")  # bool
+        y = tl.where(flag, x.to(tl.int64) * SCALE, -x.to(tl.int64))
+        y = max(y, tl.full((BLOCK,), -1000, tl.int64))
+        tl.store(out_ptr + offs, y, mask=mask, cache_modifier=".cs")
+
+
+@triton.jit
+def narrow_types_kernel(a_ptr, h_ptr, d_ptr, u8_ptr, u16_ptr, bf_ptr, sq_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask, other=0)                  # u8
+    h = tl.load(h_ptr + offs, mask=mask, other=0.0)                # bf16
+    d = tl.load(d_ptr + offs, mask=mask, other=1.0)                # fp64
+    tl.store(u8_ptr + offs, _clamp_u8(a.to(tl.int32) * 2 - 60), mask=mask)
+    wide = (a.to(tl.uint16) << 8) | a.to(tl.uint16)
+    tl.store(u16_ptr + offs, wide, mask=mask)
+    acc = tl.zeros((BLOCK,), tl.bfloat16) + h * h
+    tl.store(bf_ptr + offs, acc, mask=mask)
+    tl.store(sq_ptr + offs, tl.sqrt(tl.abs(d)) + d / 3.0, mask=mask)
+
+# kernel: grid_stride_kernel
+# signature: *i16:16, *i1:16, *i64:16, i32, 256
+# grid: (7, 1, 1)
+# args: x = randint(-3000, 3000, n, i16); flags = randint(0, 2, n, i1); out = empty(n, i64); n = 10000
+# check: out == np.maximum(np.where(flags, x * 3, -x), -1000)
+# tol: 0
+#
+# kernel: narrow_types_kernel
+# signature: *u8:16, *bf16:16, *fp64:16, *u8:16, *u16:16, *bf16:16, *fp64:16, i32, 512
+# grid: (cdiv(n, 512), 1, 1)
+# args: a = randint(0, 256, n, u8); h = rand(n, bf16); d = rand(n, fp64); u8o = empty(n, u8); u16o = empty(n, u16); bfo = empty(n, bf16); sq = empty(n, fp64); n = 3000
+# check: u8o == np.clip(a * 2 - 60, 0, 255); u16o == a * 257; bfo == h * h; sq == np.sqrt(np.abs(d)) + d / 3
+# tol: bfo: 8e-3; sq: 1e-7

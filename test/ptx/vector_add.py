@@ -1,0 +1,14 @@
+# ARGS: -k add_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32:16, 1024' --arch sm_90a
+# The canonical kernel, locked whole: any change to its PTX shows up here.
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + offsets, mask=mask)
+    tl.store(output_ptr + offsets, x + y, mask=mask)
