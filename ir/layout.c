@@ -222,6 +222,11 @@ int layout_contig_regs(const Layout *l, int dim) {
             if (v[d] != (d == dim ? 1 << k : 0)) unit = false;
         if (!unit) break;
     }
+    /* Every other input bit must move in whole runs: a basis vector with
+     * bits below 2^k along dim would XOR into the run and break it. */
+    for (int kind = 0; kind < LL_KINDS; kind++)
+        for (int b = kind == LL_REG ? k : 0; b < l->n_bits[kind]; b++)
+            while (k > 0 && (l->basis[kind][b][dim] & ((1 << k) - 1))) k--;
     return 1 << k;
 }
 

@@ -268,6 +268,23 @@ static void check_shape_ops(Verifier *V, IrOp *op) {
 /* The type a load gives from pointer type p: pointee elements, p's shape. */
 static IrType pointee_type(IrType p) { return ir_with_elem(p, ir_scalar((ElemType)p.pointee)); }
 
+/* A vector access of attr.vec elements reads registers r..r+vec-1 as one
+ * run of consecutive elements: the pointer's layout must hold such runs
+ * along some dim (code generation trusts this; a wrong vec is wrong PTX). */
+static void check_vec(Verifier *V, IrOp *op, ValId p) {
+    int32_t vec = op->attr.vec;
+    if (vec <= 1) return;
+    if (vec & (vec - 1)) {
+        verr(V, op, "vec = %d is not a power of two", vec);
+        return;
+    }
+    const Layout *l = ir_layout(V->fn, p);
+    if (!l) return;
+    for (int d = 0; d < l->rank; d++)
+        if (layout_contig_regs(l, d) >= vec) return;
+    verr(V, op, "vec = %d, but the pointer's layout has no run of %d consecutive registers", vec, vec);
+}
+
 static void check_memory(Verifier *V, IrOp *op) {
     ValId p = op->operands[0];
     IrType pt = vtype(V, p);
@@ -288,6 +305,7 @@ static void check_memory(Verifier *V, IrOp *op) {
         if (op->n_operands > 2 && want_type(V, op, "operand 2 (the mask)", op->operands[2], mask))
             want_layout_of(V, op, "operand 2", op->operands[2], p, "the pointer");
     }
+    check_vec(V, op, p);
     if (op->attr.i < CACHE_NONE || op->attr.i > CACHE_WT) verr(V, op, "unknown cache modifier %lld", (long long)op->attr.i);
     if (op->attr.i2 < EVICT_NONE || op->attr.i2 > EVICT_LAST) verr(V, op, "unknown eviction policy %lld", (long long)op->attr.i2);
 }

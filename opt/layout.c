@@ -578,9 +578,4 @@ void pass_layout(IrFunc *fn) {
     back_block(&P, fn->body);
     fwd_block(&P, fn->body);
     ir_walk(fn, fn->body, fix_operands, &P);
-#ifdef TRIC_TEST
-    Buf why = {0};
-    if (!ir_verify(fn, &why)) tric_internal_error(__FILE__, __LINE__, why.data);
-    buf_free(&why);
-#endif
 }

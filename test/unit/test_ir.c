@@ -317,6 +317,20 @@ static void test_parse_errors(void) {
                       "t.tir:2:3: error: invalid IR: op 'if': the then region's 'yield' passes 0 values, expected 1");
     check_parse_error("#L0 = linear<[4] reg=[[1]] lane=[[2],[4]] warp=[]>\nfunc @f() {\n}\n",
                       "t.tir:1:38: error: basis coordinate 4 is outside dimension 0 of size 4");
+    /* a vector width the pointer's layout does not hold as one run of registers */
+    const char *vec4 =
+        "#L0 = linear<[64] reg=[[1],[32]] lane=[[2],[4],[8],[16],[0]] warp=[]>\n"
+        "func @f(%p: ptr<f32> {div = 16}) {\n"
+        "  %0 = splat %p : tile<64xptr<f32>, #L0>\n"
+        "  %1 = load %0 {vec = 4} : tile<64xf32, #L0>\n}\n";
+    check_parse_error(vec4, "t.tir:4:3: error: invalid IR: op 'load': vec = 4, but the pointer's layout has no run of 4 "
+                            "consecutive registers");
+    const char *vec3 =
+        "#L0 = linear<[64] reg=[[1],[32]] lane=[[2],[4],[8],[16],[0]] warp=[]>\n"
+        "func @f(%p: ptr<f32> {div = 16}) {\n"
+        "  %0 = splat %p : tile<64xptr<f32>, #L0>\n"
+        "  %1 = load %0 {vec = 3} : tile<64xf32, #L0>\n}\n";
+    check_parse_error(vec3, "t.tir:4:3: error: invalid IR: op 'load': vec = 3 is not a power of two");
 }
 
 /* ---- verifier on built IR ---- */

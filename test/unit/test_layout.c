@@ -198,8 +198,16 @@ static void test_contig_regs(void) {
     CHECK(layout_n_regs(&s) == 8 && layout_contig_regs(&s, 0) == 1);
     /* a register bit mapping to a non-unit vector stops the run */
     Layout m = l;
+    m.basis[LL_REG][2][0] = 12;
+    CHECK(layout_contig_regs(&m, 0) == 4);
+    /* ... and one with low bits breaks the runs below it too: registers 2, 3
+     * hold elements 3, 2, so even pairs are not in order */
     m.basis[LL_REG][1][0] = 3;
-    CHECK(layout_contig_regs(&m, 0) == 2);
+    CHECK(layout_contig_regs(&m, 0) == 1);
+    /* a lane bit that duplicates a register bit: lane 1 holds 1, 0 */
+    Layout dup = l;
+    dup.basis[LL_LANE][0][0] = 1;
+    CHECK(layout_contig_regs(&dup, 0) == 1);
 }
 
 
