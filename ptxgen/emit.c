@@ -40,6 +40,13 @@ void ptx_ins(Ptx *P, const char *fmt, ...) {
         case 'd': buf_printf(b, "%d", va_arg(ap, int)); break;
         case 'l': buf_printf(b, "%lld", (long long)va_arg(ap, int64_t)); break;
         case 'x': buf_printf(b, "0x%X", va_arg(ap, unsigned)); break;
+        case 'D': {   /* an f64 immediate, exactly: 0d + its 16 hex digits */
+            double v = va_arg(ap, double);
+            uint64_t u;
+            memcpy(&u, &v, sizeof u);
+            buf_printf(b, "0d%016llX", (unsigned long long)u);
+            break;
+        }
         case '%': buf_putc(b, '%'); break;
         default: tric_unreachable();
         }

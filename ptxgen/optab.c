@@ -202,7 +202,8 @@ static const OpRow optab[] = {
     {OP_ABS, G_SINT, R_NORM8, "abs.%t %d, %a"},
     {OP_ABS, G_UINT, 0, "mov.%B %d, %a"},
     {OP_ABS, G_FLOAT, 0, "abs.%t %d, %a"},
-    /* Triton's lowerings: exp(x) = ex2(x * log2 e), log(x) = lg2(x) * ln 2 */
+    /* Triton's lowerings: exp(x) = ex2(x * log2 e), log(x) = lg2(x) * ln 2
+     * (fast approximations, as Triton's; f64 ones are fntab's, accurate) */
     {OP_EXP, G_F32, 0, "mul.f32 %0, %a, 0f3FB8AA3B; ex2.approx.f32 %d, %0"},
     {OP_EXP2, G_F32, 0, "ex2.approx.f32 %d, %a"},
     {OP_LOG, G_F32, 0, "lg2.approx.f32 %0, %a; mul.f32 %d, %0, 0f3F317218"},
@@ -212,6 +213,26 @@ static const OpRow optab[] = {
     {OP_RSQRT, G_F32, 0, "rsqrt.approx.f32 %d, %a"},
     {OP_RSQRT, G_F64, 0, "rsqrt.approx.f64 %d, %a"},
 };
+
+/* Ops whose code is a function rather than a template line (mathlib.c). */
+typedef struct FnRow {
+    Opcode opc;
+    ElemType type;
+    void (*emit)(Ptx *P, Reg d, Reg a);
+} FnRow;
+
+static const FnRow fntab[] = {
+    {OP_EXP, ET_F64, ptx_math_exp},
+    {OP_EXP2, ET_F64, ptx_math_exp2},
+    {OP_LOG, ET_F64, ptx_math_log},
+    {OP_LOG2, ET_F64, ptx_math_log2},
+};
+
+static const FnRow *find_fn_row(Opcode opc, ElemType e) {
+    for (size_t i = 0; i < ARRAY_LEN(fntab); i++)
+        if (fntab[i].opc == opc && fntab[i].type == e) return &fntab[i];
+    return NULL;
+}
 
 static uint32_t group_of(ElemType e) {
     switch (e) {
@@ -552,6 +573,11 @@ static void emit_one(Ptx *P, IrOp *op, ElemType e, ElemType et, Reg d, Reg a, Re
     case OP_CAST: emit_cast(P, op, e, et, d, a); return;
     case OP_BITCAST: emit_bitcast(P, op, e, et, d, a); return;
     default: break;
+    }
+    const FnRow *fr = find_fn_row(op->opc, e);
+    if (fr) {
+        fr->emit(P, d, a);
+        return;
     }
     const OpRow *row = find_row(P, op, e);
     if (row) emit_row(P, row, e, d, a, b);

@@ -1,0 +1,663 @@
+/* fp64 exp, exp2, log, log2 (ptxgen/mathlib.c).
+ *
+ * 1. The algorithm in C, operation for operation as mathlib.c writes it in
+ *    PTX (fma() from math.h, the same constants), measured against long
+ *    double (expl, exp2l, logl, log2l) over millions of inputs across the
+ *    whole range: the maximum error in ulps must stay under the bound below.
+ * 2. Special inputs: overflow, underflow and subnormal results, infinities,
+ *    NaN, zeros, negatives, subnormal inputs, exact cases (log 1 = 0).
+ * 3. The PTX text mathlib.c writes is executed by a small interpreter of
+ *    the instructions it uses, and must agree with the C version bit for
+ *    bit, so what 1 and 2 measure is what the GPU runs.
+ *
+ * F64MATH_N=<inputs per class> runs more (default 1000000 for 1, 1/8 of it for 3).
+ */
+#include "base/base.h"
+#include "ir/ir.h"
+#include "ptxgen/ptx.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+#define CHECK(cond)                                                                \
+    do {                                                                           \
+        if (!(cond)) {                                                             \
+            printf("%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);        \
+            failures++;                                                            \
+        }                                                                          \
+    } while (0)
+
+/* The largest errors allowed, in ulps of the correctly rounded result (the
+ * measured maxima are printed). Normal results, measured with 8 million
+ * inputs per class: exp 0.595, exp2 0.598 (one rounding of e^r, whose
+ * polynomial part carries ~0.1 ulp), log 0.659, log2 0.768 (the correction
+ * term s (f^2/2 + R) carries ~0.15 ulp of log, more of log2 near 0.5).
+ * Subnormal results of exp and exp2 round twice (at 53 bits, then to the
+ * subnormal's precision): measured 0.760, bound about 0.8. */
+#define MAX_ULP 0.85
+#define MAX_ULP_SUBNORMAL 0.85
+
+static uint64_t bits_of(double v) {
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+static double double_of(uint64_t u) {
+    double v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+/* ---- 1. the algorithm in C, as mathlib.c emits it ---- */
+
+#define K (&ptx_math_consts)
+
+/* setp.gt + selp, setp.lt + selp: NaN goes through */
+static double clamp(double x, double lo, double hi) {
+    double t = x > hi ? hi : x;
+    return t < lo ? lo : t;
+}
+
+/* cvt.rni.s32.f64: nearest even, saturating, NaN -> 0 */
+static int32_t cvt_rni_s32(double t) {
+    if (isnan(t)) return 0;
+    if (t >= 2147483647.0) return INT32_MAX;
+    if (t <= -2147483648.0) return INT32_MIN;
+    return (int32_t)rint(t);
+}
+
+/* mad.lo.s32 hi, e, 1 << 20, 1023 << 20; mov.b64 d, {0, hi} */
+static double pow2(int32_t e) {
+    uint32_t hi = (uint32_t)e * 1048576u + 1072693248u;
+    return double_of((uint64_t)hi << 32);
+}
+
+static void fast_two_sum(double a, double b, double *s, double *err) {
+    *s = a + b;
+    double u = *s - a;
+    *err = b - u;
+}
+
+static double exp_finish(int32_t k, double rh, double rl) {
+    const double *c = K->exp_poly;
+    double r, dr;
+    fast_two_sum(rh, rl, &r, &dr);
+    double lin = fma(dr, r, dr);
+    double r2 = r * r;
+    double p = fma(r, c[10], c[9]);
+    for (int i = 8; i >= 0; i--) p = fma(p, r, c[i]);
+    double q = fma(r2, p, lin);
+    double h, l;
+    fast_two_sum(r, q, &h, &l);
+    double t = h + 1.0;
+    double u = t - 1.0;
+    double tl = h - u;
+    double lo = tl + l;
+    double z = t + lo;
+    int32_t k1 = k >> 1, k2 = k - k1;   /* shr.s32 is arithmetic, as gcc's >> */
+    double s1 = pow2(k1), s2 = pow2(k2);
+    double y = z * s1;
+    return y * s2;
+}
+
+static double ref_exp(double a) {
+    double x = clamp(a, -746.0, 710.0);
+    double t = x * K->l2e;
+    double kd = rint(t);
+    int32_t k = cvt_rni_s32(t);
+    double rh = fma(kd, -K->ln2, x);
+    double rl = kd * -K->ln2_lo;
+    return exp_finish(k, rh, rl);
+}
+
+static double ref_exp2(double a) {
+    double x = clamp(a, -1080.0, 1025.0);
+    double kd = rint(x);
+    int32_t k = cvt_rni_s32(x);
+    double r = x - kd;
+    double rh = r * K->ln2;
+    double err = fma(r, K->ln2, -rh);
+    double rl = fma(r, K->ln2_lo, err);
+    return exp_finish(k, rh, rl);
+}
+
+typedef struct Parts {
+    int32_t k;
+    double hi, lo;
+} Parts;
+
+static Parts log_parts(double x) {
+    const double *c = K->log_poly;
+    bool sub = x < 0x1p-1022;
+    double xm = x * 0x1p54;
+    double xs = sub ? xm : x;
+    int32_t adj = sub ? -54 : 0;
+    uint64_t u = bits_of(xs);
+    uint32_t lo = (uint32_t)u, hi = (uint32_t)(u >> 32);
+    int32_t t = (int32_t)(hi - 1072079006u);
+    Parts o;
+    o.k = (t >> 20) + adj;
+    uint32_t mhi = hi - ((uint32_t)t & 0xFFF00000u);
+    double m = double_of((uint64_t)mhi << 32 | lo);
+    double f = m + -1.0;
+    double den = f + 2.0;
+    double s = f / den;
+    double z = s * s;
+    double h = fma(z, c[7], c[6]);
+    for (int i = 5; i >= 0; i--) h = fma(h, z, c[i]);
+    double r = z * h;
+    double hf = f * 0.5;
+    double hfsq = hf * f;
+    double sum = hfsq + r;
+    double corr = s * sum;
+    double nhf = f * -0.5;
+    double sq = nhf * f;
+    double sql = fma(nhf, f, -sq);
+    double l;
+    fast_two_sum(f, sq, &o.hi, &l);
+    double small = sql + corr;
+    o.lo = l + small;
+    return o;
+}
+
+static double log_special(double x, double y) {
+    double y1 = x == INFINITY ? INFINITY : y;
+    double y2 = x == 0.0 ? -INFINITY : y1;
+    return x < 0.0 || isnan(x) ? double_of(0x7FFFFFFFFFFFFFFFull) : y2;
+}
+
+static double ref_log(double x) {
+    Parts l = log_parts(x);
+    double kd = (double)l.k;
+    double kh = kd * K->ln2_hi42;
+    double s, err;
+    fast_two_sum(kh, l.hi, &s, &err);
+    double t0 = fma(kd, K->ln2_lo42, err);
+    double t = t0 + l.lo;
+    return log_special(x, s + t);
+}
+
+static double ref_log2(double x) {
+    Parts l = log_parts(x);
+    double kd = (double)l.k;
+    double ph = l.hi * K->l2e;
+    double pl0 = fma(l.hi, K->l2e, -ph);
+    double pl1 = fma(l.hi, K->l2e_lo, pl0);
+    double pl = fma(l.lo, K->l2e, pl1);
+    double s, err;
+    fast_two_sum(kd, ph, &s, &err);
+    double t = err + pl;
+    return log_special(x, s + t);
+}
+
+/* ---- measuring ---- */
+
+typedef struct Fn {
+    const char *name;
+    double (*ref)(double);
+    long double (*exact)(long double);
+    void (*emit)(Ptx *P, Reg d, Reg a);
+} Fn;
+
+static const Fn fns[] = {
+    {"exp", ref_exp, expl, ptx_math_exp},
+    {"exp2", ref_exp2, exp2l, ptx_math_exp2},
+    {"log", ref_log, logl, ptx_math_log},
+    {"log2", ref_log2, log2l, ptx_math_log2},
+};
+
+/* |got - want| in ulps of the double nearest want (ulp 2^-1074 for
+ * subnormals); beyond DBL_MAX + ulp/2 only inf is right. */
+static double ulp_error(double got, long double want) {
+    if (isnan(want)) return isnan(got) ? 0 : INFINITY;
+    long double limit = 0x1p1024L - 0x1p970L;   /* DBL_MAX + half its ulp */
+    if (fabsl(want) >= limit) return got == (want > 0 ? INFINITY : -INFINITY) ? 0 : INFINITY;
+    if (isinf(got) || isnan(got)) return INFINITY;
+    int ex = 0;
+    frexpl(want, &ex);                          /* want = fr 2^ex, fr in [0.5, 1) */
+    int ulp_exp = ex - 53 < -1074 ? -1074 : ex - 53;
+    return (double)(fabsl((long double)got - want) / ldexpl(1.0L, ulp_exp));
+}
+
+typedef struct Rng {
+    uint64_t s;
+} Rng;
+
+static uint64_t rng_next(Rng *r) {   /* xorshift64* */
+    r->s ^= r->s >> 12;
+    r->s ^= r->s << 25;
+    r->s ^= r->s >> 27;
+    return r->s * 0x2545F4914F6CDD1Dull;
+}
+
+static double rng_unit(Rng *r) { return (double)(rng_next(r) >> 11) * 0x1p-53; }   /* [0, 1) */
+static double rng_range(Rng *r, double lo, double hi) { return lo + (hi - lo) * rng_unit(r); }
+
+/* sign * 2^[lo, hi) with a random mantissa: every magnitude alike */
+static double rng_log_range(Rng *r, int lo, int hi, bool random_sign) {
+    double v = ldexp(1.0 + rng_unit(r), lo + (int)(rng_next(r) % (uint64_t)(hi - lo)));
+    return random_sign && (rng_next(r) & 1) ? -v : v;
+}
+
+/* A class of inputs: the i-th of n, for function f. */
+typedef double (*Gen)(Rng *r);
+
+static double g_exp_range(Rng *r) { return rng_range(r, -746.0, 710.0); }
+static double g_exp_small(Rng *r) { return rng_log_range(r, -60, 10, true); }
+static double g_exp_edges(Rng *r) {   /* where results overflow or go subnormal */
+    return rng_next(r) & 1 ? rng_range(r, 707.0, 709.8) : rng_range(r, -745.2, -707.0);
+}
+static double g_exp2_range(Rng *r) { return rng_range(r, -1080.0, 1025.0); }
+static double g_exp2_small(Rng *r) { return rng_log_range(r, -60, 11, true); }
+static double g_exp2_edges(Rng *r) {
+    return rng_next(r) & 1 ? rng_range(r, 1020.0, 1024.0) : rng_range(r, -1075.5, -1020.0);
+}
+static double g_pos_all(Rng *r) {   /* any positive finite double, subnormals too */
+    uint64_t u = rng_next(r) & 0x7FFFFFFFFFFFFFFFull;
+    if ((u >> 52) == 0x7FF) u &= 0x7FEFFFFFFFFFFFFFull;
+    return double_of(u);
+}
+static double g_pos_subnormal(Rng *r) { return double_of(1 + rng_next(r) % 0x000FFFFFFFFFFFFFull); }
+static double g_near_one(Rng *r) {   /* log's small results: 1 +- 2^-[1, 52] */
+    return 1.0 + rng_log_range(r, -53, -1, true);
+}
+static double g_half_two(Rng *r) { return rng_range(r, 0.5, 2.0); }
+
+typedef struct Class {
+    const char *what;
+    Gen gen;
+} Class;
+
+#define LOG_CLASSES                                                                \
+    {{"all positive", g_pos_all}, {"subnormal", g_pos_subnormal}, {"1 +- 2^-k", g_near_one}, \
+     {"[0.5, 2]", g_half_two}}
+
+static const Class classes[][4] = {   /* per entry of fns */
+    {{"[-746, 710]", g_exp_range}, {"|x| in 2^[-60, 10]", g_exp_small},
+     {"overflow/subnormal edges", g_exp_edges}},
+    {{"[-1080, 1025]", g_exp2_range}, {"|x| in 2^[-60, 11]", g_exp2_small},
+     {"overflow/subnormal edges", g_exp2_edges}},
+    LOG_CLASSES,
+    LOG_CLASSES,
+};
+
+static long n_inputs(void) {
+    const char *s = getenv("F64MATH_N");
+    long n = s ? atol(s) : 0;
+    return n > 0 ? n : 1000000;
+}
+
+static void test_accuracy(void) {
+    long n = n_inputs();
+    for (size_t fi = 0; fi < ARRAY_LEN(fns); fi++) {
+        const Fn *f = &fns[fi];
+        for (size_t ci = 0; ci < 4 && classes[fi][ci].gen; ci++) {
+            const Class *c = &classes[fi][ci];
+            Rng r = {0x9E3779B97F4A7C15ull ^ (fi * 131 + ci)};
+            double worst[2] = {0, 0}, worst_x[2] = {0, 0};   /* normal, subnormal results */
+            for (long i = 0; i < n; i++) {
+                double x = c->gen(&r);
+                double y = f->ref(x);
+                double e = ulp_error(y, f->exact((long double)x));
+                int sub = y != 0 && fabs(y) < 0x1p-1022;
+                if (e > worst[sub]) {
+                    worst[sub] = e;
+                    worst_x[sub] = x;
+                }
+            }
+            for (int sub = 0; sub < 2; sub++) {
+                if (sub && worst[sub] == 0) continue;
+                printf("%-5s %-26s %s max %.4f ulp at %a (%s(x) = %a)\n", f->name, c->what,
+                       sub ? "subnormal:" : "normal:   ", worst[sub], worst_x[sub], f->name,
+                       f->ref(worst_x[sub]));
+                double bound = sub ? MAX_ULP_SUBNORMAL : MAX_ULP;
+                if (worst[sub] > bound) {
+                    printf("%s: max error %.4f ulp exceeds %.2f\n", f->name, worst[sub], bound);
+                    failures++;
+                }
+            }
+        }
+    }
+}
+
+/* ---- 2. special inputs ---- */
+
+static void expect(const char *fn, double (*f)(double), double x, double want) {
+    double got = f(x);
+    bool ok = isnan(want) ? isnan(got) : bits_of(got) == bits_of(want);
+    if (!ok) {
+        printf("%s(%a) = %a (%.17g), expected %a (%.17g)\n", fn, x, got, got, want, want);
+        failures++;
+    }
+}
+
+static void test_special(void) {
+    double inf = INFINITY, nan = NAN, tiny = 0x1p-1074;
+    /* exp: overflow from ln(DBL_MAX) = 709.782712893384, underflow, subnormals */
+    expect("exp", ref_exp, 0.0, 1.0);
+    expect("exp", ref_exp, -0.0, 1.0);
+    expect("exp", ref_exp, 1.0, 0x1.5bf0a8b145769p+1);
+    expect("exp", ref_exp, 709.78, 0x1.fe9ce5c4c52b4p+1023);
+    expect("exp", ref_exp, 709.782712893384, 0x1.fffffffffff2ap+1023);
+    expect("exp", ref_exp, 709.79, inf);
+    expect("exp", ref_exp, 1e300, inf);
+    expect("exp", ref_exp, inf, inf);
+    expect("exp", ref_exp, -inf, 0.0);
+    expect("exp", ref_exp, -1e300, 0.0);
+    expect("exp", ref_exp, -708.0, 0x1.7c8ab2288c9abp-1022);   /* just above the normal range */
+    expect("exp", ref_exp, -740.0, 0x0.0000000000055p-1022);   /* 85 * 2^-1074 = 4.2e-322 */
+    expect("exp", ref_exp, -745.0, tiny);
+    expect("exp", ref_exp, -745.2, 0.0);
+    expect("exp", ref_exp, nan, nan);
+    expect("exp", ref_exp, -nan, nan);
+    /* exp2: exact powers of two down into the subnormals */
+    expect("exp2", ref_exp2, 0.0, 1.0);
+    expect("exp2", ref_exp2, 1.0, 2.0);
+    expect("exp2", ref_exp2, 10.0, 1024.0);
+    expect("exp2", ref_exp2, -1.0, 0.5);
+    expect("exp2", ref_exp2, 0.5, 0x1.6a09e667f3bcdp+0);
+    expect("exp2", ref_exp2, 1023.0, 0x1p1023);
+    expect("exp2", ref_exp2, 1023.999, 0x1.ffa52de61c1b3p+1023);
+    expect("exp2", ref_exp2, 1024.0, inf);
+    expect("exp2", ref_exp2, -1022.0, 0x1p-1022);
+    expect("exp2", ref_exp2, -1030.0, 0x1p-1030);
+    expect("exp2", ref_exp2, -1074.0, tiny);
+    expect("exp2", ref_exp2, -1075.0, 0.0);   /* the tie rounds to even */
+    expect("exp2", ref_exp2, -1074.5, tiny);
+    expect("exp2", ref_exp2, inf, inf);
+    expect("exp2", ref_exp2, -inf, 0.0);
+    expect("exp2", ref_exp2, 5e15, inf);
+    expect("exp2", ref_exp2, -5e15, 0.0);
+    expect("exp2", ref_exp2, nan, nan);
+    /* log, log2 */
+    expect("log", ref_log, 1.0, 0.0);
+    expect("log", ref_log, 2.0, 0x1.62e42fefa39efp-1);
+    expect("log", ref_log, 0x1.5bf0a8b145769p+1, 1.0);   /* e rounded: log is 1 - 4e-17 */
+    expect("log", ref_log, 0.0, -inf);
+    expect("log", ref_log, -0.0, -inf);
+    expect("log", ref_log, -1.0, nan);
+    expect("log", ref_log, -inf, nan);
+    expect("log", ref_log, -tiny, nan);
+    expect("log", ref_log, inf, inf);
+    expect("log", ref_log, nan, nan);
+    expect("log", ref_log, tiny, -0x1.74385446d71c3p+9);          /* -744.44 */
+    expect("log", ref_log, 0x1p-1030, -0x1.64f886378b146p+9);
+    expect("log", ref_log, 0x1.fffffffffffffp+1023, 0x1.62e42fefa39efp+9);
+    expect("log2", ref_log2, 1.0, 0.0);
+    expect("log2", ref_log2, 8.0, 3.0);
+    expect("log2", ref_log2, 0x1p-1022, -1022.0);
+    expect("log2", ref_log2, tiny, -1074.0);
+    expect("log2", ref_log2, 0x1p-1060, -1060.0);
+    expect("log2", ref_log2, 0x1p1023, 1023.0);
+    expect("log2", ref_log2, 0.0, -inf);
+    expect("log2", ref_log2, -2.0, nan);
+    expect("log2", ref_log2, inf, inf);
+    expect("log2", ref_log2, nan, nan);
+    expect("log2", ref_log2, 3.0, 0x1.95c01a39fbd68p+0);
+    /* 1 is exact and every power of two gives its exponent */
+    for (int e = -1074; e <= 1023; e++) {
+        double x = ldexp(1.0, e);
+        if (ref_log2(x) != (double)e) {
+            printf("log2(2^%d) = %a\n", e, ref_log2(x));
+            failures++;
+        }
+    }
+}
+
+/* ---- 3. executing mathlib.c's PTX ----
+ * Enough of PTX for the straight-line code mathlib.c writes; anything else
+ * fails the test (so a new instruction there needs its meaning here). */
+
+enum { MAX_OPS = 5, OPND_REG = 1, OPND_IMM, OPND_PAIR };
+
+typedef struct Opnd {
+    int kind;
+    int cls, num;          /* OPND_REG; for OPND_PAIR the low half, num2 the high */
+    int num2;
+    uint64_t imm;          /* OPND_IMM: the bits (f64) or the sign-extended integer */
+} Opnd;
+
+typedef struct Ins {
+    char name[32];
+    int n;
+    Opnd o[MAX_OPS];
+} Ins;
+
+typedef struct Prog {
+    Ins *ins;
+    int n, cap;
+    uint64_t *regs[RC_COUNT];
+    int n_regs[RC_COUNT];
+} Prog;
+
+static int reg_class(const char *s, int *len) {
+    static const char *const prefix[RC_COUNT] = {"p", "h", "r", "f", "rd", "fd"};
+    int best = -1, best_len = 0;
+    for (int c = 0; c < RC_COUNT; c++) {
+        int l = (int)strlen(prefix[c]);
+        if (!strncmp(s, prefix[c], (size_t)l) && s[l] >= '0' && s[l] <= '9' && l > best_len) {
+            best = c;
+            best_len = l;
+        }
+    }
+    *len = best_len;
+    return best;
+}
+
+static bool parse_reg(const char *s, int *cls, int *num) {
+    int len;
+    if (*s != '%' || (*cls = reg_class(s + 1, &len)) < 0) return false;
+    *num = atoi(s + 1 + len);
+    return true;
+}
+
+static bool parse_opnd(char *s, Opnd *o) {
+    while (*s == ' ') s++;
+    char *end = s + strlen(s);
+    while (end > s && end[-1] == ' ') *--end = 0;
+    if (*s == '{') {
+        char *comma = strchr(s, ',');
+        if (!comma) return false;
+        *comma = 0;
+        char *hi = comma + 1;
+        while (*hi == ' ') hi++;
+        char *close = strchr(hi, '}');
+        if (!close) return false;
+        *close = 0;
+        int c2;
+        o->kind = OPND_PAIR;
+        return parse_reg(s + 1, &o->cls, &o->num) && parse_reg(hi, &c2, &o->num2) && c2 == o->cls;
+    }
+    if (*s == '%') {
+        o->kind = OPND_REG;
+        return parse_reg(s, &o->cls, &o->num);
+    }
+    o->kind = OPND_IMM;
+    if (s[0] == '0' && s[1] == 'd') o->imm = strtoull(s + 2, NULL, 16);
+    else o->imm = (uint64_t)strtoll(s, NULL, 0);
+    return true;
+}
+
+/* One instruction line ("\top.type d, a, b;") into p; false if malformed. */
+static bool parse_line(Prog *p, char *line) {
+    while (*line == '\t' || *line == ' ') line++;
+    if (!*line || *line == '/') return true;
+    char *semi = strrchr(line, ';');
+    if (!semi) return false;
+    *semi = 0;
+    Ins in = {0};
+    char *sp = strchr(line, ' ');
+    if (!sp || sp - line >= (long)sizeof in.name) return false;
+    memcpy(in.name, line, (size_t)(sp - line));
+    /* operands: split on commas outside braces */
+    char *s = sp + 1;
+    while (*s) {
+        char *q = s;
+        int depth = 0;
+        while (*q && (depth || *q != ',')) {
+            depth += *q == '{' ? 1 : *q == '}' ? -1 : 0;
+            q++;
+        }
+        bool last = !*q;
+        *q = 0;
+        if (in.n == MAX_OPS || !parse_opnd(s, &in.o[in.n++])) return false;
+        if (last) break;
+        s = q + 1;
+    }
+    if (p->n == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 64;
+        p->ins = realloc(p->ins, sizeof *p->ins * (size_t)p->cap);
+    }
+    p->ins[p->n++] = in;
+    return true;
+}
+
+static bool parse_text(Prog *p, const char *text) {
+    char *copy = strdup(text ? text : "");
+    bool ok = true;
+    for (char *line = strtok(copy, "\n"); line && ok; line = strtok(NULL, "\n")) {
+        ok = parse_line(p, line);
+        if (!ok) printf("cannot parse PTX line: %s\n", line);
+    }
+    free(copy);
+    return ok;
+}
+
+static uint64_t *reg_slot(Prog *p, int cls, int num) {
+    if (num >= p->n_regs[cls]) {
+        int n = num + 16;
+        p->regs[cls] = realloc(p->regs[cls], sizeof(uint64_t) * (size_t)n);
+        memset(p->regs[cls] + p->n_regs[cls], 0, sizeof(uint64_t) * (size_t)(n - p->n_regs[cls]));
+        p->n_regs[cls] = n;
+    }
+    return &p->regs[cls][num];
+}
+
+static uint64_t get(Prog *p, const Opnd *o) {
+    return o->kind == OPND_IMM ? o->imm : *reg_slot(p, o->cls, o->num);
+}
+static double getf(Prog *p, const Opnd *o) { return double_of(get(p, o)); }
+static uint32_t getu(Prog *p, const Opnd *o) { return (uint32_t)get(p, o); }
+static int32_t geti(Prog *p, const Opnd *o) { return (int32_t)getu(p, o); }
+static void set(Prog *p, const Opnd *o, uint64_t v) {
+    *reg_slot(p, o->cls, o->num) = o->cls == RC_B32 ? (uint32_t)v : v;   /* a .b32 holds 32 bits */
+}
+static void setf(Prog *p, const Opnd *o, double v) { set(p, o, bits_of(v)); }
+static void seti(Prog *p, const Opnd *o, int32_t v) { set(p, o, (uint32_t)v); }
+
+/* Runs the program; false (with a message) on an instruction it does not know. */
+static bool run(Prog *p) {
+    for (int i = 0; i < p->n; i++) {
+        Ins *in = &p->ins[i];
+        Opnd *o = in->o;
+        const char *n = in->name;
+        if (!strcmp(n, "fma.rn.f64")) setf(p, &o[0], fma(getf(p, &o[1]), getf(p, &o[2]), getf(p, &o[3])));
+        else if (!strcmp(n, "mul.rn.f64")) setf(p, &o[0], getf(p, &o[1]) * getf(p, &o[2]));
+        else if (!strcmp(n, "add.rn.f64")) setf(p, &o[0], getf(p, &o[1]) + getf(p, &o[2]));
+        else if (!strcmp(n, "sub.rn.f64")) setf(p, &o[0], getf(p, &o[1]) - getf(p, &o[2]));
+        else if (!strcmp(n, "div.rn.f64")) setf(p, &o[0], getf(p, &o[1]) / getf(p, &o[2]));
+        else if (!strcmp(n, "neg.f64")) setf(p, &o[0], -getf(p, &o[1]));
+        else if (!strcmp(n, "setp.gt.f64")) set(p, &o[0], getf(p, &o[1]) > getf(p, &o[2]));
+        else if (!strcmp(n, "setp.lt.f64")) set(p, &o[0], getf(p, &o[1]) < getf(p, &o[2]));
+        else if (!strcmp(n, "setp.eq.f64")) set(p, &o[0], getf(p, &o[1]) == getf(p, &o[2]));
+        else if (!strcmp(n, "setp.ltu.f64")) set(p, &o[0], !(getf(p, &o[1]) >= getf(p, &o[2])));
+        else if (!strcmp(n, "selp.f64") || !strcmp(n, "selp.s32") || !strcmp(n, "selp.b32"))
+            set(p, &o[0], get(p, &o[3]) ? get(p, &o[1]) : get(p, &o[2]));
+        else if (!strcmp(n, "cvt.rni.f64.f64")) setf(p, &o[0], rint(getf(p, &o[1])));
+        else if (!strcmp(n, "cvt.rni.s32.f64")) seti(p, &o[0], cvt_rni_s32(getf(p, &o[1])));
+        else if (!strcmp(n, "cvt.rn.f64.s32")) setf(p, &o[0], (double)geti(p, &o[1]));
+        else if (!strcmp(n, "shr.s32")) seti(p, &o[0], geti(p, &o[1]) >> (geti(p, &o[2]) & 31));
+        else if (!strcmp(n, "add.s32")) set(p, &o[0], (uint32_t)(getu(p, &o[1]) + getu(p, &o[2])));
+        else if (!strcmp(n, "sub.s32")) set(p, &o[0], (uint32_t)(getu(p, &o[1]) - getu(p, &o[2])));
+        else if (!strcmp(n, "and.b32")) set(p, &o[0], getu(p, &o[1]) & getu(p, &o[2]));
+        else if (!strcmp(n, "mad.lo.s32"))   /* low 32 bits, wrapping */
+            set(p, &o[0], (uint32_t)(getu(p, &o[1]) * getu(p, &o[2]) + getu(p, &o[3])));
+        else if (!strcmp(n, "mov.b32")) set(p, &o[0], (uint32_t)get(p, &o[1]));
+        else if (!strcmp(n, "mov.f64")) set(p, &o[0], get(p, &o[1]));
+        else if (!strcmp(n, "mov.b64") && o[1].kind == OPND_PAIR)   /* {low, high} */
+            set(p, &o[0], *reg_slot(p, o[1].cls, o[1].num2) << 32 | *reg_slot(p, o[1].cls, o[1].num));
+        else if (!strcmp(n, "mov.b64") && o[0].kind == OPND_PAIR) {
+            uint64_t v = get(p, &o[1]);
+            *reg_slot(p, o[0].cls, o[0].num) = (uint32_t)v;
+            *reg_slot(p, o[0].cls, o[0].num2) = v >> 32;
+        } else if (!strcmp(n, "mov.b64")) set(p, &o[0], get(p, &o[1]));
+        else {
+            printf("the test's PTX interpreter does not know '%s'\n", n);
+            return false;
+        }
+    }
+    return true;
+}
+
+static void prog_free(Prog *p) {
+    free(p->ins);
+    for (int c = 0; c < RC_COUNT; c++) free(p->regs[c]);
+}
+
+static double special_inputs[] = {
+    0.0, -0.0, 1.0, -1.0, 2.0, 0.5, 3.0, 10.0, 0x1p-1074, -0x1p-1074, 0x1p-1022, 0x1p-1030,
+    0x1.fffffffffffffp+1023,
+    709.78, 709.79, 710.0, 1000.0, -708.0, -740.0, -745.0, -745.2, -746.0, -1074.0, -1074.5, -1075.0, -1080.0,
+    1023.0, 1023.999, 1024.0, 1025.0, 1e300, -1e300, INFINITY, -INFINITY, NAN, -NAN, 0x1.6a09e667f3bccp-1,
+    0x1.6a09e667f3bcdp+0, 0x1.6a09e00000000p-1, 0x1.6a09dffffffffp-1, 1.0 + 0x1p-52, 1.0 - 0x1p-53,
+};
+
+static void test_ptx_text(void) {
+    long n = n_inputs() / 8;
+    Target target = {80, false, 4, 2};
+    for (size_t fi = 0; fi < ARRAY_LEN(fns); fi++) {
+        const Fn *f = &fns[fi];
+        Ctx *ctx = ctx_new(&target);
+        Ptx P = {0};
+        P.ctx = ctx;
+        P.arena = ctx->arena;
+        P.out = &P.body;
+        Reg a = ptx_reg(&P, RC_F64), d = ptx_reg(&P, RC_F64);
+        f->emit(&P, d, a);
+        Prog prog = {0};
+        bool ok = parse_text(&prog, P.prologue.data) && parse_text(&prog, P.body.data);
+        printf("%-5s PTX: %d instructions\n", f->name, prog.n);
+        if (getenv("F64MATH_DUMP")) printf("%s%s", P.prologue.data ? P.prologue.data : "", P.body.data);
+        Rng r = {0x243F6A8885A308D3ull + fi};
+        long bad = 0, total = 0;
+        for (long i = 0; ok && i < n + (long)ARRAY_LEN(special_inputs); i++) {
+            double x;
+            if (i < (long)ARRAY_LEN(special_inputs)) {
+                x = special_inputs[i];
+            } else {   /* each class in turn, and random bit patterns */
+                int ci = (int)(i % 5);
+                const Class *c = &classes[fi][ci < 4 ? ci : 0];
+                x = ci < 4 && c->gen ? c->gen(&r) : double_of(rng_next(&r));
+            }
+            *reg_slot(&prog, RC_F64, (int)(a & 0x0FFFFFFF)) = bits_of(x);
+            ok = run(&prog);
+            double got = double_of(*reg_slot(&prog, RC_F64, (int)(d & 0x0FFFFFFF)));
+            double want = f->ref(x);
+            total++;
+            if (ok && bits_of(got) != bits_of(want) && !(isnan(got) && isnan(want))) {
+                if (bad++ < 5) printf("%s PTX(%a) = %a, C gives %a\n", f->name, x, got, want);
+            }
+        }
+        if (!ok || bad) {
+            printf("%s: PTX and C differ on %ld of %ld inputs\n", f->name, bad, total);
+            failures++;
+        }
+        prog_free(&prog);
+        buf_free(&P.body);
+        buf_free(&P.prologue);
+        ctx_free(ctx);
+    }
+}
+
+int main(void) {
+    test_special();
+    test_accuracy();
+    test_ptx_text();
+    if (failures) printf("%d failures\n", failures);
+    return failures != 0;
+}
