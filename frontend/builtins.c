@@ -23,6 +23,15 @@ static const char *const known_modules[] = {
     "triton.language.PropagateNan",
 };
 
+/* The Python package tric is a drop-in for triton (`import tric as
+ * triton`), so its module paths are triton's: "tric.language" is
+ * "triton.language". Other paths are returned as they are. */
+const char *builtin_module_canonical(Lower *L, const char *path) {
+    size_t n = strlen("tric");
+    if (strncmp(path, "tric", n) || (path[n] && path[n] != '.')) return path;
+    return arena_printf(L->ctx->arena, "triton%s", path + n);
+}
+
 bool builtin_is_module(const char *path) {
     for (size_t i = 0; i < ARRAY_LEN(known_modules); i++)
         if (!strcmp(known_modules[i], path)) return true;

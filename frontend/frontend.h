@@ -53,7 +53,7 @@ void ast_print_module(Buf *out, const AstModule *m);   /* imports, globals, ever
 typedef enum SigKind {
     SIG_POINTER,     /* *T, with optional :16 */
     SIG_SCALAR,      /* iN/uN/fpN/bf16, with optional :16 or :1 */
-    SIG_CONSTEXPR    /* a plain value: integer, float, True/False/None, a string */
+    SIG_CONSTEXPR    /* a plain value: integer, float, True/False/None, a string, dtype(T) */
 } SigKind;
 
 typedef struct SigEntry {
@@ -63,7 +63,7 @@ typedef struct SigEntry {
     bool equals_one;         /* ":1": the value is the constant 1 */
     bool is_const_ptr;       /* "*k" */
     /* SIG_CONSTEXPR */
-    enum { CV_INT, CV_FLOAT, CV_BOOL, CV_NONE, CV_STR } cv_kind;
+    enum { CV_INT, CV_FLOAT, CV_BOOL, CV_NONE, CV_STR, CV_DTYPE } cv_kind;   /* CV_DTYPE: dtype(T), T in type */
     int64_t ival;
     double fval;
     const char *sval;

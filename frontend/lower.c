@@ -314,11 +314,13 @@ static bool resolve_global(Lower *L, SrcLoc use, const char *name, LVal *out) {
     return false;
 }
 
-/* The module an import statement binds to `name`, if any. */
+/* The module an import statement binds to `name`, if any. Module paths
+ * are canonical (builtin_module_canonical): `tric` is `triton`. */
 static bool resolve_import(Lower *L, SrcLoc use, const char *name, LVal *out) {
     AstModule *m = L->mod;
     for (int i = m->n_imports - 1; i >= 0; i--) {
         AstImport *imp = &m->imports[i];
+        const char *from = imp->level == 0 && imp->is_from ? builtin_module_canonical(L, imp->module) : imp->module;
         for (int j = 0; j < imp->n_names; j++) {
             AstImportName *in = &imp->names[j];
             const char *bound = in->alias;
@@ -328,12 +330,11 @@ static bool resolve_import(Lower *L, SrcLoc use, const char *name, LVal *out) {
                 bound = dot ? arena_strndup(L->ctx->arena, in->name, (size_t)(dot - in->name)) : in->name;
                 if (strcmp(bound, name)) continue;
                 out->kind = LV_MODULE;
-                out->s = bound;
+                out->s = builtin_module_canonical(L, bound);
                 return true;
             }
             if (imp->is_from && !strcmp(in->name, "*")) {
-                if (imp->level == 0 && builtin_is_module(imp->module) &&
-                    builtin_module_attr(L, imp->module, name, out))
+                if (imp->level == 0 && builtin_is_module(from) && builtin_module_attr(L, from, name, out))
                     return true;
                 continue;
             }
@@ -342,7 +343,7 @@ static bool resolve_import(Lower *L, SrcLoc use, const char *name, LVal *out) {
             *out = (LVal){0};
             if (!imp->is_from) {
                 out->kind = LV_MODULE;
-                out->s = in->name;
+                out->s = builtin_module_canonical(L, in->name);
                 return true;
             }
             if (imp->level > 0) {
@@ -350,13 +351,13 @@ static bool resolve_import(Lower *L, SrcLoc use, const char *name, LVal *out) {
                 out->s = arena_printf(L->ctx->arena, ".%s.%s", imp->module, in->name);
                 return true;
             }
-            const char *full = arena_printf(L->ctx->arena, "%s.%s", imp->module, in->name);
-            if (builtin_is_module(full) || !builtin_is_module(imp->module)) {
+            const char *full = arena_printf(L->ctx->arena, "%s.%s", from, in->name);
+            if (builtin_is_module(full) || !builtin_is_module(from)) {
                 out->kind = LV_MODULE;
                 out->s = full;
                 return true;
             }
-            if (builtin_module_attr(L, imp->module, in->name, out)) return true;
+            if (builtin_module_attr(L, from, in->name, out)) return true;
             diag_error(L->ctx, use, "cannot import name '%s' from '%s'", in->name, imp->module);
         }
     }
@@ -946,6 +947,7 @@ static LVal sig_value(Lower *L, const SigEntry *e) {
     case CV_BOOL: return lval_bool(e->ival != 0);
     case CV_NONE: return lval_none();
     case CV_STR: return lval_str(e->sval, strlen(e->sval));
+    case CV_DTYPE: return lval_dtype(ir_scalar(e->type));
     }
     tric_unreachable();
 }

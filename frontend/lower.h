@@ -168,6 +168,7 @@ void builtin_range_args(Lower *L, SrcLoc loc, const Builtin *bi, const CallArgs 
 /* attribute NAME of module PATH: a submodule, dtype, builtin or constant */
 bool builtin_module_attr(Lower *L, const char *path, const char *name, LVal *out);
 bool builtin_is_module(const char *path);
+const char *builtin_module_canonical(Lower *L, const char *path);   /* "tric.x" -> "triton.x" */
 bool builtin_is(const LVal *v, const char *name);
 
 #endif

@@ -2,6 +2,11 @@
  *
  *   "*fp32:16, *kfp16, i32, i32:16, i32:1, fp32, 1024, 3.5, True, None, 'relu', BLOCK=1024"
  *
+ * A constexpr whose value is a dtype (`OUT_DTYPE: tl.constexpr` called with
+ * tl.float16) is written dtype(T), T a type of the signature itself:
+ * "dtype(fp16)", "dtype(bf16)", "dtype(i64)"; the kernel sees tl.float16 etc.
+ * (Triton spells dtypes so: str(tl.float16) == "fp16".)
+ *
  * The text is treated as a source file named "<signature>" so that mistakes
  * get a caret under the offending entry, like mistakes in the kernel file. */
 #include "frontend.h"
@@ -158,7 +163,29 @@ static void sig_number(SigParser *s, SigEntry *e) {
     s->p = end;
 }
 
-/* value = pointer | string | number | "True" | "False" | "None" | type [hint] */
+/* dtype = "dtype" "(" type ")"   (a dtype-valued constexpr) */
+static void sig_dtype(SigParser *s, SigEntry *e) {
+    s->p += strlen("dtype");
+    sig_skip_space(s);
+    s->p++;   /* '(' */
+    sig_skip_space(s);
+    e->kind = SIG_CONSTEXPR;
+    e->cv_kind = CV_DTYPE;
+    e->type = sig_type(s);
+    sig_skip_space(s);
+    if (*s->p != ')') diag_error(s->ctx, sig_loc(s, s->p), "expected ')' to close 'dtype('");
+    s->p++;
+}
+
+/* Is the word [p, p+n) "dtype" followed by "("? */
+static bool sig_is_dtype(const char *p, size_t n) {
+    if (!sig_word_is(p, n, "dtype")) return false;
+    p += n;
+    while (*p == ' ' || *p == '\t') p++;
+    return *p == '(';
+}
+
+/* value = pointer | string | number | "True" | "False" | "None" | dtype | type [hint] */
 static void sig_value(SigParser *s, SigEntry *e) {
     char ch = *s->p;
     if (ch == '*') {
@@ -177,6 +204,8 @@ static void sig_value(SigParser *s, SigEntry *e) {
         } else if (sig_word_is(s->p, n, "None")) {
             e->cv_kind = CV_NONE;
             s->p += n;
+        } else if (sig_is_dtype(s->p, n)) {
+            sig_dtype(s, e);
         } else {
             e->kind = SIG_SCALAR;
             e->type = sig_type(s);

@@ -1,6 +1,7 @@
-/* The public C API (tric.h): compile through rt_compile, launch through the
- * driver table. A tric_kernel owns its PTX and parameter list and loads its
- * module lazily, once, under its own lock. */
+/* The public C API (tric.h): compile through rt_compile (or take the
+ * kernel from the disk cache, cache.c), launch through the driver table. A
+ * tric_kernel owns its PTX and parameter list and loads its module lazily,
+ * once, under its own lock. */
 #include "rt.h"
 
 #include <pthread.h>
@@ -14,6 +15,7 @@ struct tric_kernel {
     char arch[16];
     pthread_mutex_t lock;    /* guards module */
     RtModule *module;        /* loaded on the first launch */
+    bool cache_hit;          /* read from the disk cache, not compiled */
 };
 
 /* Hands the message in msg to the caller (or drops it) and returns st. */
@@ -73,6 +75,46 @@ static tric_kernel *kernel_new(RtResult *res, const Target *t) {
     return k;
 }
 
+/* A whole file, or NULL if it cannot be read (rt_compile then says why). */
+static char *read_source(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    Buf b = {0};
+    char chunk[16384];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) buf_putn(&b, chunk, got);
+    bool failed = ferror(f);
+    fclose(f);
+    if (failed) {
+        buf_free(&b);
+        return NULL;
+    }
+    if (!b.data) buf_puts(&b, "");
+    return buf_take(&b);
+}
+
+/* Compiles rq, through the disk cache when it is on: the key hashes the
+ * very text that is compiled (read once here), so a file edited meanwhile
+ * cannot be stored under the old text's key. *hit says where it came from. */
+static bool compile_cached(RtRequest *rq, RtResult *res, bool *hit) {
+    Buf dir = {0};
+    char *text = NULL;
+    *hit = false;
+    bool use_cache = rt_cache_dir(&dir);
+    if (use_cache && !rq->source) rq->source = text = read_source(rq->path);
+    use_cache = use_cache && rq->source;
+    char key[65];
+    if (use_cache) {
+        rt_cache_key(rq, rq->source, key);
+        *hit = rt_cache_load(dir.data, key, res);
+    }
+    bool ok = *hit || rt_compile(rq, res);
+    if (ok && use_cache && !*hit) rt_cache_store(dir.data, key, res);
+    free(text);
+    buf_free(&dir);
+    return ok;
+}
+
 static int compile_common(const char *path, const char *source, const char *kernel,
                           const char *signature, const tric_options *opt, tric_kernel **out,
                           char **errors) {
@@ -87,12 +129,14 @@ static int compile_common(const char *path, const char *source, const char *kern
     int st = options_target(opt, &rq.target, &msg);
     if (st) return finish(st, &msg, errors);
     RtResult res;
-    if (!rt_compile(&rq, &res)) {
+    bool hit;
+    if (!compile_cached(&rq, &res, &hit)) {
         buf_puts(&msg, res.diag);
         rt_result_free(&res);
         return finish(TRIC_ERR_COMPILE, &msg, errors);
     }
     *out = kernel_new(&res, &rq.target);
+    (*out)->cache_hit = hit;
     return finish(TRIC_OK, &msg, errors);
 }
 
@@ -129,6 +173,8 @@ const char *tric_kernel_arch(const tric_kernel *k) { return k ? k->arch : NULL; 
 int tric_kernel_num_params(const tric_kernel *k) { return k ? k->res.n_params : 0; }
 int tric_kernel_num_warps(const tric_kernel *k) { return k ? k->res.num_warps : 0; }
 int tric_kernel_shared_bytes(const tric_kernel *k) { return k ? k->res.shared_bytes : 0; }
+const char *tric_kernel_ir(const tric_kernel *k) { return k ? k->res.ir : NULL; }
+int tric_kernel_cache_hit(const tric_kernel *k) { return k ? k->cache_hit : 0; }
 
 const tric_param *tric_kernel_param(const tric_kernel *k, int i) {
     if (!k || i < 0 || i >= k->res.n_params) return NULL;
@@ -167,6 +213,49 @@ int tric_launch(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void **ar
     return finish(st, &msg, errors);
 }
 
+/* The packed form: parameter i's value is in the low bytes of slots[i]
+ * (little-endian, as the GPU and the host agree), so the caller fills one
+ * array instead of building a pointer per argument. */
+int tric_launch_packed(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void *stream, const uint64_t *slots,
+                       char **errors) {
+    enum { INLINE = 64 };
+    void *inline_args[INLINE];
+    Buf msg = {0};
+    int st = TRIC_OK;
+    if (!k) {
+        buf_puts(&msg, "tric_launch_packed: kernel is NULL");
+        st = TRIC_ERR_ARG;
+    } else if (!slots && k->res.n_params > 0) {
+        buf_printf(&msg, "tric_launch_packed: kernel '%s' takes %d parameters but slots is NULL", k->res.kernel_name,
+                   k->res.n_params);
+        st = TRIC_ERR_ARG;
+    }
+    if (st) return finish(st, &msg, errors);
+    int n = k->res.n_params;
+    void **args = n <= INLINE ? inline_args : malloc(sizeof(void *) * (size_t)n);
+    if (!args) tric_internal_error(__FILE__, __LINE__, "out of memory");
+    for (int i = 0; i < n; i++) args[i] = (void *)(uintptr_t)&slots[i];
+    st = kernel_module(k, &msg);
+    if (!st) st = rt_module_launch(k->module, gx, gy, gz, 32u * (unsigned)k->res.num_warps, args, stream, &msg);
+    if (args != inline_args) free(args);
+    return finish(st, &msg, errors);
+}
+
+int tric_kernel_attributes(tric_kernel *k, int *num_regs, int *local_bytes, char **errors) {
+    Buf msg = {0};
+    int regs = 0, local = 0;
+    int st = TRIC_OK;
+    if (!k) {
+        buf_puts(&msg, "tric_kernel_attributes: kernel is NULL");
+        st = TRIC_ERR_ARG;
+    }
+    if (!st) st = kernel_module(k, &msg);
+    if (!st) st = rt_module_attrs(k->module, &regs, &local, &msg);
+    if (num_regs) *num_regs = regs;
+    if (local_bytes) *local_bytes = local;
+    return finish(st, &msg, errors);
+}
+
 int tric_time_ms(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void **args, void *stream,
                  int iters, float *ms, char **errors) {
     Buf msg = {0};
@@ -200,6 +289,44 @@ int tric_memcpy_htod(uint64_t dst, const void *src, size_t bytes, char **errors)
 int tric_memcpy_dtoh(void *dst, uint64_t src, size_t bytes, char **errors) {
     Buf msg = {0};
     return finish(rt_memcpy_dtoh(dst, src, bytes, &msg), &msg, errors);
+}
+
+int tric_memset_d8(uint64_t dptr, unsigned char value, size_t bytes, void *stream, char **errors) {
+    Buf msg = {0};
+    return finish(rt_memset_d8(dptr, value, bytes, stream, &msg), &msg, errors);
+}
+
+int tric_event_create(void **event, char **errors) {
+    Buf msg = {0};
+    if (!event) {
+        buf_puts(&msg, "tric_event_create: event must not be NULL");
+        return finish(TRIC_ERR_ARG, &msg, errors);
+    }
+    return finish(rt_event_create(event, &msg), &msg, errors);
+}
+
+int tric_event_destroy(void *event, char **errors) {
+    Buf msg = {0};
+    return finish(rt_event_destroy(event, &msg), &msg, errors);
+}
+
+int tric_event_record(void *event, void *stream, char **errors) {
+    Buf msg = {0};
+    return finish(rt_event_record(event, stream, &msg), &msg, errors);
+}
+
+int tric_event_synchronize(void *event, char **errors) {
+    Buf msg = {0};
+    return finish(rt_event_synchronize(event, &msg), &msg, errors);
+}
+
+int tric_event_elapsed_ms(void *start, void *end, float *ms, char **errors) {
+    Buf msg = {0};
+    if (!ms) {
+        buf_puts(&msg, "tric_event_elapsed_ms: ms must not be NULL");
+        return finish(TRIC_ERR_ARG, &msg, errors);
+    }
+    return finish(rt_event_elapsed_ms(start, end, ms, &msg), &msg, errors);
 }
 
 int tric_synchronize(char **errors) {

@@ -221,6 +221,7 @@ static void compile_python(Ctx *c, const RtRequest *rq, RtResult *out) {
         return;
     }
     opt_run_pipeline(fn);
+    out->ir = print_ir(fn);   /* kept for tools (asm['ir'] in Python) and the disk cache */
     emit_ptx(c, fn, out);
 }
 
@@ -252,8 +253,9 @@ bool rt_compile(const RtRequest *rq, RtResult *out) {
         /* a stage failed: drop whatever the earlier stages handed back */
         free(out->text);
         free(out->kernel_name);
+        free(out->ir);
         free_params(out);
-        out->text = out->kernel_name = NULL;
+        out->text = out->kernel_name = out->ir = NULL;
         out->ok = false;
     }
     out->num_warps = rq->target.num_warps;
@@ -269,6 +271,7 @@ void rt_result_free(RtResult *r) {
     free(r->dumps);
     free(r->diag);
     free(r->kernel_name);
+    free(r->ir);
     free_params(r);
     memset(r, 0, sizeof *r);
 }

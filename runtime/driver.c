@@ -32,6 +32,8 @@
     X(cuModuleGetFunction, "cuModuleGetFunction", (CUfunction *, CUmodule, const char *))   \
     X(cuModuleUnload, "cuModuleUnload", (CUmodule))                                         \
     X(cuFuncSetAttribute, "cuFuncSetAttribute", (CUfunction, CUfunction_attribute, int))    \
+    X(cuFuncGetAttribute, "cuFuncGetAttribute", (int *, CUfunction_attribute, CUfunction))  \
+    X(cuMemsetD8Async, "cuMemsetD8Async", (CUdeviceptr, unsigned char, size_t, CUstream))   \
     X(cuLaunchKernel, "cuLaunchKernel",                                                     \
       (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,    \
        CUstream, void **, void **))                                                         \
@@ -305,4 +307,57 @@ int rt_synchronize(Buf *err) {
     int st = rt_driver_init(err);
     if (st) return st;
     return cu_check(rt_drv.cuCtxSynchronize(), "cuCtxSynchronize", err);
+}
+
+int rt_module_attrs(RtModule *m, int *num_regs, int *local_bytes, Buf *err) {
+    int st = rt_driver_init(err);
+    if (!st)
+        st = cu_check(rt_drv.cuFuncGetAttribute(num_regs, CU_FUNC_ATTRIBUTE_NUM_REGS, m->fn),
+                      "cuFuncGetAttribute(NUM_REGS)", err);
+    if (!st)
+        st = cu_check(rt_drv.cuFuncGetAttribute(local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, m->fn),
+                      "cuFuncGetAttribute(LOCAL_SIZE_BYTES)", err);
+    return st;
+}
+
+int rt_memset_d8(uint64_t dptr, unsigned char value, size_t bytes, void *stream, Buf *err) {
+    int st = rt_driver_init(err);
+    if (st) return st;
+    return cu_check(rt_drv.cuMemsetD8Async((CUdeviceptr)dptr, value, bytes, (CUstream)stream), "cuMemsetD8Async", err);
+}
+
+/* Events for timing arbitrary work from Python (tric.testing.do_bench
+ * without torch): an RtEvent is a CUevent. */
+int rt_event_create(void **event, Buf *err) {
+    *event = NULL;
+    int st = rt_driver_init(err);
+    if (st) return st;
+    CUevent e = NULL;
+    st = cu_check(rt_drv.cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate", err);
+    if (!st) *event = e;
+    return st;
+}
+
+int rt_event_destroy(void *event, Buf *err) {
+    int st = rt_driver_init(err);
+    if (st || !event) return st;
+    return cu_check(rt_drv.cuEventDestroy((CUevent)event), "cuEventDestroy", err);
+}
+
+int rt_event_record(void *event, void *stream, Buf *err) {
+    int st = rt_driver_init(err);
+    if (st) return st;
+    return cu_check(rt_drv.cuEventRecord((CUevent)event, (CUstream)stream), "cuEventRecord", err);
+}
+
+int rt_event_synchronize(void *event, Buf *err) {
+    int st = rt_driver_init(err);
+    if (st) return st;
+    return cu_check(rt_drv.cuEventSynchronize((CUevent)event), "cuEventSynchronize", err);
+}
+
+int rt_event_elapsed_ms(void *start, void *end, float *ms, Buf *err) {
+    int st = rt_driver_init(err);
+    if (st) return st;
+    return cu_check(rt_drv.cuEventElapsedTime(ms, (CUevent)start, (CUevent)end), "cuEventElapsedTime", err);
 }

@@ -51,6 +51,7 @@ typedef struct RtResult {
     int n_params;
     int num_warps;
     int shared_bytes;        /* dynamic shared memory the launch passes */
+    char *ir;                /* Python input emitting PTX: the IR after all passes */
 } RtResult;
 
 bool rt_compile(const RtRequest *rq, RtResult *out);
@@ -79,5 +80,31 @@ int rt_synchronize(Buf *err);
 /* Median time of `iters` launches (after one warm-up), by CUDA events on stream. */
 int rt_module_time(RtModule *m, unsigned gx, unsigned gy, unsigned gz, unsigned block_x,
                    void **args, void *stream, int iters, float *ms, Buf *err);
+/* cuFuncGetAttribute NUM_REGS and LOCAL_SIZE_BYTES of the module's kernel. */
+int rt_module_attrs(RtModule *m, int *num_regs, int *local_bytes, Buf *err);
+int rt_memset_d8(uint64_t dptr, unsigned char value, size_t bytes, void *stream, Buf *err);
+/* CUevents behind void * (tric_event_*). */
+int rt_event_create(void **event, Buf *err);
+int rt_event_destroy(void *event, Buf *err);
+int rt_event_record(void *event, void *stream, Buf *err);
+int rt_event_synchronize(void *event, Buf *err);
+int rt_event_elapsed_ms(void *start, void *end, float *ms, Buf *err);
+
+/* ---- cache.c ----
+ * The disk cache of compiled kernels: one file per (source text, kernel,
+ * signature, target, options, tric version, build of tric) under
+ * $TRIC_CACHE_DIR (default ~/.cache/tric; "off" disables it). */
+void rt_sha256(const void *data, size_t n, uint8_t digest[32]);
+/* The cache directory into dir; false when the cache is off (or there is
+ * no HOME to put it under). */
+bool rt_cache_dir(Buf *dir);
+/* The entry's key: 64 hex digits and a NUL into hex. */
+void rt_cache_key(const RtRequest *rq, const char *source, char hex[65]);
+/* Fills out (ok, PTX, name, params, IR, warps, shared) from the entry; false
+ * if there is none or it is unreadable, truncated or corrupt. */
+bool rt_cache_load(const char *dir, const char *hex, RtResult *out);
+/* Writes the entry atomically (temporary file + rename); false on failure,
+ * which only costs a later recompilation. */
+bool rt_cache_store(const char *dir, const char *hex, const RtResult *res);
 
 #endif

@@ -58,7 +58,14 @@ typedef struct tric_param {
 } tric_param;
 
 /* Compile kernel `kernel` of a Python file, specialized by a Triton-style
- * signature ("*fp32:16, i32, 1024"; see DESIGN.md). opt may be NULL. */
+ * signature ("*fp32:16, i32, 1024"; see DESIGN.md). opt may be NULL.
+ * A constexpr parameter whose value is a dtype is written dtype(fp16).
+ *
+ * Both compile functions keep compiled kernels in a disk cache, keyed by a
+ * SHA-256 of (the whole source text, kernel, signature, arch, num_warps,
+ * num_stages, tric version and build): $TRIC_CACHE_DIR, default
+ * ~/.cache/tric; TRIC_CACHE_DIR=off turns it off (read at each compile). A
+ * damaged entry is ignored and rewritten. tric_kernel_cache_hit tells. */
 int tric_compile_file(const char *path, const char *kernel, const char *signature,
                       const tric_options *opt, tric_kernel **out, char **errors);
 /* The same from source text in memory; path_for_messages names it in errors. */
@@ -74,6 +81,11 @@ int tric_kernel_num_params(const tric_kernel *k);
 const tric_param *tric_kernel_param(const tric_kernel *k, int i);   /* NULL if out of range */
 int tric_kernel_num_warps(const tric_kernel *k);         /* block = 32 * num_warps threads */
 int tric_kernel_shared_bytes(const tric_kernel *k);      /* dynamic shared memory per launch */
+const char *tric_kernel_ir(const tric_kernel *k);        /* the IR after all passes */
+int tric_kernel_cache_hit(const tric_kernel *k);         /* 1: read from the disk cache */
+/* cuFuncGetAttribute NUM_REGS and LOCAL_SIZE_BYTES (spilled bytes per
+ * thread); loads the module, so it needs the driver. */
+int tric_kernel_attributes(tric_kernel *k, int *num_regs, int *local_bytes, char **errors);
 
 /* Launch on a grid of gx*gy*gz programs. args[i] points at the value of
  * parameter i (a uint64_t device address for pointers). stream is a CUstream
@@ -82,6 +94,12 @@ int tric_kernel_shared_bytes(const tric_kernel *k);      /* dynamic shared memor
  * the next synchronizing call. */
 int tric_launch(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void **args, void *stream,
                 char **errors);
+/* tric_launch with the arguments packed: slots[i] holds parameter i's value
+ * in its low bytes (a pointer or i64 whole, an i32 or the bits of an fp32
+ * in the low 4 bytes). One array instead of n pointers: the fast path of
+ * the Python package. */
+int tric_launch_packed(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void *stream,
+                       const uint64_t *slots, char **errors);
 /* Median milliseconds of `iters` launches after one warm-up, timed with CUDA
  * events on stream. */
 int tric_time_ms(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void **args, void *stream,
@@ -93,6 +111,13 @@ int tric_mem_free(uint64_t dptr, char **errors);
 int tric_memcpy_htod(uint64_t dst, const void *src, size_t bytes, char **errors);
 int tric_memcpy_dtoh(void *dst, uint64_t src, size_t bytes, char **errors);
 int tric_synchronize(char **errors);
+int tric_memset_d8(uint64_t dptr, unsigned char value, size_t bytes, void *stream, char **errors);
+/* CUDA events (a CUevent as void *), to time any work queued on a stream. */
+int tric_event_create(void **event, char **errors);
+int tric_event_destroy(void *event, char **errors);
+int tric_event_record(void *event, void *stream, char **errors);
+int tric_event_synchronize(void *event, char **errors);
+int tric_event_elapsed_ms(void *start, void *end, float *ms, char **errors);
 /* The arch of device 0 ("sm_90a"), into buf; TRIC_ERR_NO_DRIVER without one. */
 int tric_device_arch(char *buf, size_t size, char **errors);
 

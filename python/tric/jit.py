@@ -1,0 +1,605 @@
+"""@jit: a kernel object that binds arguments, specializes, compiles through
+libtric (once per specialization: memory here, disk in the C runtime) and
+launches with one call into C.
+
+The launch path is the hot path. Per kernel, a binder with the kernel's own
+parameter list is generated once (Python binds the arguments, defaults
+included, and computes the specialization key in the same call); per
+compiled specialization, a launcher that writes each run-time argument into
+a preallocated array of 64-bit slots and calls tric_launch_packed.
+"""
+import ctypes
+import inspect
+import linecache
+import numbers
+import os
+import sys
+
+from . import _lib
+from . import language as tl
+
+DEFAULT_NUM_WARPS = 4
+DEFAULT_NUM_STAGES = 3
+
+# ---- dtypes -> signature spellings ----
+
+# names used by torch ("torch.float32") and numpy ("float32")
+_DTYPE_NAMES = {
+    "float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float64": "fp64", "int8": "i8", "int16": "i16",
+    "int32": "i32", "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64", "bool": "i1",
+    "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5",
+}
+_SIG_TYPES = {"i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "fp8e4nv", "fp8e5", "fp16", "bf16",
+              "fp32", "fp64"}
+_TRITON_NAMES = {name: sig for name, (bits, sig) in tl.dtype._INFO.items()}   # "int32" -> "i32"
+
+# __cuda_array_interface__ typestr kind + bytes
+_TYPESTR = {("f", 2): "fp16", ("f", 4): "fp32", ("f", 8): "fp64", ("i", 1): "i8", ("i", 2): "i16",
+            ("i", 4): "i32", ("i", 8): "i64", ("u", 1): "u8", ("u", 2): "u16", ("u", 4): "u32",
+            ("u", 8): "u64", ("b", 1): "i1"}
+
+
+def dtype_sig(d):
+    """The signature spelling ("fp32") of a dtype: tl.float32, torch.float32,
+    a numpy dtype, or a name ("fp32", "float32", "torch.float32")."""
+    if isinstance(d, tl.dtype):
+        return d.sig
+    if isinstance(d, str):
+        name = d
+    elif isinstance(d, type):
+        name = d.__name__   # numpy.float16
+    elif type(d).__module__.startswith("numpy"):
+        name = getattr(d, "name", str(d))
+    else:
+        name = str(d)   # torch.float32 -> "torch.float32"
+    if name.startswith("torch."):
+        name = name[len("torch."):]
+    sig = _DTYPE_NAMES.get(name) or _TRITON_NAMES.get(name) or (name if name in _SIG_TYPES else None)
+    if sig is None:
+        raise TypeError("tric: unsupported dtype %r" % (d,))
+    return sig
+
+
+def is_dtype_like(v):
+    """torch/numpy/tl dtypes (what kernel.warmup accepts for a tensor)."""
+    if isinstance(v, tl.dtype):
+        return True
+    if isinstance(v, type):
+        return v.__module__ == "numpy" and v.__name__ in _DTYPE_NAMES   # numpy.float16
+    t = type(v)
+    return (t.__name__ == "dtype" and t.__module__ in ("torch", "numpy")) or t.__module__.startswith("numpy.dtypes")
+
+
+def _warmup_dtype(v):
+    """The dtype a warmup argument stands for, or None if it is a value."""
+    if isinstance(v, str):
+        return v[1:] if v.startswith("*") else None
+    return v if is_dtype_like(v) else None
+
+
+def _typestr_sig(typestr):
+    sig = _TYPESTR.get((typestr[1:2], int(typestr[2:] or 0)))
+    if sig is None:
+        raise TypeError("tric: unsupported __cuda_array_interface__ typestr %r" % (typestr,))
+    return sig
+
+
+class MockTensor:
+    """A tensor stand-in for kernel.warmup: a dtype at address 0."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    @staticmethod
+    def data_ptr():
+        return 0
+
+
+# ---- specialization ----
+# Each run-time argument's key is its signature entry itself ("*fp32:16",
+# "i32:1", "i64", "fp32", "i1", "None"), so the key tuple is also what the
+# signature string is joined from. Triton's rules: an int is i32, u64 or
+# i64 by value; == 1 becomes the constant 1; ints and addresses divisible
+# by 16 get the :16 hint; floats are fp32, bools i1, None a constexpr None.
+# Three modes: 0 full, 1 do_not_specialize_on_alignment (no :16), 2
+# do_not_specialize (type only).
+
+_I32_MIN, _I32_MAX = -(1 << 31), (1 << 31) - 1
+_U64_LO, _U64_MAX, _I64_MIN = 1 << 63, (1 << 64) - 1, -(1 << 63)
+
+
+def _int_type(a):
+    if _I32_MIN <= a <= _I32_MAX:
+        return "i32"
+    if _I64_MIN <= a < _U64_LO:
+        return "i64"
+    if a <= _U64_MAX:
+        return "u64"
+    raise OverflowError("tric: integer argument %d does not fit in 64 bits" % a)
+
+
+def _spec_int(a):
+    if a == 1:
+        return "i32:1"
+    t = _int_type(a)
+    return t + ":16" if a % 16 == 0 else t
+
+
+def _spec_int_noalign(a):
+    return "i32:1" if a == 1 else _int_type(a)
+
+
+def _spec_int_nospec(a):
+    return _int_type(a)
+
+
+def _spec_float(a):
+    return "fp32"
+
+
+def _spec_bool(a):
+    return "i1"
+
+
+def _spec_none(a):
+    return "None"
+
+
+_ptr_sigs = {}   # (dtype, aligned) -> "*fp32:16"
+
+
+def _ptr_sig(d, aligned):
+    sig = _ptr_sigs.get((d, aligned))
+    if sig is None:
+        sig = "*" + dtype_sig(d) + (":16" if aligned else "")
+        _ptr_sigs[d, aligned] = sig
+    return sig
+
+
+def _spec_tensor(a):
+    return _ptr_sigs.get((a.dtype, a.data_ptr() % 16 == 0)) or _ptr_sig(a.dtype, a.data_ptr() % 16 == 0)
+
+
+def _spec_tensor_noalign(a):
+    return _ptr_sigs.get((a.dtype, False)) or _ptr_sig(a.dtype, False)
+
+
+def _spec_cai(a):
+    cai = a.__cuda_array_interface__
+    return "*" + _typestr_sig(cai["typestr"]) + (":16" if cai["data"][0] % 16 == 0 else "")
+
+
+def _spec_cai_noalign(a):
+    return "*" + _typestr_sig(a.__cuda_array_interface__["typestr"])
+
+
+_INT_FNS = (_spec_int, _spec_int_noalign, _spec_int_nospec)
+_TENSOR_FNS = (_spec_tensor, _spec_tensor_noalign, _spec_tensor_noalign)
+_CAI_FNS = (_spec_cai, _spec_cai_noalign, _spec_cai_noalign)
+
+
+def _spec_fn(a, mode):
+    """The key function for arguments of a's type (decided once per type)."""
+    t = type(a)
+    if t is bool or (t.__module__ == "numpy" and t.__name__ == "bool_"):
+        return _spec_bool
+    if t is type(None):
+        return _spec_none
+    if issubclass(t, numbers.Integral):
+        fn = _INT_FNS[mode]
+        return fn if t is int else (lambda a, fn=fn: fn(int(a)))
+    if issubclass(t, numbers.Real):
+        return _spec_float
+    if hasattr(a, "data_ptr"):
+        return _TENSOR_FNS[mode]
+    if hasattr(a, "__cuda_array_interface__"):
+        return _CAI_FNS[mode]
+    return None
+
+
+def _make_spec(mode):
+    """A key function for one specialization mode, with a per-type table."""
+    table = {}
+
+    def spec(a):
+        try:
+            return table[type(a)](a)
+        except KeyError:
+            pass
+        t = type(a)
+        if isinstance(a, tl.constexpr):
+            return spec(a.value)
+        fn = _spec_fn(a, mode)
+        if fn is None:
+            raise TypeError("tric: cannot pass an argument of type %s to a kernel (expected a tensor, "
+                            "an int, a float, a bool or None)" % t.__name__)
+        table[t] = fn
+        return fn(a)
+    return spec
+
+
+_SPEC = (_make_spec(0), _make_spec(1), _make_spec(2))
+
+
+def _constexpr_key(v):
+    """A hashable key for a constexpr value: by type too, as 1, 1.0 and
+    True specialize differently."""
+    t = type(v)
+    if t is tl.constexpr:
+        return _constexpr_key(v.value)
+    if t in (list, tuple):
+        return (t, tuple(_constexpr_key(x) for x in v))
+    return (t, v)
+
+
+def _spell_constexpr(name, v):
+    """A constexpr value in the signature's spelling."""
+    v = v.value if isinstance(v, tl.constexpr) else v
+    if v is None or isinstance(v, bool):
+        return repr(v)
+    if isinstance(v, numbers.Integral):
+        return str(int(v))
+    if isinstance(v, numbers.Real):
+        f = float(v)
+        if f != f or f in (float("inf"), float("-inf")):
+            raise ValueError("tric: constexpr %s = %r: infinities and NaN cannot be constexprs" % (name, v))
+        return repr(f)
+    if isinstance(v, str):
+        if "'" not in v:
+            return "'%s'" % v
+        if '"' not in v:
+            return '"%s"' % v
+        raise ValueError("tric: constexpr %s: a string with both quote characters cannot be passed" % name)
+    if isinstance(v, tl.pointer_type):
+        raise TypeError("tric: constexpr %s = %r: pointer types cannot be constexprs" % (name, v))
+    if is_dtype_like(v):
+        return "dtype(%s)" % dtype_sig(v)
+    raise TypeError("tric: constexpr %s = %r: tric passes ints, floats, bools, None, strings and dtypes as "
+                    "constexprs, not %s" % (name, v, type(v).__name__))
+
+
+# ---- streams ----
+
+def current_stream():
+    """torch's current CUDA stream when torch is imported, else None (the
+    default stream)."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    try:
+        return torch._C._cuda_getCurrentRawStream(torch._C._cuda_getDevice()) or None
+    except (AttributeError, RuntimeError):
+        return None
+
+
+# ---- compiled kernels ----
+
+class KernelMetadata:
+    """compiled.metadata: what the compile decided."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+    def __repr__(self):
+        return "KernelMetadata(%s)" % ", ".join("%s=%r" % kv for kv in sorted(self.__dict__.items()))
+
+
+class KernelParam:
+    def __init__(self, name, kind, type, bytes):
+        self.name, self.kind, self.type, self.bytes = name, kind, type, bytes
+
+    def __repr__(self):
+        return "KernelParam(%s: %s)" % (self.name, self.type)
+
+
+def _pointer_of(a):
+    """A device address from a tensor-like argument."""
+    ptr = getattr(a, "data_ptr", None)
+    if ptr is not None:
+        return ptr()
+    cai = getattr(a, "__cuda_array_interface__", None)
+    if cai is not None:
+        return cai["data"][0]
+    raise TypeError("tric: expected a tensor (data_ptr() or __cuda_array_interface__), got %s" % type(a).__name__)
+
+
+class CompiledKernel:
+    """One specialization, compiled: asm['ptx'], asm['ir'] (the IR after all
+    passes), metadata, n_regs and n_spills (from the driver), and a launch
+    entry point. compiled[grid](*args) launches it with the arguments of the
+    @jit function (all of them, constexprs included, in order)."""
+
+    def __init__(self, handle, arg_names, signature, num_stages):
+        self._handle = handle
+        lib = _lib.lib
+        self.name = lib.tric_kernel_name(handle).decode()
+        self.asm = {"ptx": lib.tric_kernel_ptx(handle).decode(), "ir": (lib.tric_kernel_ir(handle) or b"").decode()}
+        self.params = []
+        for i in range(lib.tric_kernel_num_params(handle)):
+            p = lib.tric_kernel_param(handle, i).contents
+            self.params.append(KernelParam(p.name.decode(), p.kind, p.type.decode(), p.bytes))
+        self.metadata = KernelMetadata(
+            name=self.name, num_warps=lib.tric_kernel_num_warps(handle), num_stages=num_stages,
+            shared=lib.tric_kernel_shared_bytes(handle), arch=lib.tric_kernel_arch(handle).decode(),
+            signature=signature, cache_hit=bool(lib.tric_kernel_cache_hit(handle)))
+        self.arg_names = list(arg_names)
+        self._attrs = None
+        self._launch = self._make_launcher()
+
+    def __del__(self):
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle and _lib is not None and _lib.lib is not None:
+            _lib.lib.tric_kernel_free(handle)
+
+    def __repr__(self):
+        return "<tric.CompiledKernel %s [%s]>" % (self.name, self.metadata.signature)
+
+    def _attributes(self):
+        if self._attrs is None:
+            regs, local = ctypes.c_int(), ctypes.c_int()
+            _lib.call(_lib.lib.tric_kernel_attributes, self._handle, ctypes.byref(regs), ctypes.byref(local))
+            self._attrs = (regs.value, local.value)
+        return self._attrs
+
+    @property
+    def n_regs(self):
+        """Registers per thread (cuFuncGetAttribute NUM_REGS); needs a GPU."""
+        return self._attributes()[0]
+
+    @property
+    def n_spills(self):
+        """Spilled 32-bit values per thread (LOCAL_SIZE_BYTES / 4, as Triton
+        counts them); needs a GPU."""
+        return self._attributes()[1] // 4
+
+    def _make_launcher(self):
+        """launch(gx, gy, gz, stream, bound_args): writes each run-time
+        argument into its 64-bit slot (the C side reads the low bytes) and
+        calls tric_launch_packed. Generated once, so a launch is a few
+        stores and one foreign call."""
+        n = max(1, len(self.params))
+        buf = bytearray(8 * n)
+        raw = (ctypes.c_char * len(buf)).from_buffer(buf)
+        mv = memoryview(buf)
+        env = {"q": mv.cast("q"), "Q": mv.cast("Q"), "f": mv.cast("f"), "d": mv.cast("d"),
+               "_raw": raw, "_addr": ctypes.addressof(raw), "_h": self._handle, "_call": _lib.launch_packed,
+               "_err": ctypes.c_void_p(), "_ptr": _pointer_of, "_raise": _lib.raise_status}
+        env["_eref"] = ctypes.byref(env["_err"])
+        index = {name: i for i, name in enumerate(self.arg_names)}
+        fast, slow = [], []
+        for slot, p in enumerate(self.params):
+            j = index[p.name]
+            if p.kind == _lib.PARAM_POINTER:
+                fast.append("q[%d] = b[%d].data_ptr()" % (slot, j))
+                slow.append("q[%d] = _ptr(b[%d])" % (slot, j))
+            elif p.type == "u64":
+                fast.append("Q[%d] = b[%d]" % (slot, j))
+            elif p.kind == _lib.PARAM_INT:
+                fast.append("q[%d] = b[%d]" % (slot, j))
+            elif p.type == "fp32":
+                fast.append("f[%d] = b[%d]" % (2 * slot, j))
+            elif p.type == "fp64":
+                fast.append("d[%d] = b[%d]" % (slot, j))
+            else:
+                raise TypeError("tric: cannot pass a %s scalar from Python (parameter %s)" % (p.type, p.name))
+        scalars = [s for s in fast if ".data_ptr()" not in s]
+        lines = ["def launch(gx, gy, gz, stream, b):"]
+        if slow:
+            lines.append("    try:")
+            lines += ["        " + s for s in fast if ".data_ptr()" in s]
+            lines.append("    except AttributeError:")
+            lines += ["        " + s for s in slow]
+        lines += ["    " + s for s in scalars]
+        lines.append("    st = _call(_h, gx, gy, gz, stream, _addr, _eref)")
+        lines.append("    if st:")
+        lines.append("        _raise(st, _err)")
+        exec(compile("\n".join(lines), "<tric launcher %s>" % self.name, "exec"), env)
+        return env["launch"]
+
+    def __getitem__(self, grid):
+        def runner(*args, stream=None):
+            gx, gy, gz = normalize_grid(grid)
+            if gx and gy and gz:
+                self._launch(gx, gy, gz, stream if stream is not None else current_stream(), args)
+        return runner
+
+
+def normalize_grid(grid):
+    """(gx, gy, gz) from a tuple of one to three dims (missing ones are 1)."""
+    n = len(grid)
+    if n == 0 or n > 3:
+        raise ValueError("tric: a grid has one to three dimensions, not %d" % n)
+    gx = int(grid[0])
+    gy = int(grid[1]) if n > 1 else 1
+    gz = int(grid[2]) if n > 2 else 1
+    if gx < 0 or gy < 0 or gz < 0:
+        raise ValueError("tric: grid dimensions must not be negative: %r" % (tuple(grid),))
+    return gx, gy, gz
+
+
+# ---- the kernel's source ----
+
+def _kernel_source(fn):
+    """(path for messages, whole source text) of the file defining fn: the
+    real file where there is one, else what linecache holds (IPython cells,
+    code registered by exec'ing tools)."""
+    try:
+        path = inspect.getsourcefile(fn)
+    except TypeError:
+        path = None
+    if path and os.path.isfile(path):
+        with open(path, encoding="utf-8") as f:
+            return path, f.read()
+    filename = fn.__code__.co_filename
+    lines = linecache.getlines(filename, fn.__globals__)
+    if lines:
+        return filename, "".join(lines)
+    raise OSError("tric: cannot find the source of kernel '%s' (defined in %s): tric compiles a kernel from the "
+                  "text of its module, so define it in a file" % (fn.__name__, filename))
+
+
+def _is_constexpr_annotation(ann):
+    if ann is inspect.Parameter.empty:
+        return False
+    name = ann if isinstance(ann, str) else getattr(ann, "__name__", str(ann))
+    return "constexpr" in name
+
+
+class KernelInterface:
+    """kernel[grid](*args, **kwargs) for every kernel object."""
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False, **kwargs)
+
+
+class JITFunction(KernelInterface):
+    """A @jit function. kernel[grid](*args, num_warps=, num_stages=)
+    compiles the arguments' specialization once and launches it."""
+
+    def __init__(self, fn, do_not_specialize=None, do_not_specialize_on_alignment=None, debug=None,
+                 noinline=None):
+        if not inspect.isfunction(fn):
+            raise TypeError("tric.jit: expected a function, got %r" % (fn,))
+        if debug:
+            raise NotImplementedError("tric.jit: debug=True (device asserts) is not supported")
+        if noinline:
+            raise NotImplementedError("tric.jit: noinline=True is not supported; tric inlines every call")
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__qualname__ = fn.__qualname__
+        self.__module__ = fn.__module__
+        self.__doc__ = fn.__doc__
+        self.__globals__ = fn.__globals__
+        sig = inspect.signature(fn)
+        self.signature = sig
+        self.params = list(sig.parameters.values())
+        for p in self.params:
+            if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                raise TypeError("tric.jit: kernel '%s': *args, **kwargs and keyword-only parameters are not "
+                                "supported" % fn.__name__)
+        self.arg_names = [p.name for p in self.params]
+        self.constexprs = [i for i, p in enumerate(self.params) if _is_constexpr_annotation(p.annotation)]
+        self.do_not_specialize = self._indices(do_not_specialize, "do_not_specialize")
+        self.do_not_specialize_on_alignment = self._indices(do_not_specialize_on_alignment,
+                                                            "do_not_specialize_on_alignment")
+        self.cache = {}   # (specialization, num_warps, num_stages) -> CompiledKernel
+        self._source = None
+        self._bind = self._make_binder()
+
+    def _indices(self, names, what):
+        out = []
+        for a in names or ():
+            if isinstance(a, str):
+                if a not in self.arg_names:
+                    raise ValueError("tric.jit: %s names '%s', which is not a parameter of '%s'"
+                                     % (what, a, self.__name__))
+                out.append(self.arg_names.index(a))
+            else:
+                if not 0 <= a < len(self.arg_names):
+                    raise ValueError("tric.jit: %s index %d is out of range for '%s'" % (what, a, self.__name__))
+                out.append(a)
+        return out
+
+    def _make_binder(self):
+        """bind(*args, **kwargs) -> (arguments in parameter order,
+        specialization key, the other keyword arguments), as one generated
+        function with the kernel's own parameter list: Python does the
+        binding (and its errors) itself."""
+        env = {"_s0": _SPEC[0], "_s1": _SPEC[1], "_s2": _SPEC[2], "_c": _constexpr_key}
+        decl, keys = [], []
+        for i, p in enumerate(self.params):
+            if p.default is not inspect.Parameter.empty:
+                env["_d%d" % i] = p.default
+                decl.append("%s=_d%d" % (p.name, i))
+            else:
+                decl.append(p.name)
+            if i in self.constexprs:
+                keys.append("_c(%s)" % p.name)
+            else:
+                mode = 2 if i in self.do_not_specialize else 1 if i in self.do_not_specialize_on_alignment else 0
+                keys.append("_s%d(%s)" % (mode, p.name))
+        names = "".join(p.name + ", " for p in self.params)
+        text = "def bind(%s**_options):\n    return (%s), (%s), _options\n" % (
+            "".join(d + ", " for d in decl), names, "".join(k + ", " for k in keys))
+        exec(compile(text, "<tric binder %s>" % self.__name__, "exec"), env)
+        return env["bind"]
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel")
+
+    def __repr__(self):
+        return "JITFunction(%s:%s)" % (self.__module__, self.__qualname__)
+
+    @property
+    def src(self):
+        return inspect.getsource(self.fn)
+
+    def _options(self, extra):
+        num_warps, num_stages = DEFAULT_NUM_WARPS, DEFAULT_NUM_STAGES
+        for k, v in extra.items():
+            if k == "num_warps":
+                num_warps = v
+            elif k == "num_stages":
+                num_stages = v
+            elif k == "num_ctas":
+                if v != 1:
+                    raise ValueError("tric: num_ctas=%r: thread block clusters are not supported (use 1)" % (v,))
+            elif k == "maxnreg":
+                raise ValueError("tric: maxnreg is not supported (tric leaves register allocation to ptxas)")
+            else:
+                raise KeyError("Keyword argument %s was specified but unrecognised" % k)
+        return num_warps, num_stages
+
+    def _compile(self, bound, spec, num_warps, num_stages):
+        parts = []
+        for i, name in enumerate(self.arg_names):
+            parts.append(_spell_constexpr(name, bound[i]) if i in self.constexprs else spec[i])
+        signature = ", ".join(parts)
+        if self._source is None:
+            self._source = _kernel_source(self.fn)
+        path, text = self._source
+        opts = _lib._Options(None, num_warps, num_stages)
+        handle, err = ctypes.c_void_p(), ctypes.c_void_p()
+        st = _lib.lib.tric_compile_source(path.encode(), text.encode(), self.fn.__name__.encode(),
+                                          signature.encode(), ctypes.byref(opts), ctypes.byref(handle),
+                                          ctypes.byref(err))
+        if st:
+            _lib.raise_status(st, err)
+        return CompiledKernel(handle.value, self.arg_names, signature, num_stages)
+
+    def run(self, *args, grid, warmup=False, **kwargs):
+        bound, spec, extra = self._bind(*args, **kwargs)
+        num_warps, num_stages = self._options(extra) if extra else (DEFAULT_NUM_WARPS, DEFAULT_NUM_STAGES)
+        key = (spec, num_warps, num_stages)
+        kernel = self.cache.get(key)
+        if kernel is None:
+            kernel = self.cache[key] = self._compile(bound, spec, num_warps, num_stages)
+        if callable(grid):
+            grid = grid(dict(zip(self.arg_names, bound)))
+        gx, gy, gz = normalize_grid(grid)
+        if not warmup and gx and gy and gz:
+            kernel._launch(gx, gy, gz, current_stream(), bound)
+        return kernel
+
+    def warmup(self, *args, grid, **kwargs):
+        """Compiles the specialization these arguments select without
+        launching; a tensor argument may be given as its dtype (torch.float16,
+        tl.float16, a numpy dtype, or the signature's "*fp16")."""
+        args = list(args)
+        for i, name in enumerate(self.arg_names):
+            if i in self.constexprs:
+                continue
+            if i < len(args) and _warmup_dtype(args[i]) is not None:
+                args[i] = MockTensor(_warmup_dtype(args[i]))
+            elif name in kwargs and _warmup_dtype(kwargs[name]) is not None:
+                kwargs[name] = MockTensor(_warmup_dtype(kwargs[name]))
+        return self.run(*args, grid=grid, warmup=True, **kwargs)
+
+
+def jit(fn=None, *, do_not_specialize=None, do_not_specialize_on_alignment=None, debug=None, noinline=None):
+    """@jit or @jit(do_not_specialize=[...]): a kernel."""
+    def decorate(f):
+        return JITFunction(f, do_not_specialize=do_not_specialize,
+                           do_not_specialize_on_alignment=do_not_specialize_on_alignment, debug=debug,
+                           noinline=noinline)
+    return decorate(fn) if fn is not None else decorate

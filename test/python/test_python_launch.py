@@ -1,0 +1,308 @@
+"""Launches, autotuning and do_bench without a GPU, under the fake CUDA
+driver (fake_cuda.c), which records each launch: the grid, the block, the
+stream and every parameter's bytes as the kernel would receive them. Also
+times the Python launch path (printed; the GPU number comes from bench/)."""
+import contextlib
+import ctypes
+import io
+import os
+import struct
+import sys
+import time
+import types
+
+import tric_testlib as T
+from tric_testlib import check, check_eq, raises
+
+T.under_fake_driver()
+
+import tric as triton  # noqa: E402
+import tric.language as tl  # noqa: E402
+
+fake = ctypes.CDLL(os.environ["TRIC_FAKE_CUDA"])
+
+
+def last_launch(param_bytes):
+    grid, block = (ctypes.c_uint * 3)(), (ctypes.c_uint * 3)()
+    stream = ctypes.c_void_p()
+    params = (ctypes.c_uint64 * 64)()
+    n = fake.fake_last_launch(grid, block, ctypes.byref(stream), params, 64)
+    return tuple(grid), block[0], stream.value, [params[i] for i in range(n)]
+
+
+def expect_params(*bytes_):
+    fake.fake_set_param_bytes((ctypes.c_int * len(bytes_))(*bytes_), len(bytes_))
+
+
+def launches():
+    return fake.fake_launch_count()
+
+
+def f32_bits(x):
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+KERNELS = '''import tric as triton
+import tric.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr = 256):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+@triton.jit
+def scalars_kernel(out_ptr, a, b, scale, flag, big, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = (offs + a + b + big).to(tl.float32) * scale
+    tl.store(out_ptr + offs, v, mask=(offs < BLOCK) & (flag != 0))
+'''
+
+
+def test_packing():
+    m = T.write_module(KERNELS)
+    x, y, out = T.FakeTensor(0x10000), T.FakeTensor(0x20000), T.FakeTensor(0x30000)
+    expect_params(8, 8, 8, 4)
+    c = m.add_kernel[(7,)](x, y, out, 1000)
+    check_eq(last_launch(4), ((7, 1, 1), 128, None, [0x10000, 0x20000, 0x30000, 1000]), "pointers and an i32")
+    m.add_kernel[(3, 2)](x, y, out, -5, num_warps=8)
+    check_eq(last_launch(4), ((3, 2, 1), 256, None, [0x10000, 0x20000, 0x30000, 0xFFFFFFFB]),
+             "missing grid dims are 1; num_warps sets the block; negative i32")
+    check_eq(c.n_regs, 40, "n_regs from cuFuncGetAttribute")
+    check_eq(c.n_spills, 2, "n_spills = LOCAL_SIZE_BYTES / 4")
+
+    # a CUDA-array-interface pointer and numpy-like scalars through the slow path
+    arr = T.FakeCudaArray(0x40000, "<f4")
+    m.add_kernel[(1,)](arr, y, out, 1000)
+    check_eq(last_launch(4)[3], [0x40000, 0x20000, 0x30000, 1000], "__cuda_array_interface__ pointer")
+
+    # i32, i64 (:16 dropped by do-not-care), fp32 bits, i1, u64
+    expect_params(8, 4, 4, 4, 1, 8)
+    m.scalars_kernel[(1,)](out, 7, -3, 1.5, True, 2**40 + 3, BLOCK=64)
+    check_eq(last_launch(6)[3], [0x30000, 7, 0xFFFFFFFD, f32_bits(1.5), 1, 2**40 + 3], "scalars")
+    sig = list(m.scalars_kernel.cache.values())[0].metadata.signature
+    check_eq(sig, "*fp32:16, i32, i32, fp32, i1, i64, 64", "their signature")
+    m.scalars_kernel[(1,)](out, 7, -3, -0.25, False, 2**63 + 5, BLOCK=64)
+    check_eq(last_launch(6)[3], [0x30000, 7, 0xFFFFFFFD, f32_bits(-0.25), 0, 2**63 + 5], "u64 and false")
+    # an argument equal to 1 is baked in: one parameter fewer
+    expect_params(8, 4, 4, 1, 8)
+    m.scalars_kernel[(1,)](out, 1, 9, 2.0, True, 17, BLOCK=64)
+    check_eq(last_launch(5)[3], [0x30000, 9, f32_bits(2.0), 1, 17], "a == 1 argument is not passed")
+
+
+def test_torch_stream():
+    """With torch imported, launches go on its current stream."""
+    fake_torch = types.ModuleType("torch")
+    fake_torch._C = types.SimpleNamespace(_cuda_getDevice=lambda: 1, _cuda_getCurrentRawStream=lambda dev: 0x5000 + dev)
+    m = T.write_module(KERNELS)
+    x = T.FakeTensor(0x10000)
+    expect_params(8, 8, 8, 4)
+    sys.modules["torch"] = fake_torch
+    try:
+        m.add_kernel[(2,)](x, x, x, 10)
+    finally:
+        del sys.modules["torch"]
+    check_eq(last_launch(4)[2], 0x5001, "torch's current stream")
+    m.add_kernel[(2,)](x, x, x, 10)
+    check_eq(last_launch(4)[2], None, "no torch: the default stream")
+
+
+def test_grid():
+    m = T.write_module(KERNELS)
+    x = T.FakeTensor(0x10000)
+    seen = []
+
+    def grid(meta):
+        seen.append(dict(meta))
+        return (triton.cdiv(meta["n"], meta["BLOCK"]),)
+
+    expect_params(8, 8, 8, 4)
+    m.add_kernel[grid](x, x, x, 1000, BLOCK=128)
+    check_eq(seen, [{"x_ptr": x, "y_ptr": x, "out_ptr": x, "n": 1000, "BLOCK": 128}], "META has every argument")
+    check_eq(last_launch(4)[0], (8, 1, 1), "grid from META")
+    m.add_kernel[grid](x, x, x, 1000)
+    check_eq(seen[-1]["BLOCK"], 256, "META has defaults")
+    before = launches()
+    m.add_kernel[(0,)](x, x, x, 1000)
+    m.add_kernel[(4, 0, 2)](x, x, x, 1000)
+    check_eq(launches(), before, "a zero grid launches nothing")
+    c = m.add_kernel.warmup(x, x, x, 1000, grid=(1,))
+    check_eq(launches(), before, "warmup launches nothing")
+    c[(5, 1, 1)](x, x, x, 999, 256)
+    check_eq(last_launch(4)[:2], ((5, 1, 1), 128), "compiled[grid](...) launches")
+
+
+def test_do_bench():
+    m = T.write_module(KERNELS)
+    x = T.FakeTensor(0x10000)
+    expect_params(8, 8, 8, 4)
+
+    def run():
+        m.add_kernel[(1,)](x, x, x, 1000)
+
+    # the fake driver's events read 0.5 ms per launch between them
+    ms = triton.testing.do_bench(run, warmup=5, rep=20)
+    check_eq(ms, 0.5, "do_bench: the median by libtric's events")
+    check_eq(triton.testing.do_bench(run, warmup=1, rep=3, quantiles=(0.5, 0.2)), [0.5, 0.5], "quantiles")
+    check_eq(len(triton.testing.do_bench(run, warmup=1, rep=3, return_mode="all")), 6, "all times")
+    check_eq(triton.testing.summarize([1.0, 2.0, 3.0, 10.0], quantiles=(0.5,)), 2.5, "interpolated quantile")
+    check_eq(triton.testing.summarize([1.0, 2.0, 3.0, 10.0], return_mode="mean"), 4.0, "mean")
+    check_eq(triton.testing.summarize([1.0, 2.0, 3.0, 10.0], return_mode="min"), 1.0, "min")
+    raises(ValueError, triton.testing.do_bench, run, return_mode="best")
+
+
+TUNED = '''import tric as triton
+import tric.language as tl
+
+
+@triton.jit
+def tuned_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1.0, mask=offs < n)
+
+
+@triton.heuristics({"BLOCK": lambda args: triton.next_power_of_2(args["n"]) // 4})
+@triton.jit
+def heur_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+'''
+
+
+def make(mod, configs, timer, **kw):
+    """@autotune(...) over the module's tuned_kernel, with the fake timer."""
+    return triton.autotune(configs=configs, key=["n"], do_bench=timer, **kw)(mod.tuned_kernel)
+
+
+class FakeTimer:
+    """do_bench stand-in: runs the call once (so hooks and launches happen)
+    and reports a time by the block size it launched with."""
+
+    def __init__(self):
+        self.times = {}
+        self.calls = 0
+
+    def __call__(self, kernel_call, quantiles):
+        self.calls += 1
+        kernel_call()
+        block = last_launch(3)[1]
+        return [self.times[block]] * len(quantiles)
+
+
+def test_autotune():
+    mod = T.write_module(TUNED)
+    timer = FakeTimer()
+    configs = [triton.Config({"BLOCK": 64}, num_warps=2), triton.Config({"BLOCK": 128}, num_warps=4),
+               triton.Config({"BLOCK": 256}, num_warps=8), triton.Config({"BLOCK": 48}, num_warps=1)]
+    k = make(mod, configs, timer, reset_to_zero=["out_ptr"], restore_value=["x_ptr"])
+    x, out = T.FakeTensor(0x10000), T.FakeTensor(0x20000)
+    grid = lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)  # noqa: E731
+    expect_params(8, 8, 4)
+    timer.times = {64: 3.0, 128: 1.0, 256: 2.0}
+    k[grid](x, out, 1000)
+    check_eq(timer.calls, 4, "each config is timed (BLOCK=48 fails to compile inside the timer)")
+    check_eq(k.best_config.kwargs, {"BLOCK": 128}, "best config")
+    check_eq(k.configs_timings[configs[3]], [float("inf")] * 3, "a config that fails to compile is inf")
+    check_eq(last_launch(3)[:2], ((8, 1, 1), 128), "the best config ran with its grid and warps")
+    check_eq(out.zeroed, 4 + 1, "reset_to_zero before each timed run and after tuning")
+    check_eq((x.cloned, x.restored), (4, 4), "restore_value around each timed run, the failed one too")
+
+    k[grid](x, out, 1000)
+    check_eq(timer.calls, 4, "the same key is not tuned again")
+    timer.times = {64: 0.5, 128: 1.0, 256: 2.0}
+    k[grid](x, out, 5000)
+    check_eq(timer.calls, 8, "a new key value is tuned")
+    check_eq(last_launch(3)[:2], ((79, 1, 1), 64), "best for the new key")
+    check_eq(len(k.cache), 2, "best config per key")
+    k[grid](x, out, 1000)
+    check_eq(last_launch(3)[:2], ((8, 1, 1), 128), "first key keeps its config")
+    timer.times = {64: 9.0, 128: 9.0, 256: 0.1}
+    k[grid](x, T.FakeTensor(0x30000, "torch.float16"), 1000)
+    check_eq(timer.calls, 12, "tensor dtypes are part of the key")
+    check_eq(sorted(k.cache), sorted([(1000, "torch.float32", "torch.float32"), (5000, "torch.float32", "torch.float32"),
+                                      (1000, "torch.float32", "torch.float16")]), "the keys")
+
+    e = raises(ValueError, lambda: k[grid](x, out, 12345, BLOCK=64))
+    check(e is not None and str(e).startswith("Conflicting meta-parameters: BLOCK."), "conflicting meta-parameters")
+
+    buf = io.StringIO()
+    os.environ["TRIC_PRINT_AUTOTUNING"] = "1"
+    try:
+        with contextlib.redirect_stdout(buf):
+            k[grid](x, out, 777)
+    finally:
+        del os.environ["TRIC_PRINT_AUTOTUNING"]
+    check("tric autotuning for function tuned_kernel" in buf.getvalue() and "BLOCK: 256" in buf.getvalue(),
+          "TRIC_PRINT_AUTOTUNING")
+
+
+
+def test_autotune_warmup_and_prune():
+    mod = T.write_module(TUNED)
+    timer = FakeTimer()
+    configs = [triton.Config({"BLOCK": b}, num_warps=w) for b, w in ((64, 2), (128, 4), (256, 8))]
+    seen = []
+
+    def early(cfgs, nargs, **kw):
+        seen.append(sorted(nargs))
+        return [c for c in cfgs if c.kwargs["BLOCK"] <= nargs["n"]]
+
+    k = make(mod, configs, timer, prune_configs_by={"early_config_prune": early})
+    compiled = k.warmup(tl.float32, tl.float32, 200, grid=(1,))
+    check_eq(sorted(c.metadata.signature for c in compiled),
+             ["*fp32:16, *fp32:16, i32, 128", "*fp32:16, *fp32:16, i32, 64"], "warmup compiles the pruned configs")
+    x, out = T.FakeTensor(0x10000), T.FakeTensor(0x20000)
+    timer.times = {64: 2.0, 128: 1.0, 256: 0.1}
+    expect_params(8, 8, 4)
+    k[lambda meta: (1,)](x, out, 200)
+    check_eq(timer.calls, 2, "pruned config not timed")
+    check_eq(k.best_config.kwargs["BLOCK"], 128, "best of the pruned")
+    check_eq(seen[-1], ["n", "out_ptr", "x_ptr"], "early_config_prune gets the named arguments")
+
+    model = lambda x_ptr, out_ptr, n, BLOCK, num_warps, num_stages, num_ctas, **kw: -BLOCK  # noqa: E731
+    k2 = make(mod, configs, timer, prune_configs_by={"perf_model": model, "top_k": 1})
+    k2[lambda meta: (1,)](x, out, 300)
+    check_eq(k2.best_config.kwargs["BLOCK"], 256, "perf_model with top_k keeps the predicted best")
+    check_eq(timer.calls, 3, "only top_k configs timed")
+
+
+def test_heuristics():
+    mod = T.write_module(TUNED)
+    x, out = T.FakeTensor(0x10000), T.FakeTensor(0x20000)
+    expect_params(8, 8, 4)
+    mod.heur_kernel[lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)](x, out, 1000)
+    check_eq(last_launch(3)[0], (4, 1, 1), "heuristics set BLOCK = 256 from n")
+    c = mod.heur_kernel.warmup(tl.float32, tl.float32, 100, grid=(1,))
+    check_eq(c.metadata.signature, "*fp32:16, *fp32:16, i32, 32", "heuristics in warmup")
+
+
+def test_launch_overhead():
+    """The Python cost of a cached launch (binding, key, cache lookup, grid,
+    packing and the call into libtric and the fake driver)."""
+    m = T.write_module(KERNELS)
+    x, y, out = T.FakeTensor(0x10000), T.FakeTensor(0x20000), T.FakeTensor(0x30000)
+    expect_params(8, 8, 8, 4)
+    k = m.add_kernel
+    grid = (4,)
+    k[grid](x, y, out, 1000, BLOCK=256)
+    n = 20000
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            k[grid](x, y, out, 1000, BLOCK=256)
+        best = min(best, (time.perf_counter() - t0) / n * 1e6)
+    lam = lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)  # noqa: E731
+    t0 = time.perf_counter()
+    for _ in range(n):
+        k[lam](x, y, out, 1000, BLOCK=256)
+    with_lambda = (time.perf_counter() - t0) / n * 1e6
+    print("launch path (fake driver): %.2f us per launch with a tuple grid, %.2f us with a lambda grid"
+          % (best, with_lambda))
+    check(best < 200, "launch path under 200 us even on a slow CI machine")
+
+
+T.run([test_packing, test_torch_stream, test_grid, test_do_bench, test_autotune, test_autotune_warmup_and_prune, test_heuristics,
+       test_launch_overhead])

@@ -1,0 +1,262 @@
+/* The disk cache behind tric_compile_*: SHA-256 against the FIPS vectors,
+ * a second compile of the same kernel read back identical, misses for any
+ * change of key, corrupt entries ignored and rewritten, TRIC_CACHE_DIR=off
+ * (read at each compile); and the other additions for the Python package:
+ * tric_kernel_ir, dtype(...) constexprs, `import tric` in kernels, and the
+ * packed launch / attributes / events failing cleanly without a driver. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime/rt.h"
+
+static int failures;
+
+#define CHECK(cond)                                                                \
+    do {                                                                           \
+        if (!(cond)) {                                                             \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+            failures++;                                                            \
+        }                                                                          \
+    } while (0)
+
+static const char src[] =
+    "import tric\n"
+    "from tric import language as tl\n"
+    "\n"
+    "@tric.jit\n"
+    "def cast_kernel(x_ptr, out_ptr, n, OUT: tl.constexpr, BLOCK: tl.constexpr):\n"
+    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+    "    m = offs < n\n"
+    "    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m).to(OUT), mask=m)\n";
+
+static const char sig[] = "*fp32:16, *fp16:16, i32, dtype(fp16), 128";
+
+static void test_sha256(void) {
+    static const struct { const char *in, *hex; } vectors[] = {
+        {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+        {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+    };
+    for (size_t i = 0; i < sizeof vectors / sizeof vectors[0]; i++) {
+        uint8_t d[32];
+        char hex[65];
+        rt_sha256(vectors[i].in, strlen(vectors[i].in), d);
+        for (int j = 0; j < 32; j++) snprintf(hex + 2 * j, 3, "%02x", d[j]);
+        CHECK(strcmp(hex, vectors[i].hex) == 0);
+    }
+    /* a million 'a': many blocks through the streaming path */
+    char *a = malloc(1000000);
+    memset(a, 'a', 1000000);
+    uint8_t d[32];
+    rt_sha256(a, 1000000, d);
+    CHECK(d[0] == 0xcd && d[1] == 0xc7 && d[30] == 0x2c && d[31] == 0xd0);
+    free(a);
+}
+
+static int count_entries(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strstr(e->d_name, ".tric") && e->d_name[0] != '.') n++;
+    closedir(d);
+    return n;
+}
+
+/* The only entry's path into buf. */
+static void entry_path(const char *dir, char *buf, size_t size) {
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    buf[0] = 0;
+    while (d && (e = readdir(d)))
+        if (strstr(e->d_name, ".tric") && e->d_name[0] != '.' &&
+            snprintf(buf, size, "%s/%s", dir, e->d_name) >= (int)size)
+            buf[0] = 0;
+    if (d) closedir(d);
+}
+
+static tric_kernel *compile(const char *source, const char *signature, const tric_options *opt) {
+    tric_kernel *k = NULL;
+    char *err = NULL;
+    if (tric_compile_source("cast.py", source, "cast_kernel", signature, opt, &k, &err))
+        fprintf(stderr, "compile failed:\n%s", err ? err : "(no message)");
+    tric_free(err);
+    return k;
+}
+
+static void same_kernel(const tric_kernel *a, const tric_kernel *b) {
+    CHECK(strcmp(tric_kernel_ptx(a), tric_kernel_ptx(b)) == 0);
+    CHECK(strcmp(tric_kernel_ir(a), tric_kernel_ir(b)) == 0);
+    CHECK(strcmp(tric_kernel_name(a), tric_kernel_name(b)) == 0);
+    CHECK(tric_kernel_num_warps(a) == tric_kernel_num_warps(b));
+    CHECK(tric_kernel_shared_bytes(a) == tric_kernel_shared_bytes(b));
+    CHECK(tric_kernel_num_params(a) == tric_kernel_num_params(b));
+    for (int i = 0; i < tric_kernel_num_params(a); i++) {
+        const tric_param *p = tric_kernel_param(a, i), *q = tric_kernel_param(b, i);
+        CHECK(strcmp(p->name, q->name) == 0 && strcmp(p->type, q->type) == 0);
+        CHECK(p->kind == q->kind && p->bytes == q->bytes);
+    }
+}
+
+static void test_hit_and_miss(const char *dir) {
+    tric_options opt = {"sm_80", 4, 3};
+    tric_kernel *a = compile(src, sig, &opt);
+    tric_kernel *b = compile(src, sig, &opt);
+    CHECK(a && b);
+    if (!a || !b) return;
+    CHECK(!tric_kernel_cache_hit(a));
+    CHECK(tric_kernel_cache_hit(b));
+    CHECK(count_entries(dir) == 1);
+    same_kernel(a, b);
+    CHECK(strstr(tric_kernel_ir(a), "cast") != NULL);   /* the IR after the passes: the fp16 cast */
+    CHECK(strstr(tric_kernel_ptx(a), "cvt.rn.f16.f32") != NULL);
+    CHECK(tric_kernel_num_params(a) == 3);
+
+    /* every part of the key makes a new entry */
+    tric_options warps8 = {"sm_80", 8, 3}, stages2 = {"sm_80", 4, 2}, sm90 = {"sm_90a", 4, 3};
+    const tric_options *opts[] = {&warps8, &stages2, &sm90};
+    for (int i = 0; i < 3; i++) {
+        tric_kernel *k = compile(src, sig, opts[i]);
+        CHECK(k && !tric_kernel_cache_hit(k));
+        tric_kernel_free(k);
+    }
+    tric_kernel *k = compile(src, "*fp32:16, *fp16:16, i32, dtype(bf16), 128", &opt);
+    CHECK(k && !tric_kernel_cache_hit(k));
+    tric_kernel_free(k);
+    char edited[sizeof src + 16];
+    snprintf(edited, sizeof edited, "%s# edited\n", src);
+    k = compile(edited, sig, &opt);
+    CHECK(k && !tric_kernel_cache_hit(k));
+    tric_kernel_free(k);
+    CHECK(count_entries(dir) == 6);
+
+    tric_kernel_free(a);
+    tric_kernel_free(b);
+}
+
+/* Damage the entry in each way a reader could meet it. */
+static void test_corrupt(const char *dir) {
+    tric_options opt = {"sm_86", 4, 3};
+    tric_kernel *k = compile(src, sig, &opt);
+    tric_kernel_free(k);
+    int before = count_entries(dir);
+    char path[8192];
+    /* the newest entry is the sm_86 one: find it by recompiling in a fresh dir */
+    char sub[4096];
+    snprintf(sub, sizeof sub, "%s/corrupt", dir);
+    setenv("TRIC_CACHE_DIR", sub, 1);
+    tric_kernel *good = compile(src, sig, &opt);
+    entry_path(sub, path, sizeof path);
+    CHECK(path[0] != 0);
+    static const char *const damage[] = {"truncate", "flip", "empty", "garbage"};
+    for (size_t i = 0; i < sizeof damage / sizeof damage[0] && path[0]; i++) {
+        FILE *f = fopen(path, "r+b");
+        CHECK(f != NULL);
+        if (!f) break;
+        fseek(f, 0, SEEK_END);
+        long size = ftell(f);
+        fclose(f);
+        if (!strcmp(damage[i], "truncate")) CHECK(truncate(path, size / 2) == 0);
+        if (!strcmp(damage[i], "empty")) CHECK(truncate(path, 0) == 0);
+        if (!strcmp(damage[i], "flip") || !strcmp(damage[i], "garbage")) {
+            f = fopen(path, "r+b");
+            fseek(f, !strcmp(damage[i], "flip") ? size / 3 : 0, SEEK_SET);
+            fputs(!strcmp(damage[i], "flip") ? "#" : "tric-cache 9\n", f);
+            fclose(f);
+        }
+        tric_kernel *again = compile(src, sig, &opt);
+        CHECK(again && !tric_kernel_cache_hit(again));   /* ignored ... */
+        if (again && good) same_kernel(good, again);
+        tric_kernel_free(again);
+        again = compile(src, sig, &opt);
+        CHECK(again && tric_kernel_cache_hit(again));    /* ... and rewritten */
+        tric_kernel_free(again);
+    }
+    tric_kernel_free(good);
+    setenv("TRIC_CACHE_DIR", dir, 1);
+    CHECK(count_entries(dir) == before);
+}
+
+static void test_cache_off(void) {
+    char dir[] = "/tmp/tric-cache-off-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    setenv("TRIC_CACHE_DIR", "off", 1);
+    tric_options opt = {"sm_80", 4, 3};
+    tric_kernel *a = compile(src, sig, &opt), *b = compile(src, sig, &opt);
+    CHECK(a && b && !tric_kernel_cache_hit(a) && !tric_kernel_cache_hit(b));
+    tric_kernel_free(a);
+    tric_kernel_free(b);
+    rmdir(dir);
+}
+
+/* A compile error is never cached, and the message is the same each time. */
+static void test_errors_not_cached(const char *dir) {
+    setenv("TRIC_CACHE_DIR", dir, 1);
+    int before = count_entries(dir);
+    for (int i = 0; i < 2; i++) {
+        tric_kernel *k = NULL;
+        char *err = NULL;
+        CHECK(tric_compile_source("cast.py", src, "cast_kernel", "*fp32:16, *fp16:16, i32, dtype(fp16)", NULL, &k,
+                                  &err) == TRIC_ERR_COMPILE);
+        CHECK(err && strstr(err, "cast.py:5:1: error: kernel 'cast_kernel' has 5 parameters but the signature gives 4"));
+        tric_free(err);
+    }
+    CHECK(count_entries(dir) == before);
+}
+
+static void test_no_driver(void) {
+    char arch[16];
+    if (tric_device_arch(arch, sizeof arch, NULL) != TRIC_ERR_NO_DRIVER) return;   /* a GPU: test/gpu covers it */
+    tric_options opt = {"sm_80", 4, 3};
+    tric_kernel *k = compile(src, sig, &opt);
+    if (!k) return;
+    uint64_t slots[3] = {0, 0, 100};
+    char *err = NULL;
+    CHECK(tric_launch_packed(k, 1, 1, 1, NULL, slots, &err) == TRIC_ERR_NO_DRIVER);
+    CHECK(err && strstr(err, "libcuda.so.1"));
+    tric_free(err);
+    CHECK(tric_launch_packed(k, 1, 1, 1, NULL, NULL, NULL) == TRIC_ERR_ARG);
+    int regs = -1, local = -1;
+    CHECK(tric_kernel_attributes(k, &regs, &local, NULL) == TRIC_ERR_NO_DRIVER);
+    CHECK(regs == 0 && local == 0);
+    void *ev = (void *)1;
+    CHECK(tric_event_create(&ev, NULL) == TRIC_ERR_NO_DRIVER && ev == NULL);
+    CHECK(tric_memset_d8(0, 0, 16, NULL, NULL) == TRIC_ERR_NO_DRIVER);
+    tric_kernel_free(k);
+}
+
+static void remove_tree(const char *dir) {
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[4096];
+    while (d && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (unlink(path) != 0) remove_tree(path);
+    }
+    if (d) closedir(d);
+    rmdir(dir);
+}
+
+int main(void) {
+    char dir[] = "/tmp/tric-cache-test-XXXXXX";
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    setenv("TRIC_CACHE_DIR", dir, 1);
+    test_sha256();
+    test_hit_and_miss(dir);
+    test_corrupt(dir);
+    test_errors_not_cached(dir);
+    test_cache_off();
+    test_no_driver();
+    remove_tree(dir);
+    if (failures) fprintf(stderr, "test_cache: %d checks failed\n", failures);
+    return failures != 0;
+}
