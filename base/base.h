@@ -42,10 +42,14 @@ size_t arena_bytes(const Arena *a);
         (v)[(n)++] = (x);                                                          \
     } while (0)
 
-/* ---- buf.c ---- a growable NUL-terminated string on the heap. */
+/* ---- buf.c ---- a growable NUL-terminated string, on the heap, or in an
+ * arena when `arena` is set: `Buf b = {.arena = c->arena}` builds a string
+ * that dies with the compilation, so code that may unwind through
+ * diag_error while building it leaks nothing (buf_free is then a no-op). */
 typedef struct Buf {
     char *data;
     size_t len, cap;
+    Arena *arena;
 } Buf;
 void buf_puts(Buf *b, const char *s);
 void buf_putn(Buf *b, const char *s, size_t n);
@@ -54,6 +58,7 @@ void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3
 void buf_vprintf(Buf *b, const char *fmt, va_list ap);
 void buf_free(Buf *b);
 char *buf_take(Buf *b);                           /* caller owns the string, b is reset */
+const char *buf_str(const Buf *b);                /* the text so far ("" when empty) */
 
 /* ---- source files and locations ---- */
 typedef struct SrcFile {

@@ -1,4 +1,5 @@
-/* Growable heap strings: the PTX text and the diagnostics outlive the arena. */
+/* Growable strings: on the heap for what outlives the arena (the PTX text,
+ * the diagnostics), in the arena for strings built during a compilation. */
 #include "base.h"
 
 #include <stdio.h>
@@ -9,7 +10,7 @@ static void buf_reserve(Buf *b, size_t extra) {
     if (b->len + extra + 1 <= b->cap) return;
     size_t cap = b->cap ? b->cap : 256;
     while (cap < b->len + extra + 1) cap *= 2;
-    char *d = realloc(b->data, cap);
+    char *d = b->arena ? arena_realloc(b->arena, b->data, b->cap, cap) : realloc(b->data, cap);
     if (!d) tric_internal_error(__FILE__, __LINE__, "out of memory");
     b->data = d;
     b->cap = cap;
@@ -44,15 +45,17 @@ void buf_printf(Buf *b, const char *fmt, ...) {
 }
 
 void buf_free(Buf *b) {
-    free(b->data);
+    if (!b->arena) free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
 }
 
+const char *buf_str(const Buf *b) { return b->data ? b->data : ""; }
+
 char *buf_take(Buf *b) {
     char *d = b->data;
     if (!d) {
-        d = malloc(1);
+        d = b->arena ? arena_alloc(b->arena, 1) : malloc(1);
         if (!d) tric_internal_error(__FILE__, __LINE__, "out of memory");
         d[0] = 0;
     }

@@ -556,23 +556,20 @@ static LVal bi_static_assert(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_re
         diag_error(L->ctx, a[0].loc, "static_assert needs a compile-time condition, got a tensor");
     if (lower_truth(L, a[0].loc, &a[0].v)) return lval_none();
     if (absent(&a[1]) || (a[1].v.kind == LV_STR && a[1].v.n == 0)) diag_error(L->ctx, loc, "static_assert failed");
-    Buf msg = {0};
+    Buf msg = {.arena = L->ctx->arena};
     lval_repr(L, &msg, &a[1].v);
-    char *m = arena_strdup(L->ctx->arena, msg.data);
-    buf_free(&msg);
-    diag_error(L->ctx, loc, "static_assert failed: %s", m);
+    diag_error(L->ctx, loc, "static_assert failed: %s", buf_str(&msg));
 }
 
 static LVal bi_static_print(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     if (L->dry_run) return lval_none();
     const char *sep = absent(&a[0]) ? " " : arg_str(L, &a[0], "sep");
-    Buf msg = {0};
+    Buf msg = {.arena = L->ctx->arena};
     for (int i = 0; i < n_rest; i++) {
         if (i) buf_puts(&msg, sep);
         lval_repr(L, &msg, &rest[i]);
     }
-    diag_note(L->ctx, loc, "%s", msg.data ? msg.data : "");
-    buf_free(&msg);
+    diag_note(L->ctx, loc, "%s", buf_str(&msg));
     return lval_none();
 }
 

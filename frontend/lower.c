@@ -113,13 +113,11 @@ const char *dtype_name(IrType t) {
 }
 
 const char *shape_str(Lower *L, IrType t) {
-    Buf b = {0};
+    Buf b = {.arena = L->ctx->arena};
     buf_putc(&b, '[');
     for (int i = 0; i < t.rank; i++) buf_printf(&b, i ? ", %d" : "%d", t.shape[i]);
     buf_putc(&b, ']');
-    char *s = arena_strdup(L->ctx->arena, b.data);
-    buf_free(&b);
-    return s;
+    return b.data;
 }
 
 const char *type_str(Lower *L, IrType t) {
@@ -645,17 +643,71 @@ static Scope dry_run(Lower *L, AstNode *cond, AstList *body, const char *target,
     return after;
 }
 
-/* Loop-carried names: names bound before the loop that its body re-binds.
- * Their initial values become tensors here, in front of the loop. */
-static Carried loop_carried(Lower *L, SrcLoc loc, const Scope *after, const char *target, ValId **inits) {
+/* Two bindings that a loop body treats alike: same kind and constant value,
+ * tensors of the same type (their SSA values may differ). */
+static bool lval_shape_same(Lower *L, const LVal *a, const LVal *b) {
+    if (a->kind != b->kind) return false;
+    if (a->kind == LV_TENSOR)
+        return ir_type_eq(ir_type(L->fn, a->id), ir_type(L->fn, b->id)) && a->has_origin == b->has_origin &&
+               (!a->has_origin || a->origin_i == b->origin_i) && a->const_ptr == b->const_ptr;
+    if (a->kind == LV_TUPLE) {
+        if (a->n != b->n) return false;
+        for (size_t i = 0; i < a->n; i++)
+            if (!lval_shape_same(L, &a->items[i], &b->items[i])) return false;
+        return true;
+    }
+    return lval_same(a, b);
+}
+
+static bool scope_shape_same(Lower *L, const Scope *a, const Scope *b) {
+    if (a->n != b->n) return false;
+    for (int i = 0; i < a->n; i++)
+        if (strcmp(a->b[i].name, b->b[i].name) || !lval_shape_same(L, &a->b[i].val, &b->b[i].val)) return false;
+    return true;
+}
+
+/* The names bound before the loop that its body re-binds, found by a dry
+ * run. Each level of nested loops would lower its body twice (dry, then for
+ * real), exponential in the depth, so the answer is remembered per loop and
+ * entry scope: entered again with the same kinds, types and constants, the
+ * body re-binds the same names. */
+static const char **carried_names(Lower *L, const AstNode *loop, AstNode *cond, AstList *body, const char *target,
+                                  IrType iv_type, int *n) {
+    for (int i = 0; i < L->n_memo; i++) {
+        LoopMemo *m = &L->memo[i];
+        if (m->loop == loop && scope_shape_same(L, &m->entry, L->scope)) {
+            *n = m->n;
+            return m->names;
+        }
+    }
+    Scope after = dry_run(L, cond, body, target, iv_type);
+    LoopMemo m = {loop, scope_copy(L, L->scope), NULL, 0};
+    int cap = 0;
+    for (int i = 0; i < L->scope->n; i++) {
+        Binding *b = &L->scope->b[i];
+        if (target && !strcmp(b->name, target)) continue;
+        if (!lval_same(&scope_find(&after, b->name)->val, &b->val)) VEC_PUSH(L->ctx->arena, m.names, m.n, cap, b->name);
+    }
+    VEC_PUSH(L->ctx->arena, L->memo, L->n_memo, L->cap_memo, m);
+    *n = m.n;
+    return m.names;
+}
+
+static bool name_in(const char *name, const char **names, int n) {
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], name)) return true;
+    return false;
+}
+
+/* Loop-carried values: the names the body re-binds. Their initial values
+ * become tensors here, in front of the loop. */
+static Carried loop_carried(Lower *L, SrcLoc loc, const char **names, int n_names, ValId **inits) {
     Carried c = {0};
     int n_init = 0, cap_init = 0;
     *inits = NULL;
     for (int i = 0; i < L->scope->n; i++) {
         Binding *b = &L->scope->b[i];
-        if (target && !strcmp(b->name, target)) continue;
-        Binding *a = scope_find((Scope *)after, b->name);
-        if (lval_same(&a->val, &b->val)) continue;
+        if (!name_in(b->name, names, n_names)) continue;
         LVal init = carried_tensor(L, loc, b->name, b->val, "in a loop");
         carried_add(L, &c, b->name, lower_type(L, &init));
         VEC_PUSH(L->ctx->arena, *inits, n_init, cap_init, init.id);
@@ -744,9 +796,10 @@ static void lower_for(Lower *L, AstNode *s) {
     vub = lower_cast(L, it->loc, vub, ivt, false, 0);
     vst = lower_cast(L, it->loc, vst, ivt, false, 0);
 
-    Scope after = dry_run(L, NULL, &s->body, target, ivt);
+    int n_names;
+    const char **names = carried_names(L, s, NULL, &s->body, target, ivt, &n_names);
     ValId *inits;
-    Carried c = loop_carried(L, s->loc, &after, target, &inits);
+    Carried c = loop_carried(L, s->loc, names, n_names, &inits);
     Scope before = scope_copy(L, L->scope);
 
     IrBlock *parent = L->b.block, *body = ir_block_new(L->fn);
@@ -780,10 +833,11 @@ static void lower_for(Lower *L, AstNode *s) {
 
 static void lower_while(Lower *L, AstNode *s) {
     if (s->orelse.n) diag_error(L->ctx, s->orelse.items[0]->loc, "while ... else is not supported");
-    Scope after = dry_run(L, s->cond, &s->body, NULL, ir_scalar(ET_I32));
+    int n_names;
+    const char **names = carried_names(L, s, s->cond, &s->body, NULL, ir_scalar(ET_I32), &n_names);
     ValId *inits;
     L->b.loc = s->loc;
-    Carried c = loop_carried(L, s->loc, &after, NULL, &inits);
+    Carried c = loop_carried(L, s->loc, names, n_names, &inits);
     Scope before = scope_copy(L, L->scope);
     IrBlock *parent = L->b.block, *cond_blk = ir_block_new(L->fn), *body = ir_block_new(L->fn);
     for (int i = 0; i < c.n; i++) {

@@ -67,6 +67,14 @@ typedef struct Frame {
     int loop_depth;          /* dynamic for/while nesting */
 } Frame;
 
+/* What a loop's dry run found (see carried_names in lower.c). */
+typedef struct LoopMemo {
+    const AstNode *loop;
+    Scope entry;             /* the scope the loop was entered with */
+    const char **names;      /* the names its body re-binds */
+    int n;
+} LoopMemo;
+
 typedef struct Lower {
     Ctx *ctx;
     AstModule *mod;
@@ -78,6 +86,8 @@ typedef struct Lower {
     int depth;               /* expression/call nesting guard */
     LVal *globals;           /* cache, parallel to mod->globals */
     uint8_t *global_state;   /* 0 = not evaluated, 1 = evaluating, 2 = done */
+    LoopMemo *memo;
+    int n_memo, cap_memo;
 } Lower;
 
 /* The evaluated arguments of a call, in source order. */

@@ -917,7 +917,7 @@ static LVal lower_fstring(Lower *L, AstNode *e) {
     size_t q = (s[0] && s[1] == s[0] && s[2] == s[0]) ? 3 : 1;
     const char *body = s + q, *end = e->str + strlen(e->str) - q;
     if (end < body) end = body;
-    Buf out = {0};
+    Buf out = {.arena = L->ctx->arena};   /* lookups below may unwind */
     for (const char *p = body; p < end; p++) {
         if ((*p == '{' || *p == '}') && p + 1 < end && p[1] == *p) {
             buf_putc(&out, *p++);
@@ -934,10 +934,8 @@ static LVal lower_fstring(Lower *L, AstNode *e) {
         char *dot = strchr(expr, '.');
         if (dot) *dot = 0;
         for (char *c = expr; *c; c++)
-            if (!(*c == '_' || (*c >= '0' && *c <= '9') || ((*c | 32) >= 'a' && (*c | 32) <= 'z'))) {
-                buf_free(&out);
+            if (!(*c == '_' || (*c >= '0' && *c <= '9') || ((*c | 32) >= 'a' && (*c | 32) <= 'z')))
                 diag_error(L->ctx, e->loc, "only names can be interpolated in f-strings inside a @jit function");
-            }
         LVal v = lower_resolve_name(L, e->loc, expr);
         while (dot) {
             char *next = strchr(dot + 1, '.');
@@ -947,10 +945,7 @@ static LVal lower_fstring(Lower *L, AstNode *e) {
         }
         lval_repr(L, &out, &v);
     }
-    char *text = arena_strdup(L->ctx->arena, out.data ? out.data : "");
-    size_t n = out.len;
-    buf_free(&out);
-    return lval_str(text, n);
+    return lval_str(buf_str(&out), out.len);
 }
 
 static LVal lower_tuple(Lower *L, AstNode *e) {

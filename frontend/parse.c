@@ -1274,9 +1274,8 @@ static Token *skip_to_close(Parser *p, const Token *open) {
 /* dotted_name = NAME ('.' NAME)*  as one string; NULL if not there */
 static const char *dotted_name(Parser *p) {
     if (peek(p)->kind != T_NAME || is_keyword(peek(p))) return NULL;
-    Buf b = {0};
+    Buf b = {.arena = p->a};
     Token *first = advance(p);
-    const char *s = NULL;
     buf_putn(&b, first->text, (size_t)first->len);
     while (is_op(peek(p), ".") && peek_at(p, 1)->kind == T_NAME) {
         advance(p);
@@ -1284,9 +1283,7 @@ static const char *dotted_name(Parser *p) {
         buf_putc(&b, '.');
         buf_putn(&b, t->text, (size_t)t->len);
     }
-    s = arena_strndup(p->a, b.data, b.len);
-    buf_free(&b);
-    return s;
+    return b.data;
 }
 
 /* import_as = dotted_name ['as' NAME]  (or NAME ['as' NAME] after from) */

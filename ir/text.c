@@ -418,14 +418,12 @@ static SrcLoc loc_here(Parser *P) {
 
 static _Noreturn void parse_error(Parser *P, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static _Noreturn void parse_error(Parser *P, SrcLoc loc, const char *fmt, ...) {
-    Buf msg = {0};
+    Buf msg = {.arena = P->c->arena};
     va_list ap;
     va_start(ap, fmt);
     buf_vprintf(&msg, fmt, ap);
     va_end(ap);
-    char *s = arena_strdup(P->c->arena, msg.data ? msg.data : "");
-    buf_free(&msg);
-    diag_error(P->c, loc, "%s", s);
+    diag_error(P->c, loc, "%s", buf_str(&msg));
 }
 
 /* blanks, newlines and // comments */
@@ -677,13 +675,10 @@ static TypeL parse_type(Parser *P) {
 static void check_type(Parser *P, Tok use, ValId v, IrType want) {
     IrType have = ir_type(P->fn, v);
     if (ir_type_eq(have, want)) return;
-    Buf a = {0}, b = {0};
+    Buf a = {.arena = P->c->arena}, b = {.arena = P->c->arena};
     ir_type_print(&a, have);
     ir_type_print(&b, want);
-    char *sa = arena_strdup(P->c->arena, a.data), *sb = arena_strdup(P->c->arena, b.data);
-    buf_free(&a);
-    buf_free(&b);
-    parse_error(P, use.loc, "type mismatch: %.*s is %s, expected %s", use.len, use.s, sa, sb);
+    parse_error(P, use.loc, "type mismatch: %.*s is %s, expected %s", use.len, use.s, a.data, b.data);
 }
 
 /* ---- ops ---- */
@@ -1110,12 +1105,7 @@ IrFunc *ir_parse(Ctx *c, const SrcFile *file) {
     parse_file(P);
     /* text is user input: hand the passes only valid IR */
     SrcLoc loc;
-    Buf msg = {0};
-    if (!ir_verify_first(P->fn, &loc, &msg)) {
-        char *s = arena_strdup(c->arena, msg.data ? msg.data : "");
-        buf_free(&msg);
-        diag_error(c, loc, "%s", s);
-    }
-    buf_free(&msg);
+    Buf msg = {.arena = c->arena};
+    if (!ir_verify_first(P->fn, &loc, &msg)) diag_error(c, loc, "%s", buf_str(&msg));
     return P->fn;
 }

@@ -52,11 +52,9 @@ static void verr(Verifier *V, IrOp *op, const char *fmt, ...) {
 
 /* a type (with its layout) as arena text, for messages */
 static const char *tstr(Verifier *V, IrType t) {
-    Buf b = {0};
+    Buf b = {.arena = V->fn->ctx->arena};
     ir_type_print(&b, t);
-    char *s = arena_strdup(V->fn->ctx->arena, b.data);
-    buf_free(&b);
-    return s;
+    return b.data;
 }
 
 static IrType vtype(Verifier *V, ValId v) { return V->fn->vals[v].type; }

@@ -27,6 +27,8 @@ PTXAS=${PTXAS:-$(command -v ptxas 2>/dev/null || echo /usr/local/cuda/bin/ptxas)
 ACCEPT=${ACCEPT:-0}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/tric-test.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT
+# compiles through the library use the disk cache: keep it out of $HOME
+export TRIC_CACHE_DIR="$TMP/cache"
 trap 'exit 130' INT TERM
 
 npass=0

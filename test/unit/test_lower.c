@@ -415,7 +415,22 @@ static void test_errors(void) {
     expect_error(neg, "k", "*u8", "between an unsigned tensor and a negative scalar");
 }
 
+/* 24 nested loops, each carrying x: each level used to lower its body twice
+ * (once to find what it re-binds), 2^24 bodies in all; now about depth^2. */
+static void test_deep_loop_nest(void) {
+    Buf src = {0};
+    buf_puts(&src, "import triton\nimport triton.language as tl\n@triton.jit\ndef nest(x_ptr, n):\n    x = 0\n");
+    for (int d = 0; d < 24; d++) buf_printf(&src, "%*sfor i%d in range(0, n):\n", 4 + 4 * d, "", d);
+    buf_printf(&src, "%*sx += 1\n    tl.store(x_ptr, x)\n", 4 + 4 * 24, "");
+    Result r = lower(src.data, "nest", "*i32, i32");
+    CHECK(r.fn != NULL);
+    if (r.fn) CHECK(count(r.fn, OP_FOR) == 24);
+    buf_free(&src);
+    ctx_free(r.ctx);
+}
+
 int main(void) {
+    test_deep_loop_nest();
     test_vector_add();
     test_broadcast_2d();
     test_for_loop();
