@@ -940,6 +940,25 @@ static void check_plain_params(Lower *L, AstFunc *f) {
                        "*args and **kwargs parameters are not supported in @jit functions");
 }
 
+/* Lowers the callee's body. An error inside it gets a note pointing at this
+ * call, so a mistake in a helper shows the chain of calls that reached it. */
+static void lower_callee_body(Lower *L, SrcLoc call, AstFunc *f) {
+    jmp_buf here;
+    jmp_buf *outer = L->ctx->bail;
+    if (!outer) {
+        lower_block(L, &f->node->body);
+        return;
+    }
+    L->ctx->bail = &here;
+    if (setjmp(here)) {
+        L->ctx->bail = outer;
+        diag_note(L->ctx, call, "in the call to '%s' here", f->node->str);
+        longjmp(*outer, 1);
+    }
+    lower_block(L, &f->node->body);
+    L->ctx->bail = outer;
+}
+
 LVal lower_call_jit(Lower *L, SrcLoc loc, AstFunc *f, const CallArgs *ca) {
     const char *fname = f->node->str;
     for (Frame *fr = L->frame; fr; fr = fr->parent)
@@ -984,7 +1003,7 @@ LVal lower_call_jit(Lower *L, SrcLoc loc, AstFunc *f, const CallArgs *ca) {
         if (is_constexpr_annotation(p->third) && vals[i].kind == LV_TENSOR) vals[i] = lval_int(vals[i].origin_i);
     }
     for (int i = 0; i < np; i++) scope_set(L, param_node(f, i)->str, vals[i]);
-    lower_block(L, &f->node->body);
+    lower_callee_body(L, loc, f);
     L->scope = saved_scope;
     L->frame = saved_frame;
     L->b.loc = saved_loc;
