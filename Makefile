@@ -63,6 +63,7 @@ accept: $(BT)/tric
 
 gpu-test: all
 	python3 test/gpu/run_kernels.py
+	TRIC_ARCH=sm_80 python3 test/gpu/run_kernels.py
 
 bench: all
 	python3 bench/bench.py

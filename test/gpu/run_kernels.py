@@ -372,7 +372,10 @@ def run_block(tric, torch, path, block, rng):
         if key not in block:
             raise TricError(f"block has no '# {key}:' line")
     warps = int(block.get("num_warps", 0))
-    kernel = tric.compile(path, block["kernel"], block["signature"], num_warps=warps)
+    # TRIC_ARCH=sm_80 runs the Ampere code paths (the driver JITs sm_80 PTX
+    # for any newer GPU); unset: the device's own architecture
+    kernel = tric.compile(path, block["kernel"], block["signature"], arch=os.environ.get("TRIC_ARCH") or None,
+                          num_warps=warps)
     env_maker = ArgEnv(rng)
     env = env_maker.names()
     order = eval_args(block["args"], env)
