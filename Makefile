@@ -64,9 +64,15 @@ accept: $(BT)/tric
 gpu-test: all
 	python3 test/gpu/run_kernels.py
 	TRIC_ARCH=sm_80 python3 test/gpu/run_kernels.py
+	TRIC_LIBRARY=$(B)/libtric.so python3 test/gpu/test_python.py
 
 bench: all
 	python3 bench/bench.py
+
+# every kernel through tric and Triton side by side, and the launch overhead
+bench-all: all
+	TRIC_LIBRARY=$(B)/libtric.so python3 bench/side_by_side.py
+	TRIC_LIBRARY=$(B)/libtric.so python3 bench/launch_overhead.py
 
 demo: all
 	@sh test/demo.sh
@@ -77,6 +83,6 @@ wc:
 clean:
 	rm -rf $(B) $(BT)
 
-.PHONY: all test accept gpu-test bench demo wc clean
+.PHONY: all test accept gpu-test bench bench-all demo wc clean
 
 -include $(LIB_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(B)/tric.d $(BT)/tric.d

@@ -38,5 +38,7 @@ def activations_kernel(x_ptr, silu_ptr, soft_ptr, leaky_ptr, misc_ptr, n,
 # signature: *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, 512, 2.0
 # grid: (cdiv(n, 512), 1, 1)
 # args: x = rand(n, fp32) * 8; silu = empty(n, fp32); soft = empty(n, fp32); leaky = empty(n, fp32); misc = empty(n, fp32); n = 20000
+# bench_args: x = rand(n, fp32) * 8; silu = empty(n, fp32); soft = empty(n, fp32); leaky = empty(n, fp32); misc = empty(n, fp32); n = 1 << 24
+# torch: silu = F.silu(x); soft = torch.sqrt(x * x + 1) * 0.5 + x * 0.5; leaky = F.leaky_relu(x, 0.01); misc = torch.exp2(torch.clamp(x, -2.0, 2.0)) + torch.log(x.abs() + 1) - torch.rsqrt(x * x + 4) + torch.log2(torch.exp(torch.clamp(x, -2.0, 2.0)) + 1)
 # check: silu == x / (1 + np.exp(-x)); soft == np.sqrt(x * x + 1) * 0.5 + x * 0.5; leaky == np.where(x > 0, x, x * 0.01); misc == np.exp2(np.clip(x, -2, 2)) + np.log(np.abs(x) + 1) - 1 / np.sqrt(x * x + 4) + np.log2(np.exp(np.clip(x, -2, 2)) + 1)
 # tol: 1e-5

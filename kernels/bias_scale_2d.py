@@ -26,6 +26,8 @@ def bias_scale_kernel(x_ptr, scale_ptr, bias_ptr, out_ptr, M, N, stride_xm, stri
 # signature: *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, i32, i32:16, i32:16, 32, 64
 # grid: (cdiv(M, 32), cdiv(N, 64), 1)
 # args: x = rand((M, N), fp32); scale = rand(M, fp32); bias = rand(N, fp32); out = empty((M, N), fp32); M = 300; N = 208; stride_xm = 208; stride_om = 208
+# bench_args: x = rand((M, N), fp32); scale = rand(M, fp32); bias = rand(N, fp32); out = empty((M, N), fp32); M = 8192; N = 8192; stride_xm = 8192; stride_om = 8192
+# torch: out = x * scale[:, None] + bias[None, :]
 # check: out == x * scale[:, None] + bias[None, :]
 # tol: 1e-6
 #
@@ -34,5 +36,7 @@ def bias_scale_kernel(x_ptr, scale_ptr, bias_ptr, out_ptr, M, N, stride_xm, stri
 # num_warps: 8
 # grid: (cdiv(M, 16), cdiv(N, 128), 1)
 # args: x = rand((M, N), fp32); scale = rand(M, fp32); bias = rand(N, fp32); out = empty((M, N), fp32); M = 77; N = 301; stride_xm = 301; stride_om = 301
+# bench_args: x = rand((M, N), fp32); scale = rand(M, fp32); bias = rand(N, fp32); out = empty((M, N), fp32); M = 6007; N = 9001; stride_xm = 9001; stride_om = 9001
+# torch: out = x * scale[:, None] + bias[None, :]
 # check: out == x * scale[:, None] + bias[None, :]
 # tol: 1e-6

@@ -25,5 +25,7 @@ def mixed_kernel(x_ptr, y_ptr, h_ptr, b_ptr, d_ptr, alpha, n, BLOCK: tl.constexp
 # signature: *fp16:16, *fp32:16, *fp16:16, *bf16:16, *fp64:16, fp32, i32, 1024
 # grid: (cdiv(n, 1024), 1, 1)
 # args: x = rand(n, fp16); y = rand(n, fp32); h = empty(n, fp16); b = empty(n, bf16); d = empty(n, fp64); alpha = 0.75; n = 10000
+# bench_args: x = rand(n, fp16); y = rand(n, fp32); h = empty(n, fp16); b = empty(n, bf16); d = empty(n, fp64); alpha = 0.75; n = 1 << 24
+# torch: f = x.float() * alpha + y; h = x * 2.0 + x; b = f.to(torch.bfloat16); d = f.double() * 3.0 - x.double() / 7.0
 # check: h == x * 3; b == x * 0.75 + y; d == (x * 0.75 + y) * 3 - x / 7
 # tol: h: 1e-3; b: 8e-3; d: 1e-6

@@ -29,5 +29,7 @@ def int_ops_kernel(a_ptr, b_ptr, q_ptr, r_ptr, bits_ptr, u_ptr, w_ptr, f_ptr, n,
 # signature: *i32:16, *i32:16, *i32:16, *i32:16, *i32:16, *u32:16, *i8:16, *fp32:16, i32, 512
 # grid: (cdiv(n, 512), 1, 1)
 # args: a = randint(-100000, 100000, n, i32); b = randint(1, 50, n, i32) * randsign(n); q = empty(n, i32); r = empty(n, i32); bits = empty(n, i32); u = empty(n, u32); w = empty(n, i8); f = empty(n, fp32); n = 4099
+# bench_args: a = randint(-100000, 100000, n, i32); b = randint(1, 50, n, i32) * randsign(n); q = empty(n, i32); r = empty(n, i32); bits = empty(n, i32); u = empty(n, u32); w = empty(n, i8); f = empty(n, fp32); n = 1 << 24
+# torch: q = torch.div(a, b, rounding_mode='trunc'); r = torch.fmod(a, b); bits = ((a << 3) ^ (a >> 2)) & 0x7FFF | (b & 7); u = ((a.long() & 0xFFFFFFFF) >> 28) + (a.long() & 0xFFFFFFFF) // 3; w = a.to(torch.int8) * 2; f = torch.div(a, 1000, rounding_mode='trunc').float() * 0.5
 # check: q == np.trunc(a / b); r == np.fmod(a, b); bits == ((a << 3) ^ (a >> 2)) & 0x7FFF | (b & 7); u == ((a % 2**32) >> 28) + (a % 2**32) // 3; w == wrap((a % 256) * 2, i8); f == np.trunc(a / 1000) * 0.5
 # tol: 0

@@ -51,6 +51,9 @@ def narrow_types_kernel(a_ptr, h_ptr, d_ptr, u8_ptr, u16_ptr, bf_ptr, sq_ptr, n,
 # signature: *i16:16, *i1:16, *i64:16, i32, 256
 # grid: (7, 1, 1)
 # args: x = randint(-3000, 3000, n, i16); flags = randint(0, 2, n, i1); out = empty(n, i64); n = 10000
+# bench_args: x = randint(-3000, 3000, n, i16); flags = randint(0, 2, n, i1); out = empty(n, i64); n = 1 << 25
+# bench_grid: (1024, 1, 1)
+# torch: out = torch.clamp(torch.where(flags, x.long() * 3, -x.long()), min=-1000)
 # check: out == np.maximum(np.where(flags, x * 3, -x), -1000)
 # tol: 0
 #
@@ -58,5 +61,7 @@ def narrow_types_kernel(a_ptr, h_ptr, d_ptr, u8_ptr, u16_ptr, bf_ptr, sq_ptr, n,
 # signature: *u8:16, *bf16:16, *fp64:16, *u8:16, *u16:16, *bf16:16, *fp64:16, i32, 512
 # grid: (cdiv(n, 512), 1, 1)
 # args: a = randint(0, 256, n, u8); h = rand(n, bf16); d = rand(n, fp64); u8o = empty(n, u8); u16o = empty(n, u16); bfo = empty(n, bf16); sq = empty(n, fp64); n = 3000
+# bench_args: a = randint(0, 256, n, u8); h = rand(n, bf16); d = rand(n, fp64); u8o = empty(n, u8); u16o = empty(n, u16); bfo = empty(n, bf16); sq = empty(n, fp64); n = 1 << 24
+# torch: u8o = torch.clamp(a.int() * 2 - 60, 0, 255).to(torch.uint8); u16o = (a.int() * 257).to(torch.uint16); bfo = h * h; sq = torch.sqrt(d.abs()) + d / 3.0
 # check: u8o == np.clip(a * 2 - 60, 0, 255); u16o == a * 257; bfo == h * h; sq == np.sqrt(np.abs(d)) + d / 3
 # tol: bfo: 8e-3; sq: 1e-7

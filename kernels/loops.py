@@ -50,6 +50,8 @@ def steps_kernel(out_ptr, n, BLOCK: tl.constexpr):
 # signature: *fp32:16, *fp32:16, *fp32:16, i32, i32, i32:16, 256, True
 # grid: (cdiv(N, 256), 1, 1)
 # args: x = rand((K, 1008), fp32); s = empty(N, fp32); sq = empty(N, fp32); K = 37; N = 1000; stride_k = 1008
+# bench_args: x = rand((K, stride_k), fp32); s = empty(N, fp32); sq = empty(N, fp32); K = 1024; N = 65000; stride_k = 65536
+# torch: s = x[:, :N].sum(0); sq = (x[:, :N] ** 2).sum(0)
 # check: s == x[:, :N].sum(axis=0); sq == (x[:, :N] ** 2).sum(axis=0)
 # tol: 1e-5
 #
@@ -57,5 +59,6 @@ def steps_kernel(out_ptr, n, BLOCK: tl.constexpr):
 # signature: *i32:16, i32, 128
 # grid: (cdiv(n, 128), 1, 1)
 # args: out = empty(n, i32); n = 5000
+# bench_args: out = empty(n, i32); n = 1 << 26
 # check: out == np.array([(p.bit_length() * 2 if p % 2 else p.bit_length() + 100) for p in (np.arange(n) // 128).tolist()]) + np.arange(n) % 3
 # tol: 0

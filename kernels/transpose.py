@@ -21,6 +21,8 @@ def transpose_kernel(x_ptr, out_ptr, M, N, BLOCK: tl.constexpr):
 # signature: *fp32:16, *fp32:16, i32:16, i32:16, 32
 # grid: (cdiv(M, 32), cdiv(N, 32), 1)
 # args: x = rand((M, N), fp32); out = empty((N, M), fp32); M = 256; N = 96
+# bench_args: x = rand((M, N), fp32); out = empty((N, M), fp32); M = 8192; N = 8192
+# torch: out = x.t().contiguous()
 # check: out == x.T
 # tol: 0
 #
@@ -29,5 +31,7 @@ def transpose_kernel(x_ptr, out_ptr, M, N, BLOCK: tl.constexpr):
 # num_warps: 8
 # grid: (cdiv(M, 64), cdiv(N, 64), 1)
 # args: x = rand((M, N), fp32); out = empty((N, M), fp32); M = 100; N = 67
+# bench_args: x = rand((M, N), fp32); out = empty((N, M), fp32); M = 7000; N = 6007
+# torch: out = x.t().contiguous()
 # check: out == x.T
 # tol: 0

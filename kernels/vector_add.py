@@ -58,6 +58,8 @@ if __name__ == "__main__":
 # signature: *fp32:16, *fp32:16, *fp32:16, i32:16, 1024
 # grid: (cdiv(n, 1024), 1, 1)
 # args: x = rand(n, fp32); y = rand(n, fp32); out = empty(n, fp32); n = 98432
+# bench_args: x = rand(n, fp32); y = rand(n, fp32); out = empty(n, fp32); n = 1 << 26
+# torch: out = x + y
 # check: out == x + y
 # tol: 1e-6
 #
@@ -66,5 +68,7 @@ if __name__ == "__main__":
 # num_warps: 2
 # grid: (cdiv(n, 256), 1, 1)
 # args: x = rand(n, fp32); y = rand(n, fp32); out = empty(n, fp32); n = 1000
+# bench_args: x = rand(n, fp32); y = rand(n, fp32); out = empty(n, fp32); n = 50000017
+# torch: out = x + y
 # check: out == x + y
 # tol: 1e-6

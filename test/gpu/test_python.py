@@ -1,0 +1,446 @@
+#!/usr/bin/env python3
+"""make gpu-test, second half: the tric Python package on the GPU, on torch tensors.
+
+1. drop-in: every kernel test block of kernels/*.py, with its file imported
+   as `import tric as triton; import tric.language as tl` (the kernel files
+   say `import triton`; the import is redirected), launched the Triton way,
+   kernel[grid](*args, CONST=value, num_warps=w), outputs poisoned (NaN /
+   0xAB bytes) first, and checked against the block's numpy reference with
+   run_kernels' comparison;
+2. same source, two compilers: every block run by real Triton and by
+   tric.jit(<Triton's JITFunction>.fn) on the same inputs; vector add must
+   agree bit for bit, the others exactly or within the block's tolerance
+   (approximate math); skipped when Triton is not installed;
+3. arguments that are not tensors: objects exposing only a tensor's
+   __cuda_array_interface__, and a grid given as lambda META: ...; the host
+   function add() of kernels/vector_add.py run unchanged;
+4. a launch on a non-default, non-blocking torch stream, ordered behind work
+   already queued on that stream.
+
+The module also serves bench/side_by_side.py: BlockRun turns one test block
+into torch tensors plus the positional and keyword arguments of a Triton-style
+launch. Environment: TRIC_LIBRARY (default: the package finds build/libtric.so
+from the source tree), TRIC_SEED to repeat a run.
+
+usage: test_python.py [FILE.py ...]     (default: kernels/*.py not starting with '_')
+"""
+import ast
+import glob
+import importlib.util
+import os
+import re
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import run_kernels as rk  # noqa: E402  (test-block parser, argument generators, comparison)
+
+# torch dtype attribute of each signature element type
+TORCH_DTYPE_NAMES = {
+    "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
+    "u16": "uint16", "u32": "uint32", "u64": "uint64", "fp16": "float16", "bf16": "bfloat16",
+    "fp32": "float32", "fp64": "float64",
+}
+
+
+def kernel_files(argv):
+    return argv or sorted(p for p in glob.glob(os.path.join(ROOT, "kernels", "*.py"))
+                          if not os.path.basename(p).startswith("_"))
+
+
+def def_params(path, kernel):
+    """The parameter names of `def kernel` in the file, read without importing it."""
+    with open(path) as f:
+        tree = ast.parse(f.read(), path)
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == kernel:
+            return [a.arg for a in node.args.args]
+    raise rk.TricError(f"no def {kernel} in {path}")
+
+
+def import_kernel_file(path, as_triton=None):
+    """Imports a kernel file as a fresh module. With as_triton (the tric package),
+    its `import triton` / `import triton.language` get tric instead: the drop-in
+    path a user takes by editing one import line."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    name = f"_{'tric' if as_triton else 'triton'}_kernels_{stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    if as_triton is None:
+        spec.loader.exec_module(mod)
+        return mod
+    saved = {k: sys.modules.get(k) for k in ("triton", "triton.language")}
+    sys.modules["triton"], sys.modules["triton.language"] = as_triton, as_triton.language
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                sys.modules.pop(k, None)
+            else:
+                sys.modules[k] = v
+    return mod
+
+
+def constexpr_value(entry):
+    """The Python value of a constexpr signature entry ('512', '2.0', 'True', 'BLOCK=512')."""
+    text = entry.split("=", 1)[1].strip() if "=" in entry else entry
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        raise rk.TricError(f"signature entry '{entry}': not a literal constexpr value")
+
+
+def scalar_value(type_name, v):
+    return float(v) if type_name.startswith("fp") or type_name == "bf16" else int(v)
+
+
+class BlockRun:
+    """One test block made into torch tensors and a Triton-style launch.
+
+    args_key / grid_key pick the block's lines ('args' and 'grid', or the
+    benchmark's 'bench_args' and 'bench_grid'). Pointer arguments become
+    typed torch tensors (viewing run_kernels.DeviceArg's byte buffers, so the
+    reference can read them back exactly as the kernel saw them); runtime
+    scalars become Python numbers; constexprs become keyword arguments.
+    """
+
+    def __init__(self, torch, path, block, rng, args_key="args", grid_key="grid"):
+        for key in ("signature", "grid", "args", "check"):
+            if key not in block:
+                raise rk.TricError(f"block has no '# {key}:' line")
+        self.torch, self.path, self.block = torch, path, block
+        self.kernel = block["kernel"]
+        self.num_warps = int(block.get("num_warps", 4))
+        self.env_maker = rk.ArgEnv(rng)
+        self.env = self.env_maker.names()
+        with np.errstate(all="ignore"):
+            order = rk.eval_args(block.get(args_key, block["args"]), self.env)
+        self.checks = self._parse_checks(block["check"])
+        self.outputs = [name for name, _ in self.checks]
+        self._bind(def_params(path, self.kernel), rk.split_top(block["signature"], ","), order)
+        grid = eval(block.get(grid_key, block["grid"]), self.env)
+        self.grid = (int(grid),) if isinstance(grid, (int, np.integer)) else tuple(int(g) for g in grid)
+        missing = [o for o in self.outputs if o not in self.device]
+        if missing:
+            raise rk.TricError(f"check names {', '.join(missing)}, not pointer arguments")
+
+    @staticmethod
+    def _parse_checks(text):
+        checks = []
+        for c in rk.split_top(text, ";"):
+            m = re.match(r"^(\w+)\s*==\s*(.+)$", c, re.S)
+            if not m:
+                raise rk.TricError(f"check '{c}' is not 'name == expression'")
+            checks.append(m.groups())
+        return checks
+
+    def _bind(self, params, entries, order):
+        """Pairs the def's parameters with signature entries and the args' values."""
+        if len(params) != len(entries):
+            raise rk.TricError(f"{self.kernel} has {len(params)} parameters, the signature {len(entries)} entries")
+        torch = self.torch
+        self.args, self.kwargs = [], {}
+        self.device, self.tensors, self.types = {}, {}, {}
+        names = iter(order)
+        by_keyword = False   # once a constexpr is passed, later arguments go by keyword too
+        for param, entry in zip(params, entries):
+            m = rk._SIG_TYPE.match(entry)
+            if not m or "=" in entry:
+                self.kwargs[param] = constexpr_value(entry)
+                by_keyword = True
+                continue
+            name = next(names, None)
+            if name is None:
+                raise rk.TricError(f"args gives fewer values than {self.kernel} has runtime parameters")
+            is_ptr, type_name, v = bool(m.group(1)), m.group(2), self.env[name]
+            if is_ptr:
+                d = rk.DeviceArg(torch, v, type_name, poison=False)
+                self.device[name], self.types[name] = d, type_name
+                self.tensors[name] = d.tensor.view(getattr(torch, TORCH_DTYPE_NAMES[type_name])).reshape(d.shape)
+                value = self.tensors[name]
+            else:
+                value = scalar_value(type_name, v)
+            if by_keyword:
+                self.kwargs[param] = value
+            else:
+                self.args.append(value)
+        if next(names, None) is not None:
+            raise rk.TricError(f"args gives more values than {self.kernel} has runtime parameters")
+
+    def poison(self):
+        """Outputs to NaN (floats) or 0xAB bytes (integers), so a store that never happens shows."""
+        for name in self.outputs:
+            if self.types[name] in rk.FLOAT_TYPES:
+                self.tensors[name].fill_(float("nan"))
+            else:
+                self.device[name].tensor.fill_(0xAB)
+
+    def launch(self, kernel, grid=None, args=None, stream_sync=True):
+        """kernel[grid](*args, **constexprs, num_warps=w), the way Triton code calls it."""
+        kernel[grid or self.grid](*(self.args if args is None else args), **self.kwargs, num_warps=self.num_warps)
+        if stream_sync:
+            self.torch.cuda.synchronize()
+
+    def snapshot(self):
+        return {name: self.tensors[name].clone() for name in self.outputs}
+
+    def check(self):
+        """Problems (strings) of the outputs against the block's numpy reference."""
+        ref_env = dict(self.env)
+        for name, d in self.device.items():
+            if name not in self.outputs:
+                ref_env[name] = d.read()   # inputs exactly as the kernel saw them
+        tol = rk.parse_tol(self.block.get("tol"), self.outputs)
+        problems = []
+        for name, expr in self.checks:
+            t = self.types[name]
+            with np.errstate(all="ignore"):   # references of special values overflow on purpose
+                msg = rk.compare(self.device[name].read(), eval(expr, ref_env), t,
+                                 tol.get(name, rk.DEFAULT_TOL.get(t, 0)))
+            if msg:
+                problems.append(f"{name}: {msg}")
+        return problems
+
+    def tolerance(self, name):
+        tol = rk.parse_tol(self.block.get("tol"), self.outputs)
+        return tol.get(name, rk.DEFAULT_TOL.get(self.types[name], 0))
+
+    def nbytes(self):
+        """Bytes of all pointer arguments: what the kernel moves if it reads or writes each once."""
+        return sum(t.numel() * t.element_size() for t in self.tensors.values())
+
+
+def bitwise_equal(torch, a, b, type_name):
+    if type_name in rk.FLOAT_TYPES:   # NaN == NaN here, and -0.0 != 0.0
+        ints = {2: torch.int16, 4: torch.int32, 8: torch.int64}[a.element_size()]
+        return torch.equal(a.view(ints), b.view(ints))
+    return torch.equal(a, b)
+
+
+def compare_tensors(torch, got, want, type_name, tol):
+    """(problem or None, bit-identical?) of two device tensors of one output, on the GPU."""
+    if bitwise_equal(torch, got, want, type_name):
+        return None, True
+    if type_name not in rk.FLOAT_TYPES:
+        bad = int((got != want).sum())
+        return f"{bad} of {got.numel()} integers differ", False
+    g, w = got.double(), want.double()
+    nan_g, nan_w = torch.isnan(g), torch.isnan(w)
+    if not torch.equal(nan_g, nan_w):
+        return f"NaN in {int((nan_g != nan_w).sum())} places in one output only", False
+    ok = ~nan_w
+    diff = torch.linalg.vector_norm((g - w)[ok]).item()
+    norm = torch.linalg.vector_norm(w[ok]).item()
+    rel = diff / norm if norm > 0 else diff
+    if rel > tol:
+        return f"relative difference {rel:.3g} > {tol:g}", False
+    return None, False
+
+
+def compare_outputs(torch, run, got, want):
+    """Problems and the outputs that were not bit-identical, between two snapshots."""
+    problems, inexact = [], []
+    for name in run.outputs:
+        msg, exact = compare_tensors(torch, got[name], want[name], run.types[name], run.tolerance(name))
+        if msg:
+            problems.append(f"{name}: {msg}")
+        elif not exact:
+            inexact.append(name)
+    return problems, inexact
+
+
+# ---------------------------------------------------------------- the tests
+
+
+class Results:
+    def __init__(self):
+        self.npass = self.nfail = self.nskip = 0
+        self.rows = []
+
+    def skip(self, label, why):
+        self.nskip += 1
+        print(f"[SKIP] {label}: {why}")
+        self.rows.append((label, "skip", why))
+
+    def record(self, label, problems, note=""):
+        if problems:
+            self.nfail += 1
+            print(f"[FAIL] {label}")
+            for p in problems:
+                print("    " + str(p).replace("\n", "\n    "))
+        else:
+            self.npass += 1
+            print(f"[PASS] {label}" + (f"  ({note})" if note else ""))
+        self.rows.append((label, "FAIL" if problems else "pass", note))
+        sys.stdout.flush()
+
+
+def each_block(files):
+    for path in files:
+        for i, block in enumerate(rk.parse_blocks(path), 1):
+            yield path, i, block, f"{os.path.basename(path)}#{i} {block['kernel']}"
+
+
+def block_rng(seed, path, i):
+    return np.random.default_rng([seed, i, sum(map(ord, os.path.basename(path)))])
+
+
+def test_drop_in(torch, tric, files, seed, res):
+    """Each block through the kernel file imported with tric standing in for triton."""
+    for path, i, block, label in each_block(files):
+        try:
+            mod = import_kernel_file(path, as_triton=tric)
+            run = BlockRun(torch, path, block, block_rng(seed, path, i))
+            run.poison()
+            run.launch(getattr(mod, run.kernel))
+            problems = run.check()
+        except Exception as e:   # a compile or launch error fails this block only
+            problems = [f"{type(e).__name__}: {e}"]
+        res.record(f"drop-in {label}", problems)
+
+
+def test_same_source(torch, tric, triton, files, seed, res):
+    """Each block by real Triton and by tric.jit(fn) of the same function, same inputs."""
+    for path, i, block, label in each_block(files):
+        note = ""
+        try:
+            mod = import_kernel_file(path)
+            jit_fn = getattr(mod, block["kernel"])
+            run = BlockRun(torch, path, block, block_rng(seed + 1, path, i))
+            run.poison()
+            try:
+                run.launch(jit_fn)
+            except Exception as e:   # Triton's limits are not tric's failures
+                res.skip(f"same source {label}", f"Triton cannot run it: {type(e).__name__}: {str(e)[:200]}")
+                continue
+            want = run.snapshot()
+            problems = [f"triton: {p}" for p in run.check()]
+            run.poison()
+            run.launch(tric.jit(jit_fn.fn))
+            got = run.snapshot()
+            diff, inexact = compare_outputs(torch, run, got, want)
+            problems += [f"tric vs triton: {p}" for p in diff]
+            if os.path.basename(path) == "vector_add.py" and inexact:
+                problems.append(f"vector add must be bit-identical to Triton's; differs in {', '.join(inexact)}")
+            note = f"within tolerance, not bit-identical: {', '.join(inexact)}" if inexact else "bit-identical"
+        except Exception as e:
+            problems = [f"{type(e).__name__}: {e}"]
+        res.record(f"same source {label}", problems, note)
+
+
+class CudaArray:
+    """Only __cuda_array_interface__, as CuPy or Numba arrays would offer it."""
+
+    def __init__(self, tensor):
+        self.__cuda_array_interface__ = tensor.__cuda_array_interface__
+        self.keep = tensor
+
+
+def vector_add_fn(tric):
+    mod = import_kernel_file(os.path.join(ROOT, "kernels", "vector_add.py"), as_triton=tric)
+    return mod.add_kernel
+
+
+def test_cuda_array_interface(torch, tric, seed, res):
+    torch.manual_seed(seed)
+    problems = []
+    try:
+        kernel = vector_add_fn(tric)
+        n = 100003
+        x, y = torch.rand(n, device="cuda"), torch.rand(n, device="cuda")
+        out = torch.full((n,), float("nan"), device="cuda")
+        kernel[lambda meta: (tric.cdiv(n, meta["BLOCK_SIZE"]),)](CudaArray(x), CudaArray(y), CudaArray(out), n,
+                                                                  BLOCK_SIZE=512)
+        torch.cuda.synchronize()
+        if not torch.equal(out, x + y):
+            bad = int((out != x + y).sum())
+            problems.append(f"{bad} of {n} elements wrong with __cuda_array_interface__ arguments")
+    except Exception as e:
+        problems = [f"{type(e).__name__}: {e}"]
+    res.record("__cuda_array_interface__ arguments, lambda grid", problems)
+
+
+def test_host_code(torch, tric, seed, res):
+    """vector_add.py's own host function add(), which calls add_kernel[lambda meta: ...]
+    and triton.cdiv, run unchanged with tric standing in for triton."""
+    torch.manual_seed(seed)
+    problems = []
+    try:
+        mod = import_kernel_file(os.path.join(ROOT, "kernels", "vector_add.py"), as_triton=tric)
+        x, y = torch.rand(98432 + 5, device="cuda"), torch.rand(98432 + 5, device="cuda")
+        out = mod.add(x, y)
+        torch.cuda.synchronize()
+        if not torch.equal(out, x + y):
+            problems.append(f"{int((out != x + y).sum())} of {x.numel()} elements wrong")
+    except Exception as e:
+        problems = [f"{type(e).__name__}: {e}"]
+    res.record("host code of kernels/vector_add.py (add())", problems)
+
+
+def test_stream(torch, tric, seed, res):
+    """The launch must go on torch's current stream: on a non-blocking stream it
+    follows a long sleep and the copy that fills x; launched anywhere else it
+    would read x before the copy and miss."""
+    torch.manual_seed(seed)
+    problems = []
+    try:
+        kernel = vector_add_fn(tric)
+        n = 1 << 20
+        src, y = torch.rand(n, device="cuda"), torch.rand(n, device="cuda")
+        x = torch.zeros(n, device="cuda")
+        out = torch.full((n,), float("nan"), device="cuda")
+        kernel[(tric.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024)   # compiled and loaded before the test
+        out.fill_(float("nan"))
+        torch.cuda.synchronize()
+        side = torch.cuda.Stream()
+        with torch.cuda.stream(side):
+            torch.cuda._sleep(200_000_000)   # about 0.1 s of GPU clock cycles
+            x.copy_(src)
+            kernel[(tric.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024)
+        early_done = side.query()
+        side.synchronize()
+        if early_done:
+            problems.append("the side stream was idle right after the launch: the sleep did not hold it")
+        if not torch.equal(out, src + y):
+            problems.append(f"{int((out != src + y).sum())} of {n} elements wrong: not launched on the current stream?")
+    except Exception as e:
+        problems = [f"{type(e).__name__}: {e}"]
+    res.record("launch on a non-default torch stream", problems)
+
+
+def main(argv):
+    import torch
+
+    if not torch.cuda.is_available():
+        print("test_python: no CUDA device")
+        return 1
+    torch.cuda.init()
+    import tric
+
+    files = kernel_files(argv)
+    seed = int(os.environ.get("TRIC_SEED", int(time.time() * 1000) % 2**31))
+    print(f"test_python: seed {seed} (TRIC_SEED={seed} repeats this run), tric from {os.path.dirname(tric.__file__)}")
+    res = Results()
+    test_drop_in(torch, tric, files, seed, res)
+    test_cuda_array_interface(torch, tric, seed, res)
+    test_host_code(torch, tric, seed, res)
+    test_stream(torch, tric, seed, res)
+    try:
+        import triton
+    except ImportError:
+        print("note: Triton is not installed: skipping the same-source comparison")
+    else:
+        print(f"test_python: Triton {triton.__version__}")
+        test_same_source(torch, tric, triton, files, seed, res)
+    print(f"{res.npass} passed, {res.nfail} failed" + (f", {res.nskip} skipped" if res.nskip else ""))
+    return 1 if res.nfail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
