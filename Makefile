@@ -10,7 +10,7 @@ WARN     = -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototy
 DEPFLAGS = -MMD -MP
 LIBS     = -ldl -lm
 
-LIB_DIRS = base ir frontend opt ptxgen runtime
+LIB_DIRS = base ir frontend opt ptxgen runtime interp
 LIB_SRC  = $(foreach d,$(LIB_DIRS),$(sort $(wildcard $(d)/*.c)))
 
 B  = build

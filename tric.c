@@ -11,6 +11,7 @@
 static const char usage_text[] =
     "usage: tric FILE.py -k KERNEL -s SIGNATURE [options]   compile a @triton.jit kernel\n"
     "       tric FILE.tir [--passes P1,P2|all] [--emit ir|ptx]   run passes over IR text\n"
+    "       tric FILE.py -k KERNEL -s SIG --interpret --grid G --args A   run on the CPU\n"
     "\n"
     "  -k, --kernel NAME      the @jit function to compile\n"
     "  -s, --signature SIG    its argument types and constexpr values, Triton-style:\n"
@@ -25,13 +26,27 @@ static const char usage_text[] =
     "  --passes LIST          .tir input: passes to run in order, or 'all' (default: none)\n"
     "  --dump-after PASS|all  print the IR after that pass (or every pass) to stdout\n"
     "  --verify-each          run the IR verifier after every stage and pass\n"
+    "  --interpret            run the kernel on the CPU (the IR after all passes; for\n"
+    "                         .tir, after --passes) instead of emitting anything\n"
+    "  --grid GX[,GY[,GZ]]    programs to run (default 1); may use names from --args:\n"
+    "                         --grid 'cdiv(n, 256)'\n"
+    "  --args 'A; B; ...'     one assignment per kernel parameter, in order:\n"
+    "                         x=rand(1024,fp32); out=zeros(1024,fp32); n=1000\n"
+    "                         buffers: rand(shape,dt) (uniform [-1,1)), randn, randint(lo,hi,\n"
+    "                         shape,dt), zeros, ones, empty (0xAB bytes), full(shape,v,dt),\n"
+    "                         arange(n,dt); shape = N or (M, N); + - * / // % ** on arrays\n"
+    "                         and numbers; a name may be used before its assignment\n"
+    "  --print NAME,...       buffers to print after the run (default: all): the first\n"
+    "                         16 elements, their sum and an FNV-1a hash of the bytes\n"
+    "  --seed N               seed of rand/randint/... (default 1)\n"
     "  --help                 this text\n"
     "  --version              the version\n";
 
 typedef struct Cli {
     const char *input, *kernel, *signature, *output, *arch, *emit, *passes, *dump_after;
     const char *num_warps, *num_stages;
-    bool verify_each;
+    const char *grid, *args, *print, *seed;
+    bool verify_each, interpret;
 } Cli;
 
 static _Noreturn void usage_error(const char *fmt, const char *arg) {
@@ -70,6 +85,10 @@ static void parse_args(int argc, char **argv, Cli *cli) {
             cli->verify_each = true;
             continue;
         }
+        if (strcmp(a, "--interpret") == 0) {
+            cli->interpret = true;
+            continue;
+        }
         if (take_value(argc, argv, &i, "--kernel", "-k", &cli->kernel) ||
             take_value(argc, argv, &i, "--signature", "-s", &cli->signature) ||
             take_value(argc, argv, &i, "--output", "-o", &cli->output) ||
@@ -78,7 +97,11 @@ static void parse_args(int argc, char **argv, Cli *cli) {
             take_value(argc, argv, &i, "--num-stages", NULL, &cli->num_stages) ||
             take_value(argc, argv, &i, "--emit", NULL, &cli->emit) ||
             take_value(argc, argv, &i, "--passes", NULL, &cli->passes) ||
-            take_value(argc, argv, &i, "--dump-after", NULL, &cli->dump_after))
+            take_value(argc, argv, &i, "--dump-after", NULL, &cli->dump_after) ||
+            take_value(argc, argv, &i, "--grid", NULL, &cli->grid) ||
+            take_value(argc, argv, &i, "--args", NULL, &cli->args) ||
+            take_value(argc, argv, &i, "--print", NULL, &cli->print) ||
+            take_value(argc, argv, &i, "--seed", NULL, &cli->seed))
             continue;
         if (a[0] == '-' && a[1]) usage_error("unknown option '%s'", a);
         if (cli->input) usage_error("more than one input file ('%s')", a);
@@ -131,6 +154,9 @@ static void build_request(const Cli *cli, RtRequest *rq) {
     if (cli->num_stages) rq->target.num_stages = int_option("--num-stages", cli->num_stages, 1, 16);
     rq->dump_after = cli->dump_after;
     rq->verify_each = cli->verify_each;
+    if (!cli->interpret && (cli->grid || cli->args || cli->print || cli->seed))
+        usage_error("%s", "--grid, --args, --print and --seed go with --interpret");
+    if (cli->interpret && cli->emit) usage_error("%s", "--interpret runs the kernel: it takes no --emit");
     if (rq->is_ir) {
         if (rq->emit == RT_EMIT_TOKENS || rq->emit == RT_EMIT_AST)
             usage_error("--emit %s needs a Python (.py) input", cli->emit);
@@ -142,9 +168,13 @@ static void build_request(const Cli *cli, RtRequest *rq) {
         usage_error("%s", "--passes applies to .tir input (a .py kernel runs the whole pipeline)");
     rq->kernel = cli->kernel;
     rq->signature = cli->signature;
-    bool lowers = rq->emit == RT_EMIT_IR || rq->emit == RT_EMIT_PTX;
-    if (lowers && !cli->kernel) usage_error("missing -k KERNEL (needed for --emit %s)", emit_name(rq->emit));
-    if (lowers && !cli->signature) usage_error("missing -s SIGNATURE (needed for --emit %s)", emit_name(rq->emit));
+    bool lowers = rq->emit == RT_EMIT_IR || rq->emit == RT_EMIT_PTX || cli->interpret;
+    const char *kmsg = cli->interpret ? "missing -k KERNEL (needed for --interpret%s)" : "missing -k KERNEL (needed for --emit %s)";
+    const char *smsg = cli->interpret ? "missing -s SIGNATURE (needed for --interpret%s)"
+                                      : "missing -s SIGNATURE (needed for --emit %s)";
+    const char *stage = cli->interpret ? "" : emit_name(rq->emit);
+    if (lowers && !cli->kernel) usage_error(kmsg, stage);
+    if (lowers && !cli->signature) usage_error(smsg, stage);
 }
 
 static int write_output(const char *path, const char *text) {
@@ -166,7 +196,14 @@ int main(int argc, char **argv) {
     RtRequest rq = {0};
     build_request(&cli, &rq);
     RtResult res;
-    bool ok = rt_compile(&rq, &res);
+    bool ok;
+    if (cli.interpret) {
+        RtInterpRequest irq = {cli.args, cli.grid, cli.print, 1};
+        if (cli.seed) irq.seed = (uint64_t)int_option("--seed", cli.seed, 0, 2147483647);
+        ok = rt_interpret(&rq, &irq, &res);
+    } else {
+        ok = rt_compile(&rq, &res);
+    }
     fputs(res.dumps, stdout);
     fflush(stdout);
     fputs(res.diag, stderr);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../frontend/frontend.h"
+#include "../interp/interp.h"
 #include "../opt/opt.h"
 #include "../ptxgen/ptxgen.h"
 
@@ -274,4 +275,171 @@ void rt_result_free(RtResult *r) {
     free(r->ir);
     free_params(r);
     memset(r, 0, sizeof *r);
+}
+
+/* ---- the interpreter's view of the pipeline ---- */
+
+/* The IR the request starts from: lowered Python, or parsed (and verified) IR. */
+static IrFunc *first_stage(Ctx *c, const RtRequest *rq, const char **stage) {
+    const SrcFile *f = load_source(c, rq);
+    if (rq->is_ir) {
+        IrFunc *fn = ir_parse(c, f);
+        verify_after(c, fn, "parsing");
+        *stage = "parsing";
+        return fn;
+    }
+    if (!rq->kernel) diag_fatal(c, NULL, "no kernel named: which @jit function of %s? (-k NAME)", rq->path);
+    if (!rq->signature) diag_fatal(c, NULL, "kernel '%s' needs a signature (-s '*fp32, i32, 1024')", rq->kernel);
+    AstModule *m = parse_module(c, f);
+    find_kernel(c, m, rq->kernel);
+    IrFunc *fn = lower_kernel(c, m, rq->kernel, sig_parse(c, rq->signature));
+    if (c->verify_each) verify_after(c, fn, "lowering");
+    *stage = "lowering";
+    return fn;
+}
+
+/* The standard pipeline's pass names in order, read from the headers its
+ * --dump-after all output writes while it runs over a throwaway copy. */
+static int pipeline_names(Ctx *c, const RtRequest *rq, const char ***names) {
+    const char *stage;
+    IrFunc *scratch = first_stage(c, rq, &stage);
+    Buf *dump = arena_alloc(c->arena, sizeof *dump);
+    dump->arena = c->arena;
+    const char *dump_after = c->dump_after;
+    Buf *dump_out = c->dump_out;
+    c->dump_after = "all";
+    c->dump_out = dump;
+    opt_run_pipeline(scratch);
+    c->dump_after = dump_after;
+    c->dump_out = dump_out;
+    static const char header[] = "// -----// IR after ";
+    const char **v = NULL;
+    int n = 0, cap = 0;
+    for (const char *p = buf_str(dump); (p = strstr(p, header)) != NULL;) {
+        p += strlen(header);
+        const char *name = arena_strndup(c->arena, p, strcspn(p, " "));
+        VEC_PUSH(c->arena, v, n, cap, name);
+    }
+    *names = v;
+    return n;
+}
+
+/* The passes a request runs after its first stage, as a list of names. */
+static int stage_passes(Ctx *c, const RtRequest *rq, const char ***names) {
+    if (!rq->is_ir) return pipeline_names(c, rq, names);
+    const char **v = NULL;
+    int n = 0, cap = 0;
+    for (const char *p = rq->passes ? rq->passes : ""; *p;) {
+        size_t len = strcspn(p, ",");
+        char *name = arena_strndup(c->arena, p, len);
+        if (len == 0) diag_fatal(c, NULL, "empty pass name in '%s'", rq->passes);
+        if (strcmp(name, "all") == 0) {
+            const char **all;
+            int k = pipeline_names(c, rq, &all);
+            for (int i = 0; i < k; i++) VEC_PUSH(c->arena, v, n, cap, all[i]);
+        } else {
+            VEC_PUSH(c->arena, v, n, cap, name);
+        }
+        p += len;
+        if (*p == ',') p++;
+    }
+    *names = v;
+    return n;
+}
+
+/* Everything rt_each_stage and rt_interpret share: a context whose errors
+ * unwind to the caller's setjmp. */
+static Ctx *stage_ctx(const RtRequest *rq, jmp_buf *bail) {
+    Ctx *c = ctx_new(&rq->target);
+    c->bail = bail;
+    c->dump_after = NULL;
+    c->dump_out = NULL;
+    c->verify_each = want_verify(rq);
+    return c;
+}
+
+bool rt_each_stage(const RtRequest *rq, RtStageFn each, void *ud, char **diag) {
+    jmp_buf bail;
+    Ctx *c = stage_ctx(rq, &bail);
+    bool ok = false;
+    if (setjmp(bail) == 0) {
+        const char **names;
+        int n = stage_passes(c, rq, &names);
+        const char *stage;
+        IrFunc *fn = first_stage(c, rq, &stage);
+        each(fn, stage, 0, ud);
+        for (int i = 0; i < n; i++) {
+            run_one_pass(c, fn, names[i]);
+            each(fn, names[i], i + 1, ud);
+        }
+        ok = true;
+    }
+    *diag = buf_take(&c->diag);
+    ctx_free(c);
+    return ok;
+}
+
+static bool wanted(const char *list, const char *name) {
+    if (!list) return true;
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == n && strncmp(p, name, n) == 0) return true;
+        p += len;
+        if (*p == ',') p++;
+    }
+    return false;
+}
+
+static void interpret(Ctx *c, const RtRequest *rq, const RtInterpRequest *irq, RtResult *out) {
+    const char **names;
+    int n = stage_passes(c, rq, &names);
+    const char *stage;
+    IrFunc *fn = first_stage(c, rq, &stage);
+    for (int i = 0; i < n; i++) run_one_pass(c, fn, names[i]);
+    Buf *err = arena_alloc(c->arena, sizeof *err);
+    err->arena = c->arena;
+    InterpSetup setup;
+    if (!interp_setup(c->arena, fn, irq->args, irq->grid ? irq->grid : "1", irq->seed, &setup, err) ||
+        !interp_run(fn, &(InterpLaunch){.grid = {setup.grid[0], setup.grid[1], setup.grid[2]},
+                                        .args = setup.args, .n_args = setup.n_args,
+                                        .buffers = setup.buffers, .n_buffers = setup.n_buffers}, err)) {
+        buf_puts(&c->diag, buf_str(err));
+        c->n_errors++;
+        longjmp(*c->bail, 1);
+    }
+    for (const char *p = irq->print; p && *p;) {   /* every name in --print must be a buffer */
+        size_t len = strcspn(p, ",");
+        bool found = false;
+        for (uint32_t i = 0; i < setup.n_buffers; i++)
+            found |= strlen(setup.buffers[i].name) == len && strncmp(setup.buffers[i].name, p, len) == 0;
+        if (!found) diag_fatal(c, NULL, "--print: no buffer named '%.*s'", (int)len, p);
+        p += len;
+        if (*p == ',') p++;
+    }
+    Buf text = {0};
+    for (uint32_t i = 0; i < setup.n_buffers; i++)
+        if (wanted(irq->print, setup.buffers[i].name)) interp_print_buffer(&text, &setup.buffers[i]);
+    out->text = buf_take(&text);
+    out->kernel_name = rt_strdup(fn->name);
+}
+
+bool rt_interpret(const RtRequest *rq, const RtInterpRequest *irq, RtResult *out) {
+    memset(out, 0, sizeof *out);
+    jmp_buf bail;
+    Ctx *c = stage_ctx(rq, &bail);
+    if (setjmp(bail) == 0) {
+        interpret(c, rq, irq, out);
+        out->ok = true;
+    } else {
+        free(out->text);
+        free(out->kernel_name);
+        out->text = out->kernel_name = NULL;
+        out->ok = false;
+    }
+    out->num_warps = rq->target.num_warps;
+    out->diag = buf_take(&c->diag);
+    out->dumps = rt_strdup("");
+    ctx_free(c);
+    return out->ok;
 }

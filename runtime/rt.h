@@ -57,6 +57,28 @@ typedef struct RtResult {
 bool rt_compile(const RtRequest *rq, RtResult *out);
 void rt_result_free(RtResult *r);
 
+/* ---- compile.c: the CPU interpreter (interp/) over the same pipeline ----
+ * rt_each_stage lowers a Python kernel (or parses IR text) as rt_compile
+ * does and calls each(fn, stage, index, ud) with the IR after lowering
+ * (stage "lowering"; "parsing" for IR text) and then after every pass of the
+ * standard pipeline (Python, or IR with --passes all) or of rq->passes, in
+ * order; index counts from 0. The pass order is read from the pipeline
+ * itself (its dump headers), so it never drifts from opt/passes.c. On a
+ * compile error: false, with the messages in *diag (heap; always set). */
+typedef void (*RtStageFn)(IrFunc *fn, const char *stage, int index, void *ud);
+bool rt_each_stage(const RtRequest *rq, RtStageFn each, void *ud, char **diag);
+
+/* Runs the kernel on the CPU: the IR after all passes (Python) or after
+ * rq->passes (IR text), with buffers and scalars from `args` (the
+ * interp_setup language), over `grid` ("4" or "(cdiv(n, 256), 1, 1)"),
+ * random data from `seed`. out->text: the buffers named in `print` (comma
+ * separated; NULL = every buffer), first 16 elements and checksums. */
+typedef struct RtInterpRequest {
+    const char *args, *grid, *print;
+    uint64_t seed;
+} RtInterpRequest;
+bool rt_interpret(const RtRequest *rq, const RtInterpRequest *irq, RtResult *out);
+
 /* "sm_80", "sm_90a", ... -> Target fields; false if not a supported arch. */
 bool rt_parse_arch(const char *s, Target *t);
 void rt_default_target(Target *t);   /* sm_80, 4 warps, 3 stages */

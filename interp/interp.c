@@ -1,0 +1,384 @@
+/* The interpreter: walks the structured IR of one program at a time, each
+ * value an array of slots (interp.h), and checks every memory access
+ * against the launch's buffers. Programs run one after another, x fastest,
+ * so a kernel whose programs race on memory gets one fixed interleaving.
+ *
+ * Each value gets its storage once per run (its element count is fixed by
+ * its type) and is overwritten when its op runs again in a later loop
+ * iteration or program, so a loop costs no memory per iteration. Loop-carried
+ * values are copied through a scratch array, because a yield may permute
+ * them. A user-visible failure (out-of-bounds access, division by zero, a
+ * loop that never ends) longjmps to interp_run with the message written. */
+#include "scalar.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Interp {
+    IrFunc *fn;
+    const InterpLaunch *launch;
+    Arena *arena;
+    uint64_t **slots;         /* per ValId: its elements, NULL until defined */
+    uint32_t pid[3];
+    uint64_t max_iters;
+    uint64_t *scratch;        /* assign's staging area, grown by doubling */
+    size_t scratch_cap;
+    int sm;
+    Buf *err;
+    jmp_buf bail;
+} Interp;
+
+static uint64_t *slots_of(Interp *in, ValId v) {
+    if (!in->slots[v]) {
+        int64_t n = ir_numel(ir_type(in->fn, v));
+        in->slots[v] = arena_alloc(in->arena, sizeof(uint64_t) * (size_t)n);
+    }
+    return in->slots[v];
+}
+
+static int64_t numel(Interp *in, ValId v) { return ir_numel(ir_type(in->fn, v)); }
+
+static ElemType elem_of(Interp *in, ValId v) { return (ElemType)ir_type(in->fn, v).elem; }
+
+/* ---- errors ---- */
+
+static void put_element(Buf *b, IrType t, int64_t i) {
+    int64_t idx[IR_MAX_RANK];
+    for (int d = t.rank - 1; d >= 0; d--) {
+        idx[d] = i % t.shape[d];
+        i /= t.shape[d];
+    }
+    buf_puts(b, "element (");
+    for (int d = 0; d < t.rank; d++) buf_printf(b, "%s%" PRId64, d ? ", " : "", idx[d]);
+    buf_puts(b, ") ");
+}
+
+/* msg (an arena string) at op's location, the program named; unwinds. */
+static _Noreturn void fail(Interp *in, const IrOp *op, const char *msg) {
+    char *full = arena_printf(in->arena, "%s in program (%u, %u, %u)", msg, in->pid[0], in->pid[1], in->pid[2]);
+    diag_format(in->err, op->loc, "error", full);
+    longjmp(in->bail, 1);
+}
+
+/* ---- memory ---- */
+
+/* The buffer holding [addr, addr + n), or NULL and in *near the buffer the
+ * address is closest to (for the message). */
+static const InterpBuffer *find_buffer(Interp *in, uint64_t addr, int n, const InterpBuffer **near) {
+    const InterpBuffer *best = NULL;
+    uint64_t best_dist = UINT64_MAX;
+    for (uint32_t i = 0; i < in->launch->n_buffers; i++) {
+        const InterpBuffer *b = &in->launch->buffers[i];
+        uint64_t base = (uint64_t)(uintptr_t)b->base;
+        if (addr >= base && addr - base <= b->bytes && b->bytes - (addr - base) >= (uint64_t)n) return b;
+        uint64_t dist = addr >= base ? addr - base - b->bytes : base - addr;
+        if (dist < best_dist) best_dist = dist, best = b;
+    }
+    *near = best;
+    return NULL;
+}
+
+static void *check_access(Interp *in, const IrOp *op, ValId ptrv, int64_t i, uint64_t addr, int n) {
+    const InterpBuffer *near = NULL;
+    const InterpBuffer *b = find_buffer(in, addr, n, &near);
+    const char *what = op->opc == OP_LOAD ? "load" : "store";
+    const char *verb = op->opc == OP_LOAD ? "reads" : "writes";
+    if (b && addr % (uint64_t)n == 0) return (void *)(uintptr_t)addr;
+    Buf m = {.arena = in->arena};
+    buf_printf(&m, "%s %s: ", b ? "misaligned" : "out-of-bounds", what);
+    IrType t = ir_type(in->fn, ptrv);
+    if (t.rank) put_element(&m, t, i);
+    if (!b) b = near;
+    if (!b) {
+        buf_printf(&m, "%s %d bytes at address 0x%" PRIx64 ", and the launch has no buffers", verb, n, addr);
+        fail(in, op, m.data);
+    }
+    int64_t off = (int64_t)(addr - (uint64_t)(uintptr_t)b->base);
+    buf_printf(&m, "%s %d bytes at offset %+" PRId64 " of buffer '%s' (%zu bytes)", verb, n, off, b->name, b->bytes);
+    if (off >= 0 && (uint64_t)off < b->bytes && addr % (uint64_t)n) buf_printf(&m, ", not aligned to %d bytes", n);
+    fail(in, op, m.data);
+}
+
+static uint64_t mem_read(const void *p, ElemType e) {
+    uint64_t raw = 0;
+    memcpy(&raw, p, (size_t)elem_bytes(e));   /* little-endian host, as the GPU */
+    if (e == ET_I1) return (raw & 0xFF) != 0;
+    return elem_is_float(e) ? raw : interp_int_norm(e, raw);
+}
+
+static void mem_write(void *p, ElemType e, uint64_t v) { memcpy(p, &v, (size_t)elem_bytes(e)); }
+
+static void exec_load(Interp *in, IrOp *op) {
+    ValId res = op->results[0];
+    ElemType e = elem_of(in, res);
+    uint64_t *d = slots_of(in, res), *ptr = slots_of(in, op->operands[0]);
+    uint64_t *mask = op->n_operands > 1 ? slots_of(in, op->operands[1]) : NULL;
+    uint64_t *other = op->n_operands > 2 ? slots_of(in, op->operands[2]) : NULL;
+    int64_t n = numel(in, res);
+    int64_t n_mask = mask ? numel(in, op->operands[1]) : 0, n_other = other ? numel(in, op->operands[2]) : 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (mask && !mask[n_mask == 1 ? 0 : i]) {
+            d[i] = other ? other[n_other == 1 ? 0 : i] : 0;
+            continue;
+        }
+        d[i] = mem_read(check_access(in, op, op->operands[0], i, ptr[i], elem_bytes(e)), e);
+    }
+}
+
+static void exec_store(Interp *in, IrOp *op) {
+    ValId pv = op->operands[0], vv = op->operands[1];
+    ElemType e = elem_of(in, vv);
+    uint64_t *ptr = slots_of(in, pv), *val = slots_of(in, vv);
+    uint64_t *mask = op->n_operands > 2 ? slots_of(in, op->operands[2]) : NULL;
+    int64_t n = numel(in, pv), n_val = numel(in, vv);
+    int64_t n_mask = mask ? numel(in, op->operands[2]) : 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (mask && !mask[n_mask == 1 ? 0 : i]) continue;
+        mem_write(check_access(in, op, pv, i, ptr[i], elem_bytes(e)), e, val[n_val == 1 ? 0 : i]);
+    }
+}
+
+/* ---- shapes ---- */
+
+static void exec_const(Interp *in, IrOp *op) {
+    ValId r = op->results[0];
+    ElemType e = elem_of(in, r);
+    uint64_t v = elem_is_float(e) ? scalar_round_bits(e, op->attr.f, false) : interp_int_norm(e, (uint64_t)op->attr.i);
+    uint64_t *d = slots_of(in, r);
+    for (int64_t i = 0, n = numel(in, r); i < n; i++) d[i] = v;
+}
+
+static void exec_copy(Interp *in, IrOp *op) {
+    ValId r = op->results[0], a = op->operands[0];
+    int64_t n = numel(in, r), na = numel(in, a);
+    uint64_t *d = slots_of(in, r), *s = slots_of(in, a);
+    for (int64_t i = 0; i < n; i++) d[i] = s[na == 1 ? 0 : i];   /* splat, or same size */
+}
+
+/* Dims of size 1 in the operand repeat along the result's dim. */
+static void exec_broadcast(Interp *in, IrOp *op) {
+    ValId r = op->results[0], a = op->operands[0];
+    IrType rt = ir_type(in->fn, r), at = ir_type(in->fn, a);
+    uint64_t *d = slots_of(in, r), *s = slots_of(in, a);
+    for (int64_t i = 0, n = ir_numel(rt); i < n; i++) {
+        int64_t rest = i, src = 0, stride = 1;
+        for (int k = rt.rank - 1; k >= 0; k--) {
+            int64_t c = rest % rt.shape[k];
+            rest /= rt.shape[k];
+            int32_t dim = at.rank == rt.rank ? at.shape[k] : 1;
+            src += (dim == 1 ? 0 : c) * stride;
+            stride *= dim;
+        }
+        d[i] = s[src];
+    }
+}
+
+static void exec_arange(Interp *in, IrOp *op) {
+    ValId r = op->results[0];
+    uint64_t *d = slots_of(in, r);
+    ElemType e = elem_of(in, r);
+    for (int64_t i = 0, n = numel(in, r); i < n; i++) d[i] = interp_int_norm(e, (uint64_t)(op->attr.i + i));
+}
+
+static void exec_program_id(Interp *in, IrOp *op) {
+    int axis = (int)op->attr.i;
+    TRIC_ASSERT(axis >= 0 && axis < 3);
+    uint32_t g = in->launch->grid[axis] ? in->launch->grid[axis] : 1;
+    *slots_of(in, op->results[0]) = op->opc == OP_PROGRAM_ID ? in->pid[axis] : g;
+}
+
+/* ---- elementwise ---- */
+
+static void exec_elementwise(Interp *in, IrOp *op) {
+    ValId r = op->results[0];
+    int64_t n = numel(in, r);
+    uint64_t *d = slots_of(in, r);
+    uint64_t *s[3] = {0};
+    int64_t ns[3] = {0};
+    for (uint32_t k = 0; k < op->n_operands && k < 3; k++) {
+        s[k] = slots_of(in, op->operands[k]);
+        ns[k] = numel(in, op->operands[k]);
+    }
+    ValId typed = op->opc == OP_SELECT ? op->operands[1] : op->operands[0];
+    ElemType e = elem_of(in, typed), et = elem_of(in, r);
+    int pointee = ir_type(in->fn, op->operands[0]).pointee;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t a = s[0][ns[0] == 1 ? 0 : i];
+        uint64_t b = s[1] ? s[1][ns[1] == 1 ? 0 : i] : 0;
+        uint64_t c = s[2] ? s[2][ns[2] == 1 ? 0 : i] : 0;
+        bool div_zero = false;
+        switch (op->opc) {
+        case OP_SELECT: d[i] = a ? b : c; break;
+        case OP_CMP: d[i] = interp_elem_cmp((CmpPred)op->attr.i, e, a, b); break;
+        case OP_ADDPTR: d[i] = a + b * (uint64_t)elem_bytes((ElemType)pointee); break;
+        case OP_CAST: d[i] = interp_elem_cast(e, et, op->attr.i == ROUND_RTZ, in->sm, a); break;
+        case OP_BITCAST: d[i] = interp_elem_bitcast(e, et, a); break;
+        case OP_NEG: case OP_NOT: case OP_ABS: case OP_EXP: case OP_EXP2: case OP_LOG:
+        case OP_LOG2: case OP_SQRT: case OP_RSQRT:
+            d[i] = interp_elem_unary(op->opc, e, a);
+            break;
+        default:
+            d[i] = interp_elem_binary(op->opc, e, op->attr.i, a, b, &div_zero);
+            if (div_zero) fail(in, op, arena_strdup(in->arena, "integer division by zero"));
+        }
+    }
+}
+
+/* ---- control flow ---- */
+
+static IrOp *exec_block(Interp *in, IrBlock *b);
+
+/* vals[i] -> block args (or results) dst[i], through a copy: a yield may
+ * pass a block argument into another one's place. */
+static void assign(Interp *in, const ValId *dst, const ValId *src, uint32_t n) {
+    size_t total = 0;
+    for (uint32_t i = 0; i < n; i++) total += (size_t)numel(in, src[i]);
+    if (total > in->scratch_cap) {
+        size_t cap = total > 2 * in->scratch_cap ? total : 2 * in->scratch_cap;
+        in->scratch = arena_alloc(in->arena, sizeof(uint64_t) * cap);
+        in->scratch_cap = cap;
+    }
+    uint64_t *p = in->scratch;
+    for (uint32_t i = 0; i < n; i++) {
+        size_t k = (size_t)numel(in, src[i]);
+        memcpy(p, slots_of(in, src[i]), sizeof(uint64_t) * k);
+        p += k;
+    }
+    p = in->scratch;
+    for (uint32_t i = 0; i < n; i++) {
+        size_t k = (size_t)numel(in, dst[i]);
+        TRIC_ASSERT(k == (size_t)numel(in, src[i]));
+        memcpy(slots_of(in, dst[i]), p, sizeof(uint64_t) * k);
+        p += k;
+    }
+}
+
+static void too_many_iters(Interp *in, IrOp *op) {
+    fail(in, op, arena_printf(in->arena, "loop did not finish after %" PRIu64 " iterations", in->max_iters));
+}
+
+static bool is_negative_const(Interp *in, ValId v) {
+    IrOp *def = ir_val(in->fn, v)->def;
+    return def && def->opc == OP_CONST && def->attr.i < 0;
+}
+
+/* iv from lb while iv < ub (iv > ub for a constant negative step, as
+ * ptxgen's loop test), iv += step wrapping at its width */
+static void exec_for(Interp *in, IrOp *op) {
+    IrBlock *body = op->regions[0];
+    ValId iv = body->args[0];
+    ElemType it = elem_of(in, iv);
+    uint32_t nc = body->n_args - 1;
+    assign(in, body->args + 1, op->operands + 3, nc);
+    uint64_t i = *slots_of(in, op->operands[0]), ub = *slots_of(in, op->operands[1]);
+    uint64_t step = *slots_of(in, op->operands[2]);
+    bool down = is_negative_const(in, op->operands[2]);
+    for (uint64_t count = 0;; count++) {
+        bool done = down ? !interp_elem_cmp(CMP_GT, it, i, ub) : interp_elem_cmp(CMP_GE, it, i, ub);
+        if (done) break;
+        if (count == in->max_iters) too_many_iters(in, op);
+        *slots_of(in, iv) = i;
+        IrOp *term = exec_block(in, body);
+        TRIC_ASSERT(term && term->opc == OP_YIELD && term->n_operands == nc);
+        assign(in, body->args + 1, term->operands, nc);
+        i = interp_int_norm(it, i + step);
+    }
+    assign(in, op->results, body->args + 1, nc);
+}
+
+static void exec_if(Interp *in, IrOp *op) {
+    IrBlock *b = op->regions[*slots_of(in, op->operands[0]) ? 0 : 1];
+    IrOp *term = exec_block(in, b);
+    if (op->n_results == 0) return;
+    TRIC_ASSERT(term && term->opc == OP_YIELD && term->n_operands == op->n_results);
+    assign(in, op->results, term->operands, op->n_results);
+}
+
+static void exec_while(Interp *in, IrOp *op) {
+    IrBlock *before = op->regions[0], *after = op->regions[1];
+    assign(in, before->args, op->operands, op->n_operands);
+    for (uint64_t count = 0;; count++) {
+        if (count == in->max_iters) too_many_iters(in, op);
+        IrOp *cond = exec_block(in, before);
+        TRIC_ASSERT(cond && cond->opc == OP_CONDITION && cond->n_operands == after->n_args + 1);
+        assign(in, after->args, cond->operands + 1, after->n_args);
+        if (!*slots_of(in, cond->operands[0])) break;
+        IrOp *term = exec_block(in, after);
+        TRIC_ASSERT(term && term->opc == OP_YIELD && term->n_operands == before->n_args);
+        assign(in, before->args, term->operands, before->n_args);
+    }
+    assign(in, op->results, after->args, op->n_results);
+}
+
+static void exec_op(Interp *in, IrOp *op) {
+    switch (op->opc) {
+    case OP_CONST: exec_const(in, op); break;
+    case OP_PROGRAM_ID:
+    case OP_NUM_PROGRAMS: exec_program_id(in, op); break;
+    case OP_ARANGE: exec_arange(in, op); break;
+    case OP_SPLAT:
+    case OP_EXPAND_DIMS:
+    case OP_CONVERT_LAYOUT:
+    case OP_MULTIPLE_OF:
+    case OP_MAX_CONTIGUOUS: exec_copy(in, op); break;   /* row-major data is unchanged */
+    case OP_BROADCAST: exec_broadcast(in, op); break;
+    case OP_LOAD: exec_load(in, op); break;
+    case OP_STORE: exec_store(in, op); break;
+    case OP_FOR: exec_for(in, op); break;
+    case OP_IF: exec_if(in, op); break;
+    case OP_WHILE: exec_while(in, op); break;
+    default:
+        TRIC_ASSERT(ir_info(op->opc)->flags & F_ELEMWISE);
+        exec_elementwise(in, op);
+    }
+}
+
+/* Runs b's ops; returns its terminator (yield, condition, ret) or NULL. */
+static IrOp *exec_block(Interp *in, IrBlock *b) {
+    for (IrOp *op = b->first; op; op = op->next) {
+        if (ir_info(op->opc)->flags & F_TERM) return op;
+        exec_op(in, op);
+    }
+    return NULL;
+}
+
+static void run_grid(Interp *in) {
+    const InterpLaunch *l = in->launch;
+    uint32_t g[3];
+    for (int k = 0; k < 3; k++) g[k] = l->grid[k] ? l->grid[k] : 1;
+    for (uint32_t i = 0; i < l->n_args && i < in->fn->n_params; i++) {
+        ValId p = in->fn->params[i].val;
+        ElemType e = elem_of(in, p);
+        *slots_of(in, p) = elem_is_float(e) || e == ET_PTR ? l->args[i] : interp_int_norm(e, l->args[i]);
+    }
+    for (in->pid[2] = 0; in->pid[2] < g[2]; in->pid[2]++)
+        for (in->pid[1] = 0; in->pid[1] < g[1]; in->pid[1]++)
+            for (in->pid[0] = 0; in->pid[0] < g[0]; in->pid[0]++) exec_block(in, in->fn->body);
+}
+
+bool interp_run(IrFunc *fn, const InterpLaunch *l, Buf *err) {
+    if (l->n_args != fn->n_params) {
+        buf_printf(err, "tric: error: kernel '%s' takes %u arguments, the launch gives %u\n", fn->name,
+                   fn->n_params, l->n_args);
+        return false;
+    }
+    /* on the heap: written between setjmp and longjmp */
+    Interp *in = calloc(1, sizeof *in);
+    if (!in) tric_internal_error(__FILE__, __LINE__, "out of memory");
+    in->fn = fn;
+    in->launch = l;
+    in->arena = arena_new();
+    in->slots = arena_alloc(in->arena, sizeof(uint64_t *) * fn->n_vals);
+    in->max_iters = l->max_loop_iters ? l->max_loop_iters : UINT64_C(1) << 26;
+    in->sm = fn->ctx ? fn->ctx->target.sm : 80;
+    in->err = err;
+    bool ok = false;
+    if (setjmp(in->bail) == 0) {
+        run_grid(in);
+        ok = true;
+    }
+    arena_free_all(in->arena);
+    free(in);
+    return ok;
+}

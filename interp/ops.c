@@ -1,0 +1,244 @@
+/* One op on one element, as the PTX that ptxgen/optab.c emits computes it:
+ *
+ *   integers   wrap at the element width; 8-bit types live in 16-bit
+ *              registers (so shifts clamp at 16, float->i8 saturates to
+ *              16 bits before the low byte is kept); shift amounts are the
+ *              operand's register read as u32, and amounts >= the register
+ *              width give 0 (shl, logical shr) or the sign (arithmetic shr)
+ *   f16, bf16  add/sub/mul rounded once to the type; div, rem and the math
+ *              functions run in f32 and round back
+ *   f32, f64   C float / double; the .approx instructions are libm in
+ *              double rounded to float (see doc/interp.md for the bounds)
+ */
+#include "scalar.h"
+
+#include <math.h>
+
+static int reg_bits(ElemType e) {
+    int b = elem_bits(e);
+    return b == 8 ? 16 : b;
+}
+
+static uint64_t shift_amount(ElemType e, uint64_t b) {
+    if (reg_bits(e) == 16) return (uint16_t)b;
+    return (uint32_t)b;   /* b32 as is; b64 through cvt.u32.u64 */
+}
+
+static uint64_t int_shift(Opcode opc, ElemType e, uint64_t a, uint64_t b) {
+    uint64_t amt = shift_amount(e, b);
+    int width = reg_bits(e);
+    if (opc == OP_SHL) return interp_int_norm(e, amt >= (uint64_t)width ? 0 : a << amt);
+    if (elem_is_signed(e)) {
+        int64_t s = (int64_t)a;
+        return interp_int_norm(e, (uint64_t)(amt >= (uint64_t)width ? (s < 0 ? -1 : 0) : s >> amt));
+    }
+    return amt >= (uint64_t)width ? 0 : a >> amt;   /* a is zero-extended */
+}
+
+static bool int_less(ElemType e, uint64_t a, uint64_t b) {
+    return elem_is_signed(e) ? (int64_t)a < (int64_t)b : a < b;
+}
+
+static uint64_t int_divrem(Opcode opc, ElemType e, uint64_t a, uint64_t b, bool *div_zero) {
+    if (b == 0) {
+        *div_zero = true;
+        return 0;
+    }
+    if (!elem_is_signed(e)) return opc == OP_DIV ? a / b : a % b;
+    int64_t x = (int64_t)a, y = (int64_t)b;
+    if (x == INT64_MIN && y == -1) return opc == OP_DIV ? a : 0;   /* wraps, as the GPU */
+    return interp_int_norm(e, (uint64_t)(opc == OP_DIV ? x / y : x % y));
+}
+
+static uint64_t int_binary(Opcode opc, ElemType e, uint64_t a, uint64_t b, bool *div_zero) {
+    switch (opc) {
+    case OP_ADD: return interp_int_norm(e, a + b);
+    case OP_SUB: return interp_int_norm(e, a - b);
+    case OP_MUL: return interp_int_norm(e, a * b);
+    case OP_DIV:
+    case OP_REM: return int_divrem(opc, e, a, b, div_zero);
+    case OP_AND: return a & b;
+    case OP_OR: return a | b;
+    case OP_XOR: return interp_int_norm(e, a ^ b);
+    case OP_SHL:
+    case OP_SHR: return int_shift(opc, e, a, b);
+    case OP_MIN: return int_less(e, b, a) ? b : a;
+    case OP_MAX: return int_less(e, a, b) ? b : a;
+    default: tric_unreachable();
+    }
+}
+
+/* min/max of two floats given as doubles with their slots: without NaN
+ * propagation a NaN operand loses (PTX min/max); -0 is below +0. */
+static uint64_t float_minmax(Opcode opc, ElemType e, bool nan_prop, uint64_t a, uint64_t b) {
+    double x = scalar_float(e, a), y = scalar_float(e, b);
+    if (isnan(x) || isnan(y)) {
+        if (nan_prop || (isnan(x) && isnan(y))) return scalar_round_bits(e, NAN, false);
+        return isnan(x) ? b : a;
+    }
+    if (x == y && x == 0) {
+        bool want_neg = opc == OP_MIN;
+        return (signbit(x) == want_neg) ? a : b;
+    }
+    bool a_first = opc == OP_MIN ? x < y : x > y;
+    return a_first ? a : b;
+}
+
+static uint64_t f32_binary(Opcode opc, float x, float y) {
+    switch (opc) {
+    case OP_ADD: return scalar_f32_bits(x + y);
+    case OP_SUB: return scalar_f32_bits(x - y);
+    case OP_MUL: return scalar_f32_bits(x * y);
+    case OP_DIV: return scalar_f32_bits(x / y);          /* div.full: within 2 ulp */
+    case OP_REM: return scalar_f32_bits(fmodf(x, y));
+    default: tric_unreachable();
+    }
+}
+
+static uint64_t f64_binary(Opcode opc, double x, double y) {
+    switch (opc) {
+    case OP_ADD: return scalar_f64_bits(x + y);
+    case OP_SUB: return scalar_f64_bits(x - y);
+    case OP_MUL: return scalar_f64_bits(x * y);
+    case OP_DIV: return scalar_f64_bits(x / y);
+    case OP_REM: return scalar_f64_bits(fmod(x, y));
+    default: tric_unreachable();
+    }
+}
+
+static uint64_t float_binary(Opcode opc, ElemType e, int64_t attr_i, uint64_t a, uint64_t b) {
+    if (opc == OP_MIN || opc == OP_MAX) return float_minmax(opc, e, attr_i == 1, a, b);
+    double x = scalar_float(e, a), y = scalar_float(e, b);
+    switch (e) {
+    case ET_F32: return f32_binary(opc, (float)x, (float)y);
+    case ET_F64: return f64_binary(opc, x, y);
+    default: break;
+    }
+    /* f16/bf16: +,-,* of two halves are exact in double, so one rounding
+     * gives the native (or fma) result; the rest goes through f32 */
+    switch (opc) {
+    case OP_ADD: return scalar_round_bits(e, x + y, false);
+    case OP_SUB: return scalar_round_bits(e, x - y, false);
+    case OP_MUL: return scalar_round_bits(e, x * y, false);
+    default: return scalar_round_bits(e, scalar_f32(f32_binary(opc, (float)x, (float)y)), false);
+    }
+}
+
+uint64_t interp_elem_binary(Opcode opc, ElemType e, int64_t attr_i, uint64_t a, uint64_t b, bool *div_zero) {
+    if (elem_is_float(e)) return float_binary(opc, e, attr_i, a, b);
+    return int_binary(opc, e, a, b, div_zero);
+}
+
+/* exp and log as Triton lowers them: through ex2/lg2 and an f32 multiply */
+static float f32_math(Opcode opc, float x) {
+    switch (opc) {
+    case OP_EXP: return (float)exp2((double)(x * 0x1.715476p+0f));
+    case OP_EXP2: return (float)exp2((double)x);
+    case OP_LOG: return (float)log2((double)x) * 0x1.62e430p-1f;
+    case OP_LOG2: return (float)log2((double)x);
+    case OP_SQRT: return sqrtf(x);
+    case OP_RSQRT: return (float)(1.0 / sqrt((double)x));
+    default: tric_unreachable();
+    }
+}
+
+static double f64_math(Opcode opc, double x) {
+    switch (opc) {
+    case OP_EXP: return exp(x);
+    case OP_EXP2: return exp2(x);
+    case OP_LOG: return log(x);
+    case OP_LOG2: return log2(x);
+    case OP_SQRT: return sqrt(x);
+    case OP_RSQRT: return 1.0 / sqrt(x);
+    default: tric_unreachable();
+    }
+}
+
+static uint64_t float_unary(Opcode opc, ElemType e, uint64_t a) {
+    uint64_t sign = UINT64_C(1) << (elem_bits(e) - 1);
+    if (opc == OP_NEG) return a ^ sign;
+    if (opc == OP_ABS) return a & ~sign;
+    double x = scalar_float(e, a);
+    if (e == ET_F64) return scalar_f64_bits(f64_math(opc, x));
+    float r = f32_math(opc, (float)x);
+    return e == ET_F32 ? scalar_f32_bits(r) : scalar_round_bits(e, r, false);
+}
+
+uint64_t interp_elem_unary(Opcode opc, ElemType e, uint64_t a) {
+    if (elem_is_float(e)) return float_unary(opc, e, a);
+    switch (opc) {
+    case OP_NEG: return interp_int_norm(e, (uint64_t)0 - a);
+    case OP_NOT: return e == ET_I1 ? !a : interp_int_norm(e, ~a);
+    case OP_ABS: return elem_is_signed(e) && (int64_t)a < 0 ? interp_int_norm(e, (uint64_t)0 - a) : a;
+    default: tric_unreachable();
+    }
+}
+
+uint64_t interp_elem_cmp(CmpPred p, ElemType e, uint64_t a, uint64_t b) {
+    if (elem_is_float(e)) {
+        double x = scalar_float(e, a), y = scalar_float(e, b);
+        switch (p) {
+        case CMP_EQ: return x == y;
+        case CMP_NE: return !(x == y);   /* unordered: NaN != anything */
+        case CMP_LT: return x < y;
+        case CMP_LE: return x <= y;
+        case CMP_GT: return x > y;
+        case CMP_GE: return x >= y;
+        }
+        tric_unreachable();
+    }
+    switch (p) {
+    case CMP_EQ: return a == b;
+    case CMP_NE: return a != b;
+    case CMP_LT: return int_less(e, a, b);
+    case CMP_LE: return !int_less(e, b, a);
+    case CMP_GT: return int_less(e, b, a);
+    case CMP_GE: return !int_less(e, a, b);
+    }
+    tric_unreachable();
+}
+
+static double int_value(ElemType s, uint64_t a) {
+    return elem_is_signed(s) ? (double)(int64_t)a : (double)a;
+}
+
+static uint64_t int_to_float(ElemType s, ElemType t, int sm, uint64_t a) {
+    if (t == ET_F32) return scalar_f32_bits(elem_is_signed(s) ? (float)(int64_t)a : (float)a);
+    if (t == ET_BF16 && sm < 90) {   /* cvt.rn.f32 then cvt.rn.bf16.f32: two roundings */
+        float f = elem_is_signed(s) ? (float)(int64_t)a : (float)a;
+        return scalar_round_bits(t, f, false);
+    }
+    return scalar_round_bits(t, int_value(s, a), false);
+}
+
+/* cvt.rzi: toward zero, saturating to the register type (s16/u16 for the
+ * 8-bit types, whose low byte is then kept), NaN -> 0 */
+static uint64_t float_to_int(ElemType s, ElemType t, uint64_t a) {
+    double d = trunc(scalar_float(s, a));
+    if (isnan(d)) return 0;
+    int bits = reg_bits(t);
+    double lo = elem_is_signed(t) ? -ldexp(1.0, bits - 1) : 0;
+    double hi = elem_is_signed(t) ? ldexp(1.0, bits - 1) - 1 : ldexp(1.0, bits) - 1;
+    if (d <= lo) d = lo;
+    if (d >= hi) return interp_int_norm(t, elem_is_signed(t) ? (UINT64_MAX >> (65 - bits)) : (UINT64_MAX >> (64 - bits)));
+    uint64_t u = d < 0 ? (uint64_t)(int64_t)d : (uint64_t)d;
+    return interp_int_norm(t, u);
+}
+
+uint64_t interp_elem_cast(ElemType s, ElemType t, bool rz, int sm, uint64_t a) {
+    if (s == t) return a;
+    if (s == ET_PTR || t == ET_PTR) return a;   /* only to and from 64-bit integers */
+    if (t == ET_I1) return elem_is_float(s) ? !(scalar_float(s, a) == 0) : a != 0;
+    if (s == ET_I1) return elem_is_float(t) ? scalar_round_bits(t, a ? 1.0 : 0.0, false) : a;
+    bool sf = elem_is_float(s), tf = elem_is_float(t);
+    if (!sf && !tf) return interp_int_norm(t, a);
+    if (!sf) return int_to_float(s, t, sm, a);
+    if (!tf) return float_to_int(s, t, a);
+    return scalar_round_bits(t, scalar_float(s, a), rz);   /* widening is exact; narrowing rounds once */
+}
+
+uint64_t interp_elem_bitcast(ElemType s, ElemType t, uint64_t a) {
+    int bits = elem_bits(s);
+    uint64_t raw = bits >= 64 ? a : a & ((UINT64_C(1) << bits) - 1);
+    return elem_is_float(t) ? raw : interp_int_norm(t, raw);
+}
