@@ -7,15 +7,7 @@
 
 #include <stdio.h>
 
-static int failures;
-
-#define CHECK(cond)                                                                \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            printf("%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);        \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
+#include "check.h"
 
 #define CHECK_AXIS(info, d, contig, div, konst)                                    \
     do {                                                                           \

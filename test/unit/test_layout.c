@@ -9,15 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond)                                                                \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            printf("%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);        \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
+#include "check.h"
 
 static void print_layout(const char *what, const Layout *l) {
     Buf b = {0};
