@@ -2,6 +2,7 @@
  * and the type and opcode tables generated from types.def and ops.def. */
 #include "ir.h"
 
+#include <math.h>
 #include <string.h>
 
 /* ---- element types ---- */
@@ -31,6 +32,87 @@ ElemType elem_from_name(const char *s, size_t n) {
     for (int e = 0; e < ET_COUNT; e++)
         if (strlen(elem_table[e].ir) == n && !memcmp(elem_table[e].ir, s, n)) return (ElemType)e;
     return ET_COUNT;
+}
+
+/* ---- float element values ---- */
+
+/* A float type's fields. ieee: the all-ones exponent holds inf and NaN.
+ * Otherwise (f8e4m3, the "fn" variant) there is no inf, only the all-ones
+ * pattern is NaN, and the rest of that exponent's values are finite. */
+typedef struct FloatFormat {
+    int ebits, mbits;
+    bool ieee;
+} FloatFormat;
+
+static FloatFormat float_format(ElemType e) {
+    switch (e) {
+    case ET_F8E4M3: return (FloatFormat){4, 3, false};
+    case ET_F8E5M2: return (FloatFormat){5, 2, true};
+    case ET_F16: return (FloatFormat){5, 10, true};
+    case ET_BF16: return (FloatFormat){8, 7, true};
+    case ET_F32: return (FloatFormat){8, 23, true};
+    case ET_F64: return (FloatFormat){11, 52, true};
+    default: tric_unreachable();
+    }
+}
+
+static int format_bias(FloatFormat f) { return (1 << (f.ebits - 1)) - 1; }
+
+static double format_max(FloatFormat f) {
+    int emax = (1 << f.ebits) - 2 - format_bias(f);
+    if (f.ieee) return ldexp(2.0 - ldexp(1.0, -f.mbits), emax);
+    return ldexp(2.0 - ldexp(1.0, 1 - f.mbits), emax + 1);   /* all ones but the NaN's last bit */
+}
+
+/* Rounding at a fixed quantum is exact arithmetic on doubles: q is a power
+ * of two no smaller than 2^-1074 for every format, so a / q and r * q lose
+ * nothing and nearbyint (the default mode: nearest, ties to even) is the
+ * only rounding. Below the smallest normal the quantum stops shrinking,
+ * which gives the subnormals. */
+double elem_round(ElemType e, double x) {
+    FloatFormat f = float_format(e);
+    if (e == ET_F64 || isnan(x) || x == 0) return x;
+    double max = format_max(f);
+    if (isinf(x)) return f.ieee ? x : copysign(max, x);
+    double a = fabs(x);
+    int ex;
+    frexp(a, &ex);                      /* a in [2^(ex-1), 2^ex) */
+    int emin = 1 - format_bias(f);
+    int lead = ex - 1 < emin ? emin : ex - 1;
+    double q = ldexp(1.0, lead - f.mbits);
+    double r = nearbyint(a / q) * q;
+    if (r > max) r = f.ieee ? INFINITY : max;
+    return copysign(r, x);
+}
+
+uint64_t elem_float_bits(ElemType e, double x) {
+    FloatFormat f = float_format(e);
+    uint64_t emask = (UINT64_C(1) << f.ebits) - 1, mmask = (UINT64_C(1) << f.mbits) - 1;
+    double r = elem_round(e, x);
+    if (isnan(r)) return f.ieee ? (emask << f.mbits) | (UINT64_C(1) << (f.mbits - 1)) : (emask << f.mbits) | mmask;
+    uint64_t sign = (uint64_t)(signbit(r) ? 1 : 0) << (f.ebits + f.mbits);
+    double a = fabs(r);
+    if (isinf(a)) return sign | (emask << f.mbits);
+    if (a == 0) return sign;
+    int ex;
+    frexp(a, &ex);
+    int biased = ex - 1 + format_bias(f);
+    if (biased <= 0) return sign | (uint64_t)ldexp(a, format_bias(f) - 1 + f.mbits);   /* subnormal */
+    return sign | (uint64_t)biased << f.mbits | ((uint64_t)ldexp(a, f.mbits - (ex - 1)) & mmask);
+}
+
+double elem_float_from_bits(ElemType e, uint64_t bits) {
+    FloatFormat f = float_format(e);
+    uint64_t emask = (UINT64_C(1) << f.ebits) - 1, mmask = (UINT64_C(1) << f.mbits) - 1;
+    bool neg = (bits >> (f.ebits + f.mbits)) & 1;
+    uint64_t ex = (bits >> f.mbits) & emask, man = bits & mmask;
+    int bias = format_bias(f);
+    double v;
+    if (f.ieee && ex == emask) v = man ? NAN : INFINITY;
+    else if (!f.ieee && ex == emask && man == mmask) v = NAN;
+    else if (ex == 0) v = ldexp((double)man, 1 - bias - f.mbits);
+    else v = ldexp((double)(man | (mmask + 1)), (int)ex - bias - f.mbits);
+    return neg ? -v : v;
 }
 
 /* ---- ops ---- */

@@ -6,7 +6,8 @@
  * unsigned, truncating division; a division by zero (or MIN / -1) is left
  * for the hardware. Floats compute in double (exact for + - * of narrower
  * types, and correctly rounded once more) and round to the element type;
- * f16/bf16/fp8 with round-to-nearest-even by round_to_format.
+ * f16/bf16/fp8 with round-to-nearest-even by elem_round (ir.c), the same
+ * rounding ptxgen gives constants.
  *
  * A folded op is turned into a const in place, so its result keeps its
  * ValId, type, layout and source location. multiple_of/max_contiguous are
@@ -28,82 +29,6 @@ static int64_t int_wrap(ElemType e, uint64_t v) {
 
 static int64_t int_min(ElemType e) { return elem_is_signed(e) ? int_wrap(e, UINT64_C(1) << (elem_bits(e) - 1)) : 0; }
 
-/* Rounds x to a binary format with `mant` fraction bits and smallest normal
- * exponent emin, to nearest, ties to even; subnormals included. Above
- * max_finite: infinity, or max_finite for formats without one (fp8 e4m3,
- * as PTX's .satfinite conversions do). */
-static double round_to_format(double x, int mant, int emin, double max_finite, bool has_inf) {
-    if (isnan(x) || x == 0) return x;
-    if (isinf(x)) return has_inf ? x : copysign(max_finite, x);
-    double a = fabs(x);
-    int e;
-    frexp(a, &e);            /* a = f * 2^e, f in [0.5, 1) */
-    e -= 1;                  /* a in [2^e, 2^(e+1)) */
-    if (e < emin) e = emin;  /* subnormal: fixed quantum */
-    double q = ldexp(1.0, e - mant);
-    double r = nearbyint(a / q) * q;   /* a / q is exact: q is a power of two */
-    if (r > max_finite) r = has_inf ? INFINITY : max_finite;
-    return copysign(r, x);
-}
-
-/* x rounded to the values element type e can hold. */
-static double float_round(ElemType e, double x) {
-    switch (e) {
-    case ET_F64: return x;
-    case ET_F32: return (double)(float)x;
-    case ET_F16: return round_to_format(x, 10, -14, 65504.0, true);
-    case ET_BF16: return round_to_format(x, 7, -126, ldexp(255.0, 120), true);
-    case ET_F8E5M2: return round_to_format(x, 2, -14, 57344.0, true);
-    case ET_F8E4M3: return round_to_format(x, 3, -6, 448.0, false);
-    default: return x;
-    }
-}
-
-/* Bit layouts of the small float formats, for bitcast. */
-typedef struct FloatFmt {
-    int ebits, mbits, bias;
-    bool ieee;    /* all-ones exponent = inf/nan; else (e4m3fn) only all-ones = nan */
-} FloatFmt;
-
-static bool float_fmt(ElemType e, FloatFmt *f) {
-    static const FloatFmt f16 = {5, 10, 15, true}, bf16 = {8, 7, 127, true}, e5m2 = {5, 2, 15, true}, e4m3 = {4, 3, 7, false};
-    switch (e) {
-    case ET_F16: *f = f16; return true;
-    case ET_BF16: *f = bf16; return true;
-    case ET_F8E5M2: *f = e5m2; return true;
-    case ET_F8E4M3: *f = e4m3; return true;
-    default: return false;
-    }
-}
-
-static double small_float_decode(const FloatFmt *f, uint64_t bits) {
-    uint64_t emask = (UINT64_C(1) << f->ebits) - 1, mmask = (UINT64_C(1) << f->mbits) - 1;
-    bool neg = (bits >> (f->ebits + f->mbits)) & 1;
-    uint64_t ex = (bits >> f->mbits) & emask, man = bits & mmask;
-    double v;
-    if (f->ieee && ex == emask) v = man ? NAN : INFINITY;
-    else if (!f->ieee && ex == emask && man == mmask) v = NAN;
-    else if (ex == 0) v = ldexp((double)man, 1 - f->bias - f->mbits);
-    else v = ldexp((double)(man | (mmask + 1)), (int)ex - f->bias - f->mbits);
-    return neg ? -v : v;
-}
-
-/* x must already be representable (float_round). */
-static uint64_t small_float_encode(const FloatFmt *f, double x) {
-    uint64_t sign = (uint64_t)(signbit(x) ? 1 : 0) << (f->ebits + f->mbits);
-    uint64_t emask = (UINT64_C(1) << f->ebits) - 1, mmask = (UINT64_C(1) << f->mbits) - 1;
-    double a = fabs(x);
-    if (isnan(x)) return f->ieee ? (emask << f->mbits) | (UINT64_C(1) << (f->mbits - 1)) : (emask << f->mbits) | mmask;
-    if (isinf(x)) return sign | (emask << f->mbits);
-    if (a == 0) return sign;
-    int e;
-    frexp(a, &e);
-    e -= 1;
-    int biased = e + f->bias;
-    if (biased <= 0) return sign | (uint64_t)ldexp(a, f->bias - 1 + f->mbits);
-    return sign | ((uint64_t)biased << f->mbits) | ((uint64_t)ldexp(a, f->mbits - e) & mmask);
-}
-
 /* A constant operand, read at its type: ints normalized, floats rounded. */
 typedef struct Konst {
     int64_t i;
@@ -115,7 +40,7 @@ static bool konst(IrFunc *fn, ValId v, Konst *k) {
     if (!d || d->opc != OP_CONST) return false;
     ElemType e = (ElemType)fn->vals[v].type.elem;
     if (elem_is_float(e)) {
-        k->f = float_round(e, d->attr.f);
+        k->f = elem_round(e, d->attr.f);
         k->i = 0;
     } else {
         k->i = elem_bits(e) >= 64 ? d->attr.i : int_wrap(e, (uint64_t)d->attr.i);
@@ -200,7 +125,7 @@ static bool fold_float2(Opcode opc, ElemType e, bool propagate, double a, double
     case OP_MAX: r = float_minmax(true, propagate, a, b); break;
     default: return false;
     }
-    *out = float_round(e, r);
+    *out = elem_round(e, r);
     return true;
 }
 
@@ -228,7 +153,7 @@ static bool fold_unary(Opcode opc, ElemType e, Konst a, Konst *out) {
     case OP_RSQRT: r = 1.0 / sqrt(x); break;
     default: return false;
     }
-    out->f = float_round(e, r);
+    out->f = elem_round(e, r);
     out->i = 0;
     return true;
 }
@@ -252,7 +177,7 @@ static bool fold_cast(ElemType from, ElemType to, int rounding, Konst a, Konst *
         uint64_t mag = uns || a.i >= 0 ? (uint64_t)a.i : 0 - (uint64_t)a.i;
         if (to == ET_F32) out->f = uns ? (double)(float)(uint64_t)a.i : (double)(float)a.i;
         else if (to == ET_F64) out->f = uns ? (double)(uint64_t)a.i : (double)a.i;
-        else if (mag <= (UINT64_C(1) << 53)) out->f = float_round(to, uns ? (double)(uint64_t)a.i : (double)a.i);
+        else if (mag <= (UINT64_C(1) << 53)) out->f = elem_round(to, uns ? (double)(uint64_t)a.i : (double)a.i);
         else return false;   /* two roundings could differ from one */
         out->i = 0;
         return true;
@@ -268,36 +193,10 @@ static bool fold_cast(ElemType from, ElemType to, int rounding, Konst a, Konst *
         out->f = (double)out->i;
         return true;
     }
-    double r = float_round(to, a.f);
+    double r = elem_round(to, a.f);
     if (rounding == ROUND_RTZ && r != a.f && !isnan(a.f)) return false;   /* only the exact case */
     out->f = r;
     out->i = 0;
-    return true;
-}
-
-static bool float_bits(ElemType e, double x, uint64_t *bits) {
-    FloatFmt f;
-    if (e == ET_F64) memcpy(bits, &x, 8);
-    else if (e == ET_F32) {
-        float s = (float)x;
-        uint32_t u;
-        memcpy(&u, &s, 4);
-        *bits = u;
-    } else if (float_fmt(e, &f)) *bits = small_float_encode(&f, x);
-    else return false;
-    return true;
-}
-
-static bool float_from_bits(ElemType e, uint64_t bits, double *x) {
-    FloatFmt f;
-    if (e == ET_F64) memcpy(x, &bits, 8);
-    else if (e == ET_F32) {
-        uint32_t u = (uint32_t)bits;
-        float s;
-        memcpy(&s, &u, 4);
-        *x = s;
-    } else if (float_fmt(e, &f)) *x = small_float_decode(&f, bits);
-    else return false;
     return true;
 }
 
@@ -306,13 +205,15 @@ static bool fold_bitcast(ElemType from, ElemType to, Konst a, Konst *out) {
     if (from == ET_PTR || to == ET_PTR) return false;
     uint64_t bits;
     if (elem_is_float(from)) {
-        if (isnan(a.f) || !float_bits(from, a.f, &bits)) return false;
+        if (isnan(a.f)) return false;
+        bits = elem_float_bits(from, a.f);
     } else {
         int w = elem_bits(from);
         bits = w >= 64 ? (uint64_t)a.i : (uint64_t)a.i & ((UINT64_C(1) << w) - 1);
     }
     if (elem_is_float(to)) {
-        if (!float_from_bits(to, bits, &out->f) || isnan(out->f)) return false;
+        out->f = elem_float_from_bits(to, bits);
+        if (isnan(out->f)) return false;
         out->i = 0;
     } else {
         out->i = int_wrap(to, bits);

@@ -47,6 +47,13 @@ void ptx_ins(Ptx *P, const char *fmt, ...) {
             buf_printf(b, "0d%016llX", (unsigned long long)u);
             break;
         }
+        case 'F': {   /* an f32 immediate: 0f + its 8 hex digits */
+            float v = (float)va_arg(ap, double);
+            uint32_t u;
+            memcpy(&u, &v, sizeof u);
+            buf_printf(b, "0f%08X", (unsigned)u);
+            break;
+        }
         case '%': buf_putc(b, '%'); break;
         default: tric_unreachable();
         }
@@ -461,19 +468,7 @@ static uint64_t const_bits(Ptx *P, IrOp *op, ElemType e) {
     case ET_I16: case ET_U16: return (uint64_t)i & 0xFFFF;
     case ET_I32: case ET_U32: return (uint64_t)i & 0xFFFFFFFFu;
     case ET_I64: case ET_U64: case ET_PTR: return (uint64_t)i;
-    case ET_F16: return ptx_f16_bits(f);
-    case ET_BF16: return ptx_bf16_bits(f);
-    case ET_F32: {
-        float x = (float)f;
-        uint32_t u;
-        memcpy(&u, &x, 4);
-        return u;
-    }
-    case ET_F64: {
-        uint64_t u;
-        memcpy(&u, &f, 8);
-        return u;
-    }
+    case ET_F16: case ET_BF16: case ET_F32: case ET_F64: return elem_float_bits(e, f);
     default:
         diag_error(P->ctx, op->loc, "constants of type %s are not supported yet", elem_name(e));
     }

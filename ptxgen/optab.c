@@ -14,7 +14,6 @@
  */
 #include "ptx.h"
 
-#include <math.h>
 #include <string.h>
 
 RegClass ptx_class_of(ElemType e) {
@@ -83,36 +82,6 @@ Reg ptx_to_f32(Ptx *P, ElemType e, Reg a) {
 
 static void from_f32(Ptx *P, ElemType e, Reg d, Reg f, bool rz) {
     ptx_ins(P, "cvt.%s.%s.f32 %R, %R;", rz ? "rz" : "rn", ptx_arith_sfx(e), d, f);
-}
-
-/* IEEE half / bfloat16 bits of a double, round to nearest even. */
-uint16_t ptx_f16_bits(double v) {
-    if (isnan(v)) return 0x7E00;
-    uint16_t sign = signbit(v) ? 0x8000 : 0;
-    double a = fabs(v);
-    if (a >= 65520.0) return sign | 0x7C00;
-    if (a < 0x1p-14) {                                  /* subnormal: units of 2^-24 */
-        return sign | (uint16_t)nearbyint(a * 0x1p24);  /* default rounding is to even */
-    }
-    int ex;
-    double m = frexp(a, &ex);                           /* a = m * 2^ex, m in [0.5, 1) */
-    double q = nearbyint(m * 2048.0);                   /* 11 significant bits */
-    if (q >= 2048.0) {
-        q /= 2;
-        ex++;
-    }
-    int biased = ex - 1 + 15;
-    if (biased >= 31) return sign | 0x7C00;
-    return sign | (uint16_t)(biased << 10) | (uint16_t)((int)q - 1024);
-}
-
-uint16_t ptx_bf16_bits(double v) {
-    float f = (float)v;
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    if (isnan(f)) return 0x7FC0;
-    u += 0x7FFF + ((u >> 16) & 1);   /* round to nearest even on the dropped half */
-    return (uint16_t)(u >> 16);
 }
 
 /* ---- the table ----
@@ -202,16 +171,18 @@ static const OpRow optab[] = {
     {OP_ABS, G_SINT, R_NORM8, "abs.%t %d, %a"},
     {OP_ABS, G_UINT, 0, "mov.%B %d, %a"},
     {OP_ABS, G_FLOAT, 0, "abs.%t %d, %a"},
-    /* Triton's lowerings: exp(x) = ex2(x * log2 e), log(x) = lg2(x) * ln 2
-     * (fast approximations, as Triton's; f64 ones are fntab's, accurate) */
+    /* Triton's lowering: exp(x) = ex2(x * log2 e), a fast approximation as
+     * Triton's; log and log2 (f32 and f64) and f64 exp are fntab's, accurate */
     {OP_EXP, G_F32, 0, "mul.f32 %0, %a, 0f3FB8AA3B; ex2.approx.f32 %d, %0"},
     {OP_EXP2, G_F32, 0, "ex2.approx.f32 %d, %a"},
-    {OP_LOG, G_F32, 0, "lg2.approx.f32 %0, %a; mul.f32 %d, %0, 0f3F317218"},
-    {OP_LOG2, G_F32, 0, "lg2.approx.f32 %d, %a"},
     {OP_SQRT, G_F32, 0, "sqrt.approx.f32 %d, %a"},
     {OP_SQRT, G_F64, 0, "sqrt.rn.f64 %d, %a"},
     {OP_RSQRT, G_F32, 0, "rsqrt.approx.f32 %d, %a"},
-    {OP_RSQRT, G_F64, 0, "rsqrt.approx.f64 %d, %a"},
+    /* f64 rsqrt: two correct roundings rather than rsqrt.approx.f64 (~2^-50
+     * relative). libdevice's __nv_rsqrt is within 1 ulp; this is within 1.5
+     * (the first rounding can cost 1 ulp where the result's mantissa is near
+     * 2; measured 1.49 in test_f64_math.c) */
+    {OP_RSQRT, G_F64, 0, "sqrt.rn.f64 %0, %a; rcp.rn.f64 %d, %0"},
 };
 
 /* Ops whose code is a function rather than a template line (mathlib.c). */
@@ -226,6 +197,8 @@ static const FnRow fntab[] = {
     {OP_EXP2, ET_F64, ptx_math_exp2},
     {OP_LOG, ET_F64, ptx_math_log},
     {OP_LOG2, ET_F64, ptx_math_log2},
+    {OP_LOG, ET_F32, ptx_math_log_f32},
+    {OP_LOG2, ET_F32, ptx_math_log2_f32},
 };
 
 static const FnRow *find_fn_row(Opcode opc, ElemType e) {
@@ -335,12 +308,14 @@ static void emit_row(Ptx *P, const OpRow *row, ElemType e, Reg d, Reg a, Reg b) 
  * back once, as Triton does. */
 static bool via_f32(Ptx *P, IrOp *op, ElemType e, Reg d, Reg a, Reg b) {
     if (e != ET_F16 && e != ET_BF16) return false;
-    const OpRow *row = find_row(P, op, ET_F32);
-    if (!row) return false;
+    const FnRow *fr = find_fn_row(op->opc, ET_F32);
+    const OpRow *row = fr ? NULL : find_row(P, op, ET_F32);
+    if (!fr && !row) return false;
     Reg fa = ptx_to_f32(P, e, a);
     Reg fb = b ? ptx_to_f32(P, e, b) : REG_NONE;
     Reg fd = ptx_reg(P, RC_F32);
-    emit_row(P, row, ET_F32, fd, fa, fb);
+    if (fr) fr->emit(P, fd, fa);
+    else emit_row(P, row, ET_F32, fd, fa, fb);
     from_f32(P, e, d, fd, false);
     return true;
 }

@@ -9,6 +9,7 @@
  *   %R  a Reg (printed "%r12", "%p3", ...)      %s  a C string
  *   %d  an int          %l  an int64_t         %x  an unsigned as 0x...
  *   %D  a double, as the exact f64 immediate 0dXXXXXXXXXXXXXXXX
+ *   %F  a float (passed as double, must be an f32 value): 0fXXXXXXXX
  *   %%  a percent sign
  * Each call writes one tab-indented line ending in "\n" ("; " is not added:
  * callers write the ';').
@@ -97,23 +98,29 @@ void ptx_elementwise(Ptx *P, IrOp *op);
 void ptx_mov(Ptx *P, Reg d, Reg a);       /* same class */
 void ptx_norm8(Ptx *P, ElemType e, Reg d, Reg a);   /* re-extend an 8-bit value */
 Reg ptx_to_f32(Ptx *P, ElemType e, Reg a);          /* f16/bf16 -> f32 (exact) */
-uint16_t ptx_f16_bits(double v);
-uint16_t ptx_bf16_bits(double v);
 
 /* ---- mathlib.c ----
- * fp64 exp, exp2, log, log2 (what Triton takes from libdevice) as
- * straight-line code: d = f(a), both f64 registers. The constants are shared
- * with the C reference in test/unit/test_f64_math.c. */
+ * fp64 exp, exp2, log, log2 and fp32 log, log2 (what Triton takes from
+ * libdevice) as straight-line code: d = f(a), both f64 (f32) registers. The
+ * constants are shared with the C references in test/unit/test_f64_math.c
+ * and test/unit/test_f32_math.c. */
 void ptx_math_exp(Ptx *P, Reg d, Reg a);
 void ptx_math_exp2(Ptx *P, Reg d, Reg a);
 void ptx_math_log(Ptx *P, Reg d, Reg a);
 void ptx_math_log2(Ptx *P, Reg d, Reg a);
+void ptx_math_log_f32(Ptx *P, Reg d, Reg a);
+void ptx_math_log2_f32(Ptx *P, Reg d, Reg a);
 typedef struct PtxMathConsts {
     double l2e, l2e_lo;            /* log2(e) = l2e + l2e_lo */
     double ln2, ln2_lo;            /* ln 2 = ln2 + ln2_lo */
     double ln2_hi42, ln2_lo42;     /* ln 2 again, the high part with 42 bits (k * it is exact) */
     double exp_poly[11];           /* (e^r - 1 - r) / r^2 ~ sum exp_poly[i] r^i, |r| <= 0.3466 */
     double log_poly[8];            /* (2 atanh(s)/s - 2) / z ~ sum log_poly[i] z^i, z = s^2 <= 0.02944 */
+    /* f32 */
+    float ln2_hi15, ln2_lo15;      /* ln 2 = ln2_hi15 + ln2_lo15, the high part with 15 bits (k * it is exact) */
+    float l2e_f, l2e_f_lo;         /* log2(e) = l2e_f + l2e_f_lo */
+    float logf_poly[10];           /* (log(1+f) - f + f^2/2) / f^2 ~ sum logf_poly[i] f^i, f in [-1/3, 1/3] */
+    float log2f_poly[10];          /* (log2(1+f) - f log2(e) + f^2/2) / f^2, the same way */
 } PtxMathConsts;
 extern const PtxMathConsts ptx_math_consts;
 

@@ -7,29 +7,24 @@
  * 2. Special inputs: overflow, underflow and subnormal results, infinities,
  *    NaN, zeros, negatives, subnormal inputs, exact cases (log 1 = 0).
  * 3. The PTX text mathlib.c writes is executed by a small interpreter of
- *    the instructions it uses, and must agree with the C version bit for
- *    bit, so what 1 and 2 measure is what the GPU runs.
+ *    the instructions it uses (ptx_interp.h), and must agree with the C
+ *    version bit for bit, so what 1 and 2 measure is what the GPU runs.
+ * 4. rsqrt, which optab.c writes as sqrt.rn.f64 then rcp.rn.f64 (two
+ *    correct roundings; C's sqrt and 1.0 / are the same operations): its
+ *    error against long double stays under MAX_ULP_RSQRT.
  *
  * F64MATH_N=<inputs per class> runs more (default 1000000 for 1, 1/8 of it for 3).
  */
 #include "base/base.h"
 #include "ir/ir.h"
 #include "ptxgen/ptx.h"
+#include "ptx_interp.h"
+#include "check.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-
-#define CHECK(cond)                                                                \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            printf("%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);        \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
 
 /* The largest errors allowed, in ulps of the correctly rounded result (the
  * measured maxima are printed). Normal results, measured with 8 million
@@ -39,19 +34,10 @@ static int failures;
  * Subnormal results of exp and exp2 round twice (at 53 bits, then to the
  * subnormal's precision): measured 0.760, bound about 0.8. */
 #define MAX_ULP 0.85
+/* Two roundings: the second costs 0.5 ulp, the first (2^-53 relative) up to
+ * 1 ulp where the result's mantissa is near 2, so at most 1.5 ulp. */
+#define MAX_ULP_RSQRT 1.5
 #define MAX_ULP_SUBNORMAL 0.85
-
-static uint64_t bits_of(double v) {
-    uint64_t u;
-    memcpy(&u, &v, sizeof u);
-    return u;
-}
-
-static double double_of(uint64_t u) {
-    double v;
-    memcpy(&v, &u, sizeof v);
-    return v;
-}
 
 /* ---- 1. the algorithm in C, as mathlib.c emits it ---- */
 
@@ -63,18 +49,10 @@ static double clamp(double x, double lo, double hi) {
     return t < lo ? lo : t;
 }
 
-/* cvt.rni.s32.f64: nearest even, saturating, NaN -> 0 */
-static int32_t cvt_rni_s32(double t) {
-    if (isnan(t)) return 0;
-    if (t >= 2147483647.0) return INT32_MAX;
-    if (t <= -2147483648.0) return INT32_MIN;
-    return (int32_t)rint(t);
-}
-
 /* mad.lo.s32 hi, e, 1 << 20, 1023 << 20; mov.b64 d, {0, hi} */
 static double pow2(int32_t e) {
     uint32_t hi = (uint32_t)e * 1048576u + 1072693248u;
-    return double_of((uint64_t)hi << 32);
+    return pi_f64((uint64_t)hi << 32);
 }
 
 static void fast_two_sum(double a, double b, double *s, double *err) {
@@ -109,7 +87,7 @@ static double ref_exp(double a) {
     double x = clamp(a, -746.0, 710.0);
     double t = x * K->l2e;
     double kd = rint(t);
-    int32_t k = cvt_rni_s32(t);
+    int32_t k = pi_cvt_rni_s32(t);
     double rh = fma(kd, -K->ln2, x);
     double rl = kd * -K->ln2_lo;
     return exp_finish(k, rh, rl);
@@ -118,7 +96,7 @@ static double ref_exp(double a) {
 static double ref_exp2(double a) {
     double x = clamp(a, -1080.0, 1025.0);
     double kd = rint(x);
-    int32_t k = cvt_rni_s32(x);
+    int32_t k = pi_cvt_rni_s32(x);
     double r = x - kd;
     double rh = r * K->ln2;
     double err = fma(r, K->ln2, -rh);
@@ -137,13 +115,13 @@ static Parts log_parts(double x) {
     double xm = x * 0x1p54;
     double xs = sub ? xm : x;
     int32_t adj = sub ? -54 : 0;
-    uint64_t u = bits_of(xs);
+    uint64_t u = pi_bits64(xs);
     uint32_t lo = (uint32_t)u, hi = (uint32_t)(u >> 32);
     int32_t t = (int32_t)(hi - 1072079006u);
     Parts o;
     o.k = (t >> 20) + adj;
     uint32_t mhi = hi - ((uint32_t)t & 0xFFF00000u);
-    double m = double_of((uint64_t)mhi << 32 | lo);
+    double m = pi_f64((uint64_t)mhi << 32 | lo);
     double f = m + -1.0;
     double den = f + 2.0;
     double s = f / den;
@@ -168,7 +146,7 @@ static Parts log_parts(double x) {
 static double log_special(double x, double y) {
     double y1 = x == INFINITY ? INFINITY : y;
     double y2 = x == 0.0 ? -INFINITY : y1;
-    return x < 0.0 || isnan(x) ? double_of(0x7FFFFFFFFFFFFFFFull) : y2;
+    return x < 0.0 || isnan(x) ? pi_f64(0x7FFFFFFFFFFFFFFFull) : y2;
 }
 
 static double ref_log(double x) {
@@ -260,9 +238,9 @@ static double g_exp2_edges(Rng *r) {
 static double g_pos_all(Rng *r) {   /* any positive finite double, subnormals too */
     uint64_t u = rng_next(r) & 0x7FFFFFFFFFFFFFFFull;
     if ((u >> 52) == 0x7FF) u &= 0x7FEFFFFFFFFFFFFFull;
-    return double_of(u);
+    return pi_f64(u);
 }
-static double g_pos_subnormal(Rng *r) { return double_of(1 + rng_next(r) % 0x000FFFFFFFFFFFFFull); }
+static double g_pos_subnormal(Rng *r) { return pi_f64(1 + rng_next(r) % 0x000FFFFFFFFFFFFFull); }
 static double g_near_one(Rng *r) {   /* log's small results: 1 +- 2^-[1, 52] */
     return 1.0 + rng_log_range(r, -53, -1, true);
 }
@@ -329,7 +307,7 @@ static void test_accuracy(void) {
 
 static void expect(const char *fn, double (*f)(double), double x, double want) {
     double got = f(x);
-    bool ok = isnan(want) ? isnan(got) : bits_of(got) == bits_of(want);
+    bool ok = isnan(want) ? isnan(got) : pi_bits64(got) == pi_bits64(want);
     if (!ok) {
         printf("%s(%a) = %a (%.17g), expected %a (%.17g)\n", fn, x, got, got, want, want);
         failures++;
@@ -409,195 +387,7 @@ static void test_special(void) {
     }
 }
 
-/* ---- 3. executing mathlib.c's PTX ----
- * Enough of PTX for the straight-line code mathlib.c writes; anything else
- * fails the test (so a new instruction there needs its meaning here). */
-
-enum { MAX_OPS = 5, OPND_REG = 1, OPND_IMM, OPND_PAIR };
-
-typedef struct Opnd {
-    int kind;
-    int cls, num;          /* OPND_REG; for OPND_PAIR the low half, num2 the high */
-    int num2;
-    uint64_t imm;          /* OPND_IMM: the bits (f64) or the sign-extended integer */
-} Opnd;
-
-typedef struct Ins {
-    char name[32];
-    int n;
-    Opnd o[MAX_OPS];
-} Ins;
-
-typedef struct Prog {
-    Ins *ins;
-    int n, cap;
-    uint64_t *regs[RC_COUNT];
-    int n_regs[RC_COUNT];
-} Prog;
-
-static int reg_class(const char *s, int *len) {
-    static const char *const prefix[RC_COUNT] = {"p", "h", "r", "f", "rd", "fd"};
-    int best = -1, best_len = 0;
-    for (int c = 0; c < RC_COUNT; c++) {
-        int l = (int)strlen(prefix[c]);
-        if (!strncmp(s, prefix[c], (size_t)l) && s[l] >= '0' && s[l] <= '9' && l > best_len) {
-            best = c;
-            best_len = l;
-        }
-    }
-    *len = best_len;
-    return best;
-}
-
-static bool parse_reg(const char *s, int *cls, int *num) {
-    int len;
-    if (*s != '%' || (*cls = reg_class(s + 1, &len)) < 0) return false;
-    *num = atoi(s + 1 + len);
-    return true;
-}
-
-static bool parse_opnd(char *s, Opnd *o) {
-    while (*s == ' ') s++;
-    char *end = s + strlen(s);
-    while (end > s && end[-1] == ' ') *--end = 0;
-    if (*s == '{') {
-        char *comma = strchr(s, ',');
-        if (!comma) return false;
-        *comma = 0;
-        char *hi = comma + 1;
-        while (*hi == ' ') hi++;
-        char *close = strchr(hi, '}');
-        if (!close) return false;
-        *close = 0;
-        int c2;
-        o->kind = OPND_PAIR;
-        return parse_reg(s + 1, &o->cls, &o->num) && parse_reg(hi, &c2, &o->num2) && c2 == o->cls;
-    }
-    if (*s == '%') {
-        o->kind = OPND_REG;
-        return parse_reg(s, &o->cls, &o->num);
-    }
-    o->kind = OPND_IMM;
-    if (s[0] == '0' && s[1] == 'd') o->imm = strtoull(s + 2, NULL, 16);
-    else o->imm = (uint64_t)strtoll(s, NULL, 0);
-    return true;
-}
-
-/* One instruction line ("\top.type d, a, b;") into p; false if malformed. */
-static bool parse_line(Prog *p, char *line) {
-    while (*line == '\t' || *line == ' ') line++;
-    if (!*line || *line == '/') return true;
-    char *semi = strrchr(line, ';');
-    if (!semi) return false;
-    *semi = 0;
-    Ins in = {0};
-    char *sp = strchr(line, ' ');
-    if (!sp || sp - line >= (long)sizeof in.name) return false;
-    memcpy(in.name, line, (size_t)(sp - line));
-    /* operands: split on commas outside braces */
-    char *s = sp + 1;
-    while (*s) {
-        char *q = s;
-        int depth = 0;
-        while (*q && (depth || *q != ',')) {
-            depth += *q == '{' ? 1 : *q == '}' ? -1 : 0;
-            q++;
-        }
-        bool last = !*q;
-        *q = 0;
-        if (in.n == MAX_OPS || !parse_opnd(s, &in.o[in.n++])) return false;
-        if (last) break;
-        s = q + 1;
-    }
-    if (p->n == p->cap) {
-        p->cap = p->cap ? 2 * p->cap : 64;
-        p->ins = realloc(p->ins, sizeof *p->ins * (size_t)p->cap);
-    }
-    p->ins[p->n++] = in;
-    return true;
-}
-
-static bool parse_text(Prog *p, const char *text) {
-    char *copy = strdup(text ? text : "");
-    bool ok = true;
-    for (char *line = strtok(copy, "\n"); line && ok; line = strtok(NULL, "\n")) {
-        ok = parse_line(p, line);
-        if (!ok) printf("cannot parse PTX line: %s\n", line);
-    }
-    free(copy);
-    return ok;
-}
-
-static uint64_t *reg_slot(Prog *p, int cls, int num) {
-    if (num >= p->n_regs[cls]) {
-        int n = num + 16;
-        p->regs[cls] = realloc(p->regs[cls], sizeof(uint64_t) * (size_t)n);
-        memset(p->regs[cls] + p->n_regs[cls], 0, sizeof(uint64_t) * (size_t)(n - p->n_regs[cls]));
-        p->n_regs[cls] = n;
-    }
-    return &p->regs[cls][num];
-}
-
-static uint64_t get(Prog *p, const Opnd *o) {
-    return o->kind == OPND_IMM ? o->imm : *reg_slot(p, o->cls, o->num);
-}
-static double getf(Prog *p, const Opnd *o) { return double_of(get(p, o)); }
-static uint32_t getu(Prog *p, const Opnd *o) { return (uint32_t)get(p, o); }
-static int32_t geti(Prog *p, const Opnd *o) { return (int32_t)getu(p, o); }
-static void set(Prog *p, const Opnd *o, uint64_t v) {
-    *reg_slot(p, o->cls, o->num) = o->cls == RC_B32 ? (uint32_t)v : v;   /* a .b32 holds 32 bits */
-}
-static void setf(Prog *p, const Opnd *o, double v) { set(p, o, bits_of(v)); }
-static void seti(Prog *p, const Opnd *o, int32_t v) { set(p, o, (uint32_t)v); }
-
-/* Runs the program; false (with a message) on an instruction it does not know. */
-static bool run(Prog *p) {
-    for (int i = 0; i < p->n; i++) {
-        Ins *in = &p->ins[i];
-        Opnd *o = in->o;
-        const char *n = in->name;
-        if (!strcmp(n, "fma.rn.f64")) setf(p, &o[0], fma(getf(p, &o[1]), getf(p, &o[2]), getf(p, &o[3])));
-        else if (!strcmp(n, "mul.rn.f64")) setf(p, &o[0], getf(p, &o[1]) * getf(p, &o[2]));
-        else if (!strcmp(n, "add.rn.f64")) setf(p, &o[0], getf(p, &o[1]) + getf(p, &o[2]));
-        else if (!strcmp(n, "sub.rn.f64")) setf(p, &o[0], getf(p, &o[1]) - getf(p, &o[2]));
-        else if (!strcmp(n, "div.rn.f64")) setf(p, &o[0], getf(p, &o[1]) / getf(p, &o[2]));
-        else if (!strcmp(n, "neg.f64")) setf(p, &o[0], -getf(p, &o[1]));
-        else if (!strcmp(n, "setp.gt.f64")) set(p, &o[0], getf(p, &o[1]) > getf(p, &o[2]));
-        else if (!strcmp(n, "setp.lt.f64")) set(p, &o[0], getf(p, &o[1]) < getf(p, &o[2]));
-        else if (!strcmp(n, "setp.eq.f64")) set(p, &o[0], getf(p, &o[1]) == getf(p, &o[2]));
-        else if (!strcmp(n, "setp.ltu.f64")) set(p, &o[0], !(getf(p, &o[1]) >= getf(p, &o[2])));
-        else if (!strcmp(n, "selp.f64") || !strcmp(n, "selp.s32") || !strcmp(n, "selp.b32"))
-            set(p, &o[0], get(p, &o[3]) ? get(p, &o[1]) : get(p, &o[2]));
-        else if (!strcmp(n, "cvt.rni.f64.f64")) setf(p, &o[0], rint(getf(p, &o[1])));
-        else if (!strcmp(n, "cvt.rni.s32.f64")) seti(p, &o[0], cvt_rni_s32(getf(p, &o[1])));
-        else if (!strcmp(n, "cvt.rn.f64.s32")) setf(p, &o[0], (double)geti(p, &o[1]));
-        else if (!strcmp(n, "shr.s32")) seti(p, &o[0], geti(p, &o[1]) >> (geti(p, &o[2]) & 31));
-        else if (!strcmp(n, "add.s32")) set(p, &o[0], (uint32_t)(getu(p, &o[1]) + getu(p, &o[2])));
-        else if (!strcmp(n, "sub.s32")) set(p, &o[0], (uint32_t)(getu(p, &o[1]) - getu(p, &o[2])));
-        else if (!strcmp(n, "and.b32")) set(p, &o[0], getu(p, &o[1]) & getu(p, &o[2]));
-        else if (!strcmp(n, "mad.lo.s32"))   /* low 32 bits, wrapping */
-            set(p, &o[0], (uint32_t)(getu(p, &o[1]) * getu(p, &o[2]) + getu(p, &o[3])));
-        else if (!strcmp(n, "mov.b32")) set(p, &o[0], (uint32_t)get(p, &o[1]));
-        else if (!strcmp(n, "mov.f64")) set(p, &o[0], get(p, &o[1]));
-        else if (!strcmp(n, "mov.b64") && o[1].kind == OPND_PAIR)   /* {low, high} */
-            set(p, &o[0], *reg_slot(p, o[1].cls, o[1].num2) << 32 | *reg_slot(p, o[1].cls, o[1].num));
-        else if (!strcmp(n, "mov.b64") && o[0].kind == OPND_PAIR) {
-            uint64_t v = get(p, &o[1]);
-            *reg_slot(p, o[0].cls, o[0].num) = (uint32_t)v;
-            *reg_slot(p, o[0].cls, o[0].num2) = v >> 32;
-        } else if (!strcmp(n, "mov.b64")) set(p, &o[0], get(p, &o[1]));
-        else {
-            printf("the test's PTX interpreter does not know '%s'\n", n);
-            return false;
-        }
-    }
-    return true;
-}
-
-static void prog_free(Prog *p) {
-    free(p->ins);
-    for (int c = 0; c < RC_COUNT; c++) free(p->regs[c]);
-}
+/* ---- 3. executing mathlib.c's PTX (ptx_interp.h) ---- */
 
 static double special_inputs[] = {
     0.0, -0.0, 1.0, -1.0, 2.0, 0.5, 3.0, 10.0, 0x1p-1074, -0x1p-1074, 0x1p-1022, 0x1p-1030,
@@ -609,20 +399,12 @@ static double special_inputs[] = {
 
 static void test_ptx_text(void) {
     long n = n_inputs() / 8;
-    Target target = {80, false, 4, 2};
     for (size_t fi = 0; fi < ARRAY_LEN(fns); fi++) {
         const Fn *f = &fns[fi];
-        Ctx *ctx = ctx_new(&target);
-        Ptx P = {0};
-        P.ctx = ctx;
-        P.arena = ctx->arena;
-        P.out = &P.body;
-        Reg a = ptx_reg(&P, RC_F64), d = ptx_reg(&P, RC_F64);
-        f->emit(&P, d, a);
-        Prog prog = {0};
-        bool ok = parse_text(&prog, P.prologue.data) && parse_text(&prog, P.body.data);
+        PiProg prog = {0};
+        Reg a, d;
+        bool ok = pi_emit(&prog, RC_F64, f->emit, &a, &d, getenv("F64MATH_DUMP") != NULL);
         printf("%-5s PTX: %d instructions\n", f->name, prog.n);
-        if (getenv("F64MATH_DUMP")) printf("%s%s", P.prologue.data ? P.prologue.data : "", P.body.data);
         Rng r = {0x243F6A8885A308D3ull + fi};
         long bad = 0, total = 0;
         for (long i = 0; ok && i < n + (long)ARRAY_LEN(special_inputs); i++) {
@@ -632,14 +414,14 @@ static void test_ptx_text(void) {
             } else {   /* each class in turn, and random bit patterns */
                 int ci = (int)(i % 5);
                 const Class *c = &classes[fi][ci < 4 ? ci : 0];
-                x = ci < 4 && c->gen ? c->gen(&r) : double_of(rng_next(&r));
+                x = ci < 4 && c->gen ? c->gen(&r) : pi_f64(rng_next(&r));
             }
-            *reg_slot(&prog, RC_F64, (int)(a & 0x0FFFFFFF)) = bits_of(x);
-            ok = run(&prog);
-            double got = double_of(*reg_slot(&prog, RC_F64, (int)(d & 0x0FFFFFFF)));
+            *pi_reg(&prog, a) = pi_bits64(x);
+            pi_run(&prog);
+            double got = pi_f64(*pi_reg(&prog, d));
             double want = f->ref(x);
             total++;
-            if (ok && bits_of(got) != bits_of(want) && !(isnan(got) && isnan(want))) {
+            if (pi_bits64(got) != pi_bits64(want) && !(isnan(got) && isnan(want))) {
                 if (bad++ < 5) printf("%s PTX(%a) = %a, C gives %a\n", f->name, x, got, want);
             }
         }
@@ -647,17 +429,45 @@ static void test_ptx_text(void) {
             printf("%s: PTX and C differ on %ld of %ld inputs\n", f->name, bad, total);
             failures++;
         }
-        prog_free(&prog);
-        buf_free(&P.body);
-        buf_free(&P.prologue);
-        ctx_free(ctx);
+        pi_free(&prog);
     }
+}
+
+/* ---- 4. rsqrt ---- */
+
+static double rsqrt_rn(double x) { return 1.0 / sqrt(x); }
+
+static void test_rsqrt(void) {
+    long n = n_inputs();
+    Rng r = {0x13198A2E03707344ull};
+    double worst = 0, worst_x = 0;
+    for (long i = 0; i < n; i++) {
+        double x = i & 1 ? g_pos_all(&r) : rng_range(&r, 1.0, 4.0);   /* every binade; one period */
+        double y = 1.0 / sqrt(x);
+        double e = ulp_error(y, 1.0L / sqrtl((long double)x));
+        if (e > worst) {
+            worst = e;
+            worst_x = x;
+        }
+    }
+    printf("rsqrt max %.4f ulp at %a\n", worst, worst_x);
+    if (worst > MAX_ULP_RSQRT) {
+        printf("rsqrt: max error %.4f ulp exceeds %.2f\n", worst, MAX_ULP_RSQRT);
+        failures++;
+    }
+    expect("rsqrt", rsqrt_rn, 4.0, 0.5);
+    expect("rsqrt", rsqrt_rn, 0.0, INFINITY);
+    expect("rsqrt", rsqrt_rn, -0.0, -INFINITY);
+    expect("rsqrt", rsqrt_rn, INFINITY, 0.0);
+    expect("rsqrt", rsqrt_rn, -1.0, NAN);
+    expect("rsqrt", rsqrt_rn, 0x1p-1074, 0x1p537);
 }
 
 int main(void) {
     test_special();
     test_accuracy();
     test_ptx_text();
+    test_rsqrt();
     if (failures) printf("%d failures\n", failures);
     return failures != 0;
 }

@@ -1,0 +1,305 @@
+/* fp32 log and log2 (ptxgen/mathlib.c).
+ *
+ * 1. The algorithm in C, operation for operation as mathlib.c writes it in
+ *    PTX (fmaf from math.h, float arithmetic rounding at each step, the same
+ *    constants), measured against libm's double log and log2 (their error,
+ *    ~2^-53 relative, is ~2^-29 of an f32 ulp): the maximum error in ulps
+ *    must stay under MAX_ULP, and special inputs must give exactly IEEE's
+ *    answers. By default every 997th bit pattern and all of [1/2, 2) at a
+ *    stride of 31 (where the worst cases are); F32MATH_ALL=1 runs all 2^32
+ *    inputs, split over the CPUs: 80 s on two cores, built with -O2
+ *    outside ASan, for example:
+ *      make && gcc -O2 -march=native -std=c11 -D_GNU_SOURCE -I. \
+ *          test/unit/test_f32_math.c build/libtric.a -ldl -lm -o /tmp/f32 \
+ *          && F32MATH_ALL=1 /tmp/f32
+ *    (measured: log 0.7282 ulp at 0x1.558698p-1, log2 0.7762 ulp at
+ *    0x1.5bce82p+0; every special input exact, log2(2^k) = k for all k).
+ * 2. The PTX text mathlib.c writes is executed by ptx_interp.h and must
+ *    agree with the C version bit for bit, on the special inputs and a
+ *    strided subset of all bit patterns.
+ */
+#include "base/base.h"
+#include "ir/ir.h"
+#include "ptxgen/ptx.h"
+#include "ptx_interp.h"
+#include "check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+#include <unistd.h>
+
+/* The largest error allowed, in ulps of the correctly rounded result; the
+ * exhaustive maxima are 0.7282 (log) and 0.7762 (log2): the final rounding,
+ * plus the roundings of f^2 p(f) and of the small terms' sum, which matter
+ * most where k = +-1 cancels most of f (x near 2/3 and 4/3). */
+#define MAX_ULP 0.8
+
+#define K (&ptx_math_consts)
+
+/* ---- 1. the algorithm in C, as mathlib.c emits it ---- */
+
+typedef struct Parts {
+    float k, f, f2, hf, p;
+} Parts;
+
+static Parts log_parts(float x, const float *c) {
+    bool sub = x < 0x1p-126f;
+    float xm = x * 0x1p23f;
+    float xs = sub ? xm : x;
+    uint32_t base = sub ? 0x3F2AAAABu + (23u << 23) : 0x3F2AAAABu;
+    uint32_t t = pi_bits32(xs) - base;
+    int32_t k = (int32_t)t >> 23;   /* shr.s32 is arithmetic, as gcc's >> */
+    float m = pi_f32((t & 0x007FFFFFu) + 0x3F2AAAABu);
+    Parts o;
+    o.k = (float)k;
+    o.f = m + -1.0f;
+    o.f2 = o.f * o.f;
+    o.hf = o.f * -0.5f;
+    float p = fmaf(o.f, c[9], c[8]);
+    for (int i = 7; i >= 0; i--) p = fmaf(p, o.f, c[i]);
+    o.p = p;
+    return o;
+}
+
+static float log_special(float x, float y) {
+    float y1 = x < INFINITY ? y : x;
+    float z = x == 0.0f ? -INFINITY : pi_f32(0x7FFFFFFFu);
+    return x <= 0.0f ? z : y1;
+}
+
+static float log_small(Parts l, float lo) { return fmaf(l.hf, l.f, fmaf(l.f2, l.p, lo)); }
+
+static float ref_log(float x) {
+    Parts l = log_parts(x, K->logf_poly);
+    float kh = l.k * K->ln2_hi15;
+    float hi = kh + l.f, u = hi - kh, err = l.f - u;
+    float lo = fmaf(l.k, K->ln2_lo15, err);
+    return log_special(x, hi + log_small(l, lo));
+}
+
+static float ref_log2(float x) {
+    Parts l = log_parts(x, K->log2f_poly);
+    float ph = l.f * K->l2e_f;
+    float npl = fmaf(l.f, -K->l2e_f, ph);
+    float hi = l.k + ph, u = hi - l.k, err = ph - u;
+    float t = err - npl;
+    float lo = fmaf(l.f, K->l2e_f_lo, t);
+    return log_special(x, hi + log_small(l, lo));
+}
+
+typedef struct Fn {
+    const char *name;
+    float (*ref)(float);
+    double (*exact)(double);
+    void (*emit)(Ptx *P, Reg d, Reg a);
+} Fn;
+
+static const Fn fns[] = {
+    {"log", ref_log, log, ptx_math_log_f32},
+    {"log2", ref_log2, log2, ptx_math_log2_f32},
+};
+
+/* ---- measuring ---- */
+
+/* |got - want| in ulps of the f32 binade of want (results of log are never
+ * subnormal: the smallest nonzero is log(1 - 2^-24) ~ -2^-24). */
+static double ulp_error(float got, double want) {
+    if (isinf(got) || isnan(got)) return INFINITY;
+    int ex;
+    frexp(want, &ex);                  /* want in [2^(ex-1), 2^ex) */
+    return fabs((double)got - want) / ldexp(1.0, ex - 24);
+}
+
+/* What an input must give: NaN for NaN and x < 0, -inf for +-0, +inf for
+ * +inf; for positive finite x, want is the exact value, and exact says
+ * whether it must be hit exactly (log 1 = +0, log2 2^k = k). */
+typedef enum Expect { E_NAN, E_VALUE, E_EXACT } Expect;
+
+static Expect expected(const Fn *f, float x, double *want) {
+    if (isnan(x) || x < 0) return E_NAN;
+    if (x == 0) {
+        *want = -INFINITY;
+        return E_EXACT;
+    }
+    *want = f->exact((double)x);
+    int e;
+    bool pow2 = frexpf(x, &e) == 0.5f;
+    return isinf(x) || x == 1.0f || (pow2 && f->ref == ref_log2) ? E_EXACT : E_VALUE;
+}
+
+typedef struct Scan {
+    const Fn *f;
+    uint64_t from, to, step;      /* bit patterns from, from + step, ... < to */
+    double worst;
+    float worst_x;
+    uint64_t bad;                 /* special or exact inputs answered wrongly */
+    float first_bad;
+} Scan;
+
+static void scan_one(Scan *s, float x) {
+    double want = 0;
+    float y = s->f->ref(x);
+    switch (expected(s->f, x, &want)) {
+    case E_NAN:
+        if (!isnan(y)) goto bad;
+        return;
+    case E_EXACT:
+        if (y != want || !signbit(y) != !signbit(want)) goto bad;
+        return;
+    case E_VALUE: {
+        double e = ulp_error(y, want);
+        if (e > s->worst) {
+            s->worst = e;
+            s->worst_x = x;
+        }
+        return;
+    }
+    }
+bad:
+    if (s->bad++ == 0) s->first_bad = x;
+}
+
+static int scan_thread(void *arg) {
+    Scan *s = arg;
+    for (uint64_t u = s->from; u < s->to; u += s->step) scan_one(s, pi_f32(u));
+    return 0;
+}
+
+/* Scans [from, to) by step, split over n_threads (1 = no threads). */
+static Scan scan(const Fn *f, uint64_t from, uint64_t to, uint64_t step, int n_threads) {
+    Scan part[64], all = {.f = f};
+    thrd_t th[64];
+    bool started[64] = {0};
+    if (n_threads > 64) n_threads = 64;
+    uint64_t count = (to - from + step - 1) / step, per = (count + (uint64_t)n_threads - 1) / (uint64_t)n_threads;
+    for (int i = 0; i < n_threads; i++) {
+        uint64_t a = from + (uint64_t)i * per * step, b = a + per * step;
+        part[i] = (Scan){.f = f, .from = a, .to = b < to ? b : to, .step = step};
+        started[i] = n_threads > 1 && thrd_create(&th[i], scan_thread, &part[i]) == thrd_success;
+        if (!started[i]) scan_thread(&part[i]);
+    }
+    for (int i = 0; i < n_threads; i++)
+        if (started[i]) thrd_join(th[i], NULL);
+    for (int i = 0; i < n_threads; i++) {
+        if (part[i].worst > all.worst) {
+            all.worst = part[i].worst;
+            all.worst_x = part[i].worst_x;
+        }
+        if (part[i].bad && !all.bad) all.first_bad = part[i].first_bad;
+        all.bad += part[i].bad;
+    }
+    return all;
+}
+
+static void report(const char *what, Scan s) {
+    printf("%-5s %-22s max %.4f ulp at %a (%s(x) = %a)\n", s.f->name, what, s.worst, s.worst_x, s.f->name,
+           s.f->ref(s.worst_x));
+    if (s.worst > MAX_ULP) {
+        printf("%s: max error %.4f ulp exceeds %.2f\n", s.f->name, s.worst, MAX_ULP);
+        failures++;
+    }
+    if (s.bad) {
+        printf("%s: %llu special or exact inputs wrong, first %a -> %a\n", s.f->name, (unsigned long long)s.bad,
+               s.first_bad, s.f->ref(s.first_bad));
+        failures++;
+    }
+}
+
+static void test_accuracy(void) {
+    bool all = getenv("F32MATH_ALL") != NULL;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = all && cpus > 1 ? (int)cpus : 1;
+    uint64_t half = pi_bits32(0.5f), two = pi_bits32(2.0f);
+    for (size_t fi = 0; fi < ARRAY_LEN(fns); fi++) {
+        const Fn *f = &fns[fi];
+        if (all) {
+            report("all 2^32 inputs", scan(f, 0, UINT64_C(1) << 32, 1, threads));
+        } else {
+            report("every 997th pattern", scan(f, 0, UINT64_C(1) << 32, 997, 1));
+            report("[1/2, 2) by 31", scan(f, half, two, 31, 1));
+        }
+    }
+}
+
+/* ---- special inputs ---- */
+
+static void expect(const Fn *f, float x, float want) {
+    float got = f->ref(x);
+    bool ok = isnan(want) ? isnan(got) : pi_bits32(got) == pi_bits32(want);
+    if (!ok) {
+        printf("%s(%a) = %a, expected %a\n", f->name, x, got, want);
+        failures++;
+    }
+}
+
+static const float special_inputs[] = {
+    0.0f, -0.0f, 1.0f, -1.0f, 2.0f, 0.5f, 3.0f, 10.0f, 0x1p-149f, -0x1p-149f, 0x1p-126f, 0x1.fffffep-127f,
+    0x1.fffffep+127f, INFINITY, -INFINITY, NAN, -NAN, 0x1.555556p-1f, 0x1.555554p-1f, 0x1.555556p+0f,
+    0x1.555554p+0f, 1.0f + 0x1p-23f, 1.0f - 0x1p-24f, 0x1.558698p-1f, 0x1.5bce82p+0f, 2.7182817f,
+};
+
+static void test_special(void) {
+    const Fn *lg = &fns[0], *l2 = &fns[1];
+    float nan = NAN, inf = INFINITY;
+    expect(lg, 1.0f, 0.0f);
+    expect(lg, 0.0f, -inf);
+    expect(lg, -0.0f, -inf);
+    expect(lg, -1.0f, nan);
+    expect(lg, -inf, nan);
+    expect(lg, -0x1p-149f, nan);
+    expect(lg, inf, inf);
+    expect(lg, nan, nan);
+    expect(lg, 2.0f, 0x1.62e430p-1f);
+    expect(lg, 0x1p-149f, -0x1.9d1da0p+6f);           /* -103.27893 */
+    expect(lg, 0x1.fffffep+127f, 0x1.62e430p+6f);     /* 88.72284 */
+    expect(lg, 1.0f + 0x1p-23f, 0x1.fffffep-24f);     /* log(1+u) = u - u^2/2 */
+    expect(lg, 1.0f - 0x1p-24f, -0x1.000000p-24f);
+    expect(l2, 1.0f, 0.0f);
+    expect(l2, 0.0f, -inf);
+    expect(l2, -2.0f, nan);
+    expect(l2, inf, inf);
+    expect(l2, nan, nan);
+    expect(l2, 3.0f, 0x1.95c01ap+0f);
+    expect(l2, 0x1.fffffep+127f, 0x1.000000p+7f);     /* 128 - 2^-24 / ln 2 rounds to 128 */
+    for (int e = -149; e <= 127; e++) expect(l2, ldexpf(1.0f, e), (float)e);
+}
+
+/* ---- 2. executing mathlib.c's PTX ---- */
+
+static void test_ptx_text(void) {
+    for (size_t fi = 0; fi < ARRAY_LEN(fns); fi++) {
+        const Fn *f = &fns[fi];
+        PiProg prog = {0};
+        Reg a, d;
+        bool ok = pi_emit(&prog, RC_F32, f->emit, &a, &d, getenv("F32MATH_DUMP") != NULL);
+        printf("%-5s PTX: %d instructions\n", f->name, prog.n);
+        long bad = 0, total = 0;
+        uint64_t n_special = ARRAY_LEN(special_inputs), step = 65521;   /* prime: every exponent, many mantissas */
+        for (uint64_t i = 0; ok && i < n_special + (UINT64_C(1) << 32) / step; i++) {
+            float x = i < n_special ? special_inputs[i] : pi_f32((i - n_special) * step);
+            *pi_reg(&prog, a) = pi_bits32(x);
+            pi_run(&prog);
+            float got = pi_f32(*pi_reg(&prog, d)), want = f->ref(x);
+            total++;
+            if (pi_bits32(got) != pi_bits32(want) && !(isnan(got) && isnan(want))) {
+                if (bad++ < 5) printf("%s PTX(%a) = %a, C gives %a\n", f->name, x, got, want);
+            }
+        }
+        if (!ok || bad) {
+            printf("%s: PTX and C differ on %ld of %ld inputs\n", f->name, bad, total);
+            failures++;
+        }
+        pi_free(&prog);
+    }
+}
+
+int main(void) {
+    test_special();
+    test_accuracy();
+    test_ptx_text();
+    if (failures) printf("%d failures\n", failures);
+    return failures != 0;
+}
