@@ -50,7 +50,7 @@ $(BT)/libtric.a: $(TLIB_OBJ)
 $(BT)/tric: $(BT)/tric.o $(BT)/libtric.a
 	$(CC) $(TEST_SAN) -o $@ $^ $(LIBS)
 
-$(BT)/unit/%: test/unit/%.c $(BT)/libtric.a
+$(BT)/unit/%: test/unit/%.c $(wildcard test/unit/*.h) $(BT)/libtric.a
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g $(WARN) $(TEST_SAN) -DTRIC_TEST=1 -I. -o $@ $< $(BT)/libtric.a $(LIBS)
 
