@@ -144,7 +144,8 @@ static void exec_store(Interp *in, IrOp *op) {
 static void exec_const(Interp *in, IrOp *op) {
     ValId r = op->results[0];
     ElemType e = elem_of(in, r);
-    uint64_t v = elem_is_float(e) ? scalar_round_bits(e, op->attr.f, false) : interp_int_norm(e, (uint64_t)op->attr.i);
+    /* constants get the bits ptxgen writes as immediates */
+    uint64_t v = elem_is_float(e) ? elem_float_bits(e, op->attr.f) : interp_int_norm(e, (uint64_t)op->attr.i);
     uint64_t *d = slots_of(in, r);
     for (int64_t i = 0, n = numel(in, r); i < n; i++) d[i] = v;
 }

@@ -129,12 +129,14 @@ uint64_t interp_elem_binary(Opcode opc, ElemType e, int64_t attr_i, uint64_t a, 
     return int_binary(opc, e, a, b, div_zero);
 }
 
-/* exp and log as Triton lowers them: through ex2/lg2 and an f32 multiply */
+/* exp as Triton lowers it (an f32 multiply, then ex2); log and log2 are
+ * ptxgen's accurate routines, so the correctly rounded value is within
+ * their bound */
 static float f32_math(Opcode opc, float x) {
     switch (opc) {
     case OP_EXP: return (float)exp2((double)(x * 0x1.715476p+0f));
     case OP_EXP2: return (float)exp2((double)x);
-    case OP_LOG: return (float)log2((double)x) * 0x1.62e430p-1f;
+    case OP_LOG: return (float)log((double)x);
     case OP_LOG2: return (float)log2((double)x);
     case OP_SQRT: return sqrtf(x);
     case OP_RSQRT: return (float)(1.0 / sqrt((double)x));
