@@ -114,9 +114,9 @@ def _load():
 
 lib, path = _load()
 
-# The launch entry point through PyDLL: the call keeps the GIL, so two
-# threads launching one kernel cannot interleave on its argument slots, and
-# the quick call does not pay for releasing and taking the GIL.
+# The launch entry point through PyDLL: the quick call keeps the GIL rather
+# than paying for releasing and taking it. (The GIL alone does not keep two
+# threads off one kernel's argument slots: the launcher holds a lock.)
 launch_packed = ctypes.PyDLL(path).tric_launch_packed
 launch_packed.restype = ctypes.c_int
 launch_packed.argtypes = _PROTOTYPES["tric_launch_packed"][1]

@@ -52,11 +52,20 @@ def _default_bench(warmup, rep):
     return bench
 
 
+# A kernel that faulted leaves the context unusable (the errors are sticky):
+# that is a bug to report, not a config to skip, as in Triton.
+_FAULTS = ("CUDA_ERROR_ILLEGAL_ADDRESS", "CUDA_ERROR_MISALIGNED_ADDRESS", "CUDA_ERROR_LAUNCH_FAILED",
+           "CUDA_ERROR_ILLEGAL_INSTRUCTION", "CUDA_ERROR_HARDWARE_STACK_ERROR", "CUDA_ERROR_INVALID_PC",
+           "CUDA_ERROR_ASSERT", "CUDA_ERROR_LAUNCH_TIMEOUT")
+
+
 def _failed_to_build(e):
-    """A config error that means "this config cannot run": timed as inf."""
+    """A config error that means "this config cannot run" (does not compile,
+    the driver's JIT rejects it, too many resources to launch): timed as inf."""
     if isinstance(e, _lib.CompilationError):
         return True
-    return isinstance(e, _lib.DriverError) and e.status == _lib.TRIC_ERR_CUDA
+    return (isinstance(e, _lib.DriverError) and e.status == _lib.TRIC_ERR_CUDA
+            and not any(f in str(e) for f in _FAULTS))
 
 
 class Autotuner(KernelInterface):

@@ -14,6 +14,7 @@ import linecache
 import numbers
 import os
 import sys
+import threading
 
 from . import _lib
 from . import language as tl
@@ -221,6 +222,25 @@ def _make_spec(mode):
 _SPEC = (_make_spec(0), _make_spec(1), _make_spec(2))
 
 
+def _annotated_sig(ann):
+    """The signature type a dtype annotation fixes ("n: tl.int64" -> "i64"),
+    or None. Annotations are objects, or strings under `from __future__
+    import annotations`."""
+    if isinstance(ann, str):
+        ann = getattr(tl, ann.rsplit(".", 1)[-1], None)
+    return ann.sig if isinstance(ann, tl.dtype) else None
+
+
+def _annotated_spec(sig, mode):
+    """Triton's rule for a parameter with a dtype annotation: the type is
+    fixed (no i32/i64 choice by value, no constant 1); an integer still gets
+    the :16 hint unless specialization is off; floats are never specialized."""
+    if sig[0] not in "iu" or mode != 0:
+        return lambda a: sig
+    hinted = sig + ":16"
+    return lambda a: hinted if int(a) % 16 == 0 else sig
+
+
 def _constexpr_key(v):
     """A hashable key for a constexpr value: by type too, as 1, 1.0 and
     True specialize differently."""
@@ -363,7 +383,8 @@ class CompiledKernel:
         mv = memoryview(buf)
         env = {"q": mv.cast("q"), "Q": mv.cast("Q"), "f": mv.cast("f"), "d": mv.cast("d"),
                "_raw": raw, "_addr": ctypes.addressof(raw), "_h": self._handle, "_call": _lib.launch_packed,
-               "_err": ctypes.c_void_p(), "_ptr": _pointer_of, "_raise": _lib.raise_status}
+               "_err": ctypes.c_void_p(), "_ptr": _pointer_of, "_raise": _lib.raise_status,
+               "_lock": threading.Lock()}
         env["_eref"] = ctypes.byref(env["_err"])
         index = {name: i for i, name in enumerate(self.arg_names)}
         fast, slow = [], []
@@ -383,7 +404,8 @@ class CompiledKernel:
             else:
                 raise TypeError("tric: cannot pass a %s scalar from Python (parameter %s)" % (p.type, p.name))
         scalars = [s for s in fast if ".data_ptr()" not in s]
-        lines = ["def launch(gx, gy, gz, stream, b):"]
+        # one set of slots per compiled kernel: threads take turns with it
+        lines = ["def launch(gx, gy, gz, stream, b):", "  with _lock:"]
         if slow:
             lines.append("    try:")
             lines += ["        " + s for s in fast if ".data_ptr()" in s]
@@ -414,6 +436,8 @@ def normalize_grid(grid):
     gz = int(grid[2]) if n > 2 else 1
     if gx < 0 or gy < 0 or gz < 0:
         raise ValueError("tric: grid dimensions must not be negative: %r" % (tuple(grid),))
+    if gx > 0x7FFFFFFF or gy > 65535 or gz > 65535:
+        raise OverflowError("tric: grid %r is larger than CUDA allows (x < 2^31, y and z < 65536)" % (tuple(grid),))
     return gx, gy, gz
 
 
@@ -513,10 +537,13 @@ class JITFunction(KernelInterface):
                 decl.append("%s=_d%d" % (p.name, i))
             else:
                 decl.append(p.name)
+            mode = 2 if i in self.do_not_specialize else 1 if i in self.do_not_specialize_on_alignment else 0
             if i in self.constexprs:
                 keys.append("_c(%s)" % p.name)
+            elif _annotated_sig(p.annotation):
+                env["_a%d" % i] = _annotated_spec(_annotated_sig(p.annotation), mode)
+                keys.append("_a%d(%s)" % (i, p.name))
             else:
-                mode = 2 if i in self.do_not_specialize else 1 if i in self.do_not_specialize_on_alignment else 0
                 keys.append("_s%d(%s)" % (mode, p.name))
         names = "".join(p.name + ", " for p in self.params)
         text = "def bind(%s**_options):\n    return (%s), (%s), _options\n" % (

@@ -40,6 +40,12 @@ def cast_kernel(x_ptr, out_ptr, n, scale, flag, maybe, OUT: tl.constexpr, MODE: 
     if maybe is not None:
         x = x + maybe
     tl.store(out_ptr + offs, x.to(OUT), mask=m & (flag != 0))
+
+
+@triton.jit
+def typed_kernel(x_ptr, stride: tl.int64, scale: tl.float32, BLOCK: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * stride + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs) * scale)
 '''
 
 BAD = '''import tric
@@ -139,6 +145,21 @@ def test_specialization_keys():
     check_eq(s, "*fp32:16, *fp32, i32, i32:16, 64", "do_not_specialize and _on_alignment")
     s = n.warmup(a16, a16, 1, 1, BLOCK=64, grid=(1,)).metadata.signature
     check_eq(s, "*fp32:16, *fp32, i32, i32:1, 64", "do_not_specialize keeps 1 a run-time value")
+
+    # a dtype annotation fixes the type: no i32 by value, no constant 1; :16 still applies
+    t = m.typed_kernel
+    check_eq(t.warmup(a16, 5, 2.0, BLOCK=64, grid=(1,)).metadata.signature, "*fp32:16, i64, fp32, 64",
+             "n: tl.int64 stays i64")
+    check_eq(t.warmup(a16, 1, 2.0, BLOCK=64, grid=(1,)).metadata.signature, "*fp32:16, i64, fp32, 64",
+             "n: tl.int64 == 1 is not a constant")
+    check_eq(t.warmup(a16, 32, 2.0, BLOCK=64, grid=(1,)).metadata.signature, "*fp32:16, i64:16, fp32, 64",
+             "n: tl.int64 % 16 gets :16")
+
+    # grids past CUDA's limits are refused, not wrapped to 32 bits
+    from tric.jit import normalize_grid
+    check_eq(normalize_grid((5,)), (5, 1, 1), "a 1-D grid")
+    raises(OverflowError, normalize_grid, (2**32 + 5,))
+    raises(OverflowError, normalize_grid, (1, 65536))
 
     # the cheap key: one entry per argument, the same for equal specializations
     _, k1, _ = k._bind(a16, a4, 100, 1.5, True, None, **base)
