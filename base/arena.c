@@ -25,6 +25,7 @@ Arena *arena_new(void) {
 }
 
 void *arena_alloc(Arena *a, size_t n) {
+    if (n > ((size_t)1 << 40)) tric_internal_error(__FILE__, __LINE__, "arena allocation size overflow");
     n = (n + 15) & ~(size_t)15;
     if (!a->head || a->head->size - a->head->used < n) {
         size_t size = n > 65536 ? n : 65536;

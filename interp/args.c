@@ -38,8 +38,15 @@ typedef struct AP {
     Stmt *stmts;
     int n_stmts, cap_stmts;
     uint64_t rng;
+    int depth;                /* expression nesting, bounded */
     jmp_buf bail;
 } AP;
+
+/* The interpreter holds every element as a 64-bit slot: keep inputs and
+ * grids to what a CPU run can finish. */
+#define ARGS_MAX_ELEMS (1 << 24)
+#define ARGS_MAX_PROGRAMS (1 << 20)
+#define ARGS_MAX_DEPTH 200
 
 typedef struct Lex {
     const char *p, *end;
@@ -104,13 +111,19 @@ static AVal new_array(AP *ap, int64_t n, ElemType dt) {
     return v;
 }
 
+static int64_t shape_dim(AP *ap, AVal d) {
+    if (d.kind != V_NUM) ap_fail(ap, "%s", "a shape is a number or a tuple of numbers");
+    if (!(d.num >= 0 && d.num <= ARGS_MAX_ELEMS) || d.num != floor(d.num))
+        ap_fail(ap, "%s", "a shape's sizes are integers from 0 to 16777216");
+    return (int64_t)d.num;
+}
+
 static int64_t shape_numel(AP *ap, AVal s) {
-    if (s.kind == V_NUM) return (int64_t)s.num;
-    if (s.kind != V_TUPLE) ap_fail(ap, "%s", "a shape is a number or a tuple of numbers");
+    if (s.kind != V_TUPLE) return shape_dim(ap, s);
     int64_t n = 1;
     for (int i = 0; i < s.n_items; i++) {
-        if (s.items[i].kind != V_NUM) ap_fail(ap, "%s", "a shape is a number or a tuple of numbers");
-        n *= (int64_t)s.items[i].num;
+        n *= shape_dim(ap, s.items[i]);
+        if (n > ARGS_MAX_ELEMS) ap_fail(ap, "%s", "an array of more than 16777216 elements is too large to interpret");
     }
     return n;
 }
@@ -118,6 +131,8 @@ static int64_t shape_numel(AP *ap, AVal s) {
 static ElemType dtype_arg(AP *ap, const AVal *args, int n, int i, ElemType dflt) {
     if (i >= n) return dflt;
     if (args[i].kind != V_DTYPE) ap_fail(ap, "%s", "expected a dtype (fp32, i32, ...)");
+    if (args[i].dt == ET_F8E4M3 || args[i].dt == ET_F8E5M2)
+        ap_fail(ap, "%s", "fp8 buffers are not supported by the interpreter yet");
     return args[i].dt;
 }
 
@@ -222,8 +237,11 @@ static double apply(AP *ap, const char *op, double a, double b) {
     case '+': return a + b;
     case '-': return a - b;
     case '*': return op[1] == '*' ? pow(a, b) : a * b;
-    case '/': return op[1] == '/' ? floor(a / b) : a / b;
-    case '%': return a - floor(a / b) * b;
+    case '/':
+    case '%':
+        if (b == 0) ap_fail(ap, "%s", "division by zero");
+        if (op[0] == '%') return a - floor(a / b) * b;
+        return op[1] == '/' ? floor(a / b) : a / b;
     case '<': return ldexp(a, (int)b);
     case '>': return floor(ldexp(a, -(int)b));
     default: ap_fail(ap, "unknown operator '%s'", op);
@@ -355,9 +373,13 @@ static AVal power(AP *ap, Lex *lx) {
 
 /* unary = "-" unary | "+" unary | power */
 static AVal unary(AP *ap, Lex *lx) {
-    if (accept(lx, "-")) return binop(ap, "*", num(-1, true), unary(ap, lx));
-    if (accept(lx, "+")) return unary(ap, lx);
-    return power(ap, lx);
+    if (++ap->depth > ARGS_MAX_DEPTH) ap_fail(ap, "%s", "expression nested too deeply");
+    AVal v;
+    if (accept(lx, "-")) v = binop(ap, "*", num(-1, true), unary(ap, lx));
+    else if (accept(lx, "+")) v = unary(ap, lx);
+    else v = power(ap, lx);
+    ap->depth--;
+    return v;
 }
 
 /* binary operators by precedence climbing: << >> below + - below * / // % */
@@ -504,6 +526,8 @@ static void eval_grid(AP *ap, const char *text, InterpSetup *out) {
         if (!(g >= 1 && g <= 1e9) || g != floor(g)) ap_fail(ap, "a grid size must be a positive integer ('%s')", text);
         out->grid[k] = (uint32_t)g;
     }
+    if ((uint64_t)out->grid[0] * out->grid[1] * out->grid[2] > ARGS_MAX_PROGRAMS)
+        ap_fail(ap, "a grid of more than 1048576 programs is too large to interpret ('%s')", text);
 }
 
 bool interp_setup(Arena *a, IrFunc *fn, const char *args_text, const char *grid_text, uint64_t seed,

@@ -234,11 +234,15 @@ static int read_count(Reader *r, const char *word) {
     }
     long v = 0;
     for (size_t i = wn + 1; i < n; i++) {
-        if (line[i] < '0' || line[i] > '9' || v > (1L << 30)) {
+        if (line[i] < '0' || line[i] > '9') {
             r->bad = true;
             return 0;
         }
         v = v * 10 + (line[i] - '0');
+        if (v >= (1L << 30)) {   /* checked after each digit: v never overflows */
+            r->bad = true;
+            return 0;
+        }
     }
     return (int)v;
 }
