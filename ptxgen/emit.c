@@ -458,7 +458,7 @@ static void emit_splat(Ptx *P, IrOp *op) {
 
 /* ---- constants, program ids, arange ---- */
 
-static uint64_t const_bits(Ptx *P, IrOp *op, ElemType e) {
+uint64_t ptx_const_bits(Ptx *P, IrOp *op, ElemType e) {
     int64_t i = op->attr.i;
     double f = op->attr.f;
     switch (e) {
@@ -477,7 +477,7 @@ static uint64_t const_bits(Ptx *P, IrOp *op, ElemType e) {
 static void emit_const(Ptx *P, IrOp *op) {
     ValId v = op->results[0];
     ElemType e = (ElemType)P->fn->vals[v].type.elem;
-    Reg r = ptx_const_reg(P, ptx_class_of(e), const_bits(P, op, e));
+    Reg r = ptx_const_reg(P, ptx_class_of(e), ptx_const_bits(P, op, e));
     int n = ptx_value_nregs(P, op, v);
     Reg *regs = reg_array(P, n);
     for (int i = 0; i < n; i++) regs[i] = r;

@@ -549,6 +549,7 @@ static void emit_one(Ptx *P, IrOp *op, ElemType e, ElemType et, Reg d, Reg a, Re
     case OP_BITCAST: emit_bitcast(P, op, e, et, d, a); return;
     default: break;
     }
+    if (ptx_try_divrem_const(P, op, e, d, a)) return;
     const FnRow *fr = find_fn_row(op->opc, e);
     if (fr) {
         fr->emit(P, d, a);

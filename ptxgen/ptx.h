@@ -74,6 +74,7 @@ Reg *ptx_def(Ptx *P, IrOp *op, ValId v);            /* fresh registers for v */
 void ptx_alias(Ptx *P, ValId v, Reg *regs, int n);  /* v uses these registers */
 int ptx_value_nregs(Ptx *P, IrOp *op, ValId v);
 Reg ptx_const_reg(Ptx *P, RegClass c, uint64_t bits);   /* cached, in the prologue */
+uint64_t ptx_const_bits(Ptx *P, IrOp *op, ElemType e);  /* a const op's register bits */
 Reg ptx_tid(Ptx *P);
 Reg ptx_tid0(Ptx *P);                               /* pred: %tid.x == 0 */
 /* Layout helpers over the linear map (ir/ir.h struct Layout). */
@@ -127,6 +128,37 @@ extern const PtxMathConsts ptx_math_consts;
 /* ---- memory.c ---- */
 void ptx_load(Ptx *P, IrOp *op);
 void ptx_store(Ptx *P, IrOp *op);
+
+/* ---- divconst.c ----
+ * Integer division and remainder by a constant: shifts, masks and
+ * multiply-high by magic numbers instead of div/rem. DivMagic says which
+ * sequence a divisor (as bits of a w-bit register) takes and its numbers;
+ * test/unit/test_divconst.c runs a C model of each against C's division. */
+typedef enum DivKind {
+    DIVK_NONE,       /* divisor 0: the plain div/rem */
+    DIVK_ONE,        /* 1 */
+    DIVK_NEG_ONE,    /* signed -1: neg (MIN / -1 wraps) */
+    DIVK_POW2,       /* 2^shift */
+    DIVK_NEG_POW2,   /* signed -2^shift */
+    DIVK_MIN,        /* signed MIN: quotient x == MIN */
+    DIVK_BIG,        /* unsigned >= 2^(w-1), not a power of two: quotient x >= d */
+    DIVK_MUL,        /* multiply-high by magic, then shifts (and fix-ups) */
+} DivKind;
+typedef struct DivMagic {
+    DivKind kind;
+    int bits;        /* register width: 16, 32 or 64 */
+    bool sgn;
+    uint64_t d;      /* the divisor's w bits */
+    uint64_t magic;  /* DIVK_MUL: the multiplier's w bits */
+    int shift;       /* DIVK_POW2/NEG_POW2: k; DIVK_MUL: the shift after mul.hi */
+    bool add;        /* unsigned DIVK_MUL: the magic has w+1 bits ((x - t) / 2 + t form) */
+    int fix;         /* signed DIVK_MUL: +1 add x after mul.hi, -1 subtract it */
+} DivMagic;
+DivMagic ptx_div_magic(uint64_t d_bits, int w, bool sgn);
+/* d = a / c (is_div) or a % c at element type e; c's register bits nonzero */
+void ptx_divrem_const(Ptx *P, bool is_div, ElemType e, Reg d, Reg a, uint64_t divisor_bits);
+/* The same for an OP_DIV/OP_REM whose divisor is a nonzero constant; false otherwise */
+bool ptx_try_divrem_const(Ptx *P, IrOp *op, ElemType e, Reg d, Reg a);
 
 /* ---- convert.c ---- */
 void ptx_convert_layout(Ptx *P, IrOp *op);

@@ -7,6 +7,7 @@
 #include "base/base.h"
 #include "ir/ir.h"
 #include "ptxgen/ptxgen.h"
+#include "ptx_interp.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -511,11 +512,148 @@ static char *test_convert(Tgt t) {
     CHECK(has(s, ".extern .shared .align 16 .b8 tric_smem[];"));
     CHECK(has(s, "mov.u32 %r") && has(s, "tric_smem;"));
     CHECK(count(s, "bar.sync 0;") == 3 * 2);     /* three shared-memory converts */
+    /* A holds 4 consecutive columns per thread and could write v4 vectors,
+     * but rows padded by 4 elements (to keep them aligned) leave B's reads
+     * down columns 8-way conflicted: per warp v4 + pad 4 costs 8 * 4 + 32 * 8
+     * wavefronts, scalar + pad 1 32 * 2 + 32 * 2 (unpadded: 32 * 4 + 32 * 16),
+     * so the plan is scalar */
+    CHECK(!has(s, "st.shared.v") && !has(s, "ld.shared.v"));
     CHECK(has(s, "st.shared.b32") && has(s, "ld.shared.b32"));
     CHECK(has(s, "st.shared.u8") && has(s, "ld.shared.u8"));
-    CHECK(k.fn->shared_bytes == 64 * 64 * 4);
+    CHECK(k.fn->shared_bytes == 64 * (64 + 1) * 4);
     CHECK(count(s, "st.global.v4.b32") == 8);   /* 4096 / 128 threads / 4 */
     return done(&k, s);
+}
+
+/* ---- convert_layout, run: the emitted shared-memory code of every thread
+ * goes through the test PTX interpreter (ptx_interp.h), barrier by barrier,
+ * and every destination register must hold its element ---- */
+
+/* The kernel's instructions the interpreter runs: everything but
+ * directives, comments, labels, parameters and ret. */
+static bool run_load(PiProg *p, const char *ptx) {
+    char *copy = strdup(ptx);
+    bool ok = true, in_body = false;
+    for (char *line = copy, *next; line && ok; line = next) {   /* not strtok: pi_load uses it */
+        next = strchr(line, '\n');
+        if (next) *next++ = 0;
+        char *t = line;
+        while (*t == '\t' || *t == ' ') t++;
+        if (*t == '{') in_body = true;
+        if (!in_body || !*t || strchr(".{}/", *t) || t[strlen(t) - 1] == ':') continue;
+        if (!strncmp(t, "ld.param", 8) || !strncmp(t, "cvta", 4) || !strncmp(t, "ret", 3)) continue;
+        ok = pi_load(p, t);
+    }
+    free(copy);
+    return ok;
+}
+
+/* Runs the program's barrier-separated parts for `threads` threads, each
+ * with its own registers; after part `check_part`, *dst_out (allocated,
+ * threads x n_dst) gets the ld.shared destination registers of that part in
+ * order (register 0, 1, ...). */
+static bool run_threads(PiProg *p, int threads, int check_part, uint64_t **dst_out, int *n_dst) {
+    uint64_t *saved[RC_COUNT];
+    for (int c = 0; c < RC_COUNT; c++)
+        saved[c] = calloc((size_t)threads * (size_t)(p->n_regs[c] + 1), sizeof(uint64_t));
+    int from = 0, part = 0;
+    *n_dst = 0;
+    *dst_out = NULL;
+    for (int i = 0; i <= p->n; i++) {
+        if (i < p->n && p->ins[i].op != PI_BAR) continue;
+        for (int th = 0; th < threads; th++) {
+            for (int c = 0; c < RC_COUNT; c++)
+                if (p->n_regs[c]) memcpy(p->regs[c], saved[c] + (size_t)th * (size_t)p->n_regs[c], sizeof(uint64_t) * (size_t)p->n_regs[c]);
+            p->tid = (uint32_t)th;
+            pi_run_range(p, from, i);
+            for (int c = 0; c < RC_COUNT; c++)
+                if (p->n_regs[c]) memcpy(saved[c] + (size_t)th * (size_t)p->n_regs[c], p->regs[c], sizeof(uint64_t) * (size_t)p->n_regs[c]);
+            if (part != check_part) continue;
+            if (!*dst_out) {   /* the destinations, once */
+                for (int j = from; j < i; j++)
+                    if (p->ins[j].op == PI_LD_SHARED) *n_dst += p->ins[j].vec;
+                *dst_out = calloc((size_t)threads * (size_t)*n_dst + 1, sizeof(uint64_t));
+            }
+            int k = 0;
+            for (int j = from; j < i; j++) {
+                const PiIns *in = &p->ins[j];
+                if (in->op != PI_LD_SHARED) continue;
+                for (int e = 0; e < in->vec; e++) {
+                    int num = in->o[0].kind == PI_REG ? in->o[0].num : in->o[0].nums[e];
+                    (*dst_out)[(size_t)th * (size_t)*n_dst + (size_t)k++] = p->regs[in->o[0].cls][num];
+                }
+            }
+        }
+        from = i + 1;
+        part++;
+    }
+    for (int c = 0; c < RC_COUNT; c++) free(saved[c]);
+    return !p->smem_fault;
+}
+
+/* The tile r * 64 + c goes A -> B -> A -> C over shared memory: A <-> B
+ * transposes the thread order (scalar accesses, padded rows), A -> C keeps
+ * 4 consecutive columns per thread on both sides (v4 writes and reads). */
+static void test_convert_run(Tgt t) {
+    K k = kernel_new("convert_run", t, 4);
+    int32_t shape[2] = {64, 64};
+    Layout A = layout_blocked(2, shape, (int32_t[]){1, 4}, (int32_t[]){2, 16}, (int32_t[]){4, 1},
+                              (int32_t[]){1, 0}, 4);
+    Layout B = layout_blocked(2, shape, (int32_t[]){4, 1}, (int32_t[]){16, 2}, (int32_t[]){1, 4},
+                              (int32_t[]){0, 1}, 4);
+    Layout A0 = layout_project(&A, (int32_t[]){64, 1}), A1 = layout_project(&A, (int32_t[]){1, 64});
+    Layout A0d = layout_drop_dim(&A0, 1), A1d = layout_drop_dim(&A1, 0);
+    IrType t2 = tile_of(ir_scalar(ET_I32), 2, shape);
+    ValId rows = lay(&k, ir_build1(&k.b, OP_EXPAND_DIMS, tile_of(ir_scalar(ET_I32), 2, (int32_t[]){64, 1}),
+                                   arange(&k, 64, &A0d)), &A0);
+    k.fn->vals[rows].def->attr.i = 1;
+    ValId cols = lay(&k, ir_build1(&k.b, OP_EXPAND_DIMS, tile_of(ir_scalar(ET_I32), 2, (int32_t[]){1, 64}),
+                                   arange(&k, 64, &A1d)), &A1);
+    k.fn->vals[cols].def->attr.i = 0;
+    ValId rb = lay(&k, ir_build1(&k.b, OP_BROADCAST, t2, rows), &A);
+    ValId cb = lay(&k, ir_build1(&k.b, OP_BROADCAST, t2, cols), &A);
+    ValId offs = bin(&k, OP_ADD, bin(&k, OP_MUL, rb, tile_const(&k, t2, 64, &A), &A), cb, &A);
+    Layout C = layout_blocked(2, shape, (int32_t[]){1, 4}, (int32_t[]){8, 4}, (int32_t[]){2, 2},
+                              (int32_t[]){1, 0}, 4);
+    ValId ob = lay(&k, ir_build1(&k.b, OP_CONVERT_LAYOUT, t2, offs), &B);
+    ValId oa = lay(&k, ir_build1(&k.b, OP_CONVERT_LAYOUT, t2, ob), &A);
+    lay(&k, ir_build1(&k.b, OP_CONVERT_LAYOUT, t2, oa), &C);
+    ret(&k);
+    char *s = compile(&k, t, "convert_run");
+    CHECK(count(s, "st.shared.v4.b32") == 8 && count(s, "ld.shared.v4.b32") == 8);   /* A -> C only */
+    int smem = k.fn->shared_bytes;
+    PiProg p = {0};
+    if (s && !run_load(&p, s)) {
+        printf("convert_run: the interpreter cannot run the kernel\n");
+        failures++;
+    } else if (s) {
+        p.smem = calloc((size_t)smem, 1);
+        p.smem_size = (uint32_t)smem;
+        const Layout *want[3] = {&B, &A, &C};
+        for (int part = 1; part <= 5; part += 2) {   /* parts 1, 3, 5 end with the reads */
+            uint64_t *dst;
+            int n;
+            memset(p.smem, 0xEE, (size_t)smem);
+            CHECK(run_threads(&p, 128, part, &dst, &n));
+            const Layout *l = want[part / 2];
+            if (n != layout_n_regs(l)) printf("convert_run part %d: %d registers read, not %d\n", part, n, layout_n_regs(l));
+            CHECK(n == layout_n_regs(l));
+            int bad = 0;
+            for (int th = 0; th < 128 && n == layout_n_regs(l); th++)
+                for (int r = 0; r < n; r++) {
+                    int32_t c[IR_MAX_RANK];
+                    layout_coord(l, r, th % 32, th / 32, c);
+                    if (dst[(size_t)th * (size_t)n + (size_t)r] != (uint64_t)(c[0] * 64 + c[1]) && bad++ < 3)
+                        printf("convert_run part %d: thread %d register %d holds %llu, not %d\n", part, th, r,
+                               (unsigned long long)dst[(size_t)th * (size_t)n + (size_t)r], c[0] * 64 + c[1]);
+                }
+            CHECK(bad == 0);
+            free(dst);
+        }
+        free(p.smem);
+    }
+    pi_free(&p);
+    free(done(&k, s));
 }
 
 /* arange broadcast in 2-D: o[r, c] = r * 64 + c, with a 2-warp layout */
@@ -693,6 +831,57 @@ static void test_elementwise(Tgt t) {
         char what[64];
         snprintf(what, sizeof what, "elementwise %s", elem_name(e));
         free(done(&all, compile(&all, t, what)));
+    }
+}
+
+/* Division and remainder by constants (ptxgen/divconst.c): every integer
+ * type, divisors of each kind (1, -1, powers of two and their negatives,
+ * magic numbers with and without fix-ups, MIN, MAX, huge unsigned) as
+ * constant tiles and as splats of scalar constants, must become code
+ * without div/rem and assemble; a zero divisor keeps the plain div/rem.
+ * (test_divconst.c runs the sequences through the PTX interpreter.) */
+static void test_divconst(Tgt t) {
+    static const ElemType types[] = {ET_I8, ET_I16, ET_I32, ET_I64, ET_U8, ET_U16, ET_U32, ET_U64};
+    static const int64_t divs[] = {1, -1, 2, -2, 3, -3, 7, 8, -16, 10, 641, 1000000007, 0x7FFF,
+                                   INT32_MAX, INT64_MIN, INT64_MAX, -7, INT32_MIN, 0};
+    Layout L = layout_default(1, (int32_t[]){64}, 2, 1);
+    for (size_t ti = 0; ti < ARRAY_LEN(types); ti++) {
+        ElemType e = types[ti];
+        IrType te = tile1(ir_scalar(e), 64);
+        K k = kernel_new("divconst", t, 1);
+        ValId out = ir_param_add(k.fn, "out", ir_ptr(e), 16);
+        ValId x = ir_param_add(k.fn, "x", ir_scalar(e), 0);
+        ValId ar = arange(&k, 64, &L);
+        ValId a = bin(&k, OP_ADD, cast(&k, ar, e, &L), splat(&k, x, te, &L), &L);
+        int slot = 0;
+        for (size_t di = 0; di < ARRAY_LEN(divs); di++) {
+            for (int form = 0; form < 2; form++) {
+                ValId c = form ? splat(&k, ir_const_int(&k.b, ir_scalar(e), divs[di]), te, &L)
+                               : lay(&k, ir_const_int(&k.b, te, divs[di]), &L);
+                for (int is_rem = 0; is_rem < 2; is_rem++) {
+                    ValId r = bin(&k, is_rem ? OP_REM : OP_DIV, a, c, &L);
+                    ValId offs = bin(&k, OP_ADD, ar, tile_const(&k, tile1(ir_scalar(ET_I32), 64), 64 * slot++, &L), &L);
+                    store(&k, ptrs(&k, out, offs, &L), r, VAL_NONE, 1);
+                }
+            }
+        }
+        ret(&k);
+        char what[64];
+        snprintf(what, sizeof what, "divconst %s", elem_name(e));
+        char *s = done(&k, compile(&k, t, what));
+        const char *sg = elem_is_signed(e) ? "s" : "u";
+        char div_ins[16], rem_ins[16];
+        snprintf(div_ins, sizeof div_ins, "\tdiv.%s", sg);
+        snprintf(rem_ins, sizeof rem_ins, "\trem.%s", sg);
+        /* only zero divisors (0, and INT64_MIN cut to fewer bits) keep
+         * div/rem: per form, one per register (64 elements on 32 lanes: 2) */
+        int zeros = 0, bits = elem_bits(e);
+        for (size_t di = 0; di < ARRAY_LEN(divs); di++)
+            zeros += bits == 64 ? divs[di] == 0 : ((uint64_t)divs[di] & (((uint64_t)1 << bits) - 1)) == 0;
+        CHECK(!s || count(s, div_ins) == zeros * 2 * 2);
+        CHECK(!s || count(s, rem_ins) == zeros * 2 * 2);
+        CHECK(!s || has(s, "mul.hi."));
+        free(s);
     }
 }
 
@@ -1088,6 +1277,7 @@ static void gpu_casts(Cu *cu, const char *ptx, const char *arch) {
 }
 
 int main(void) {
+    (void)pi_emit, (void)pi_run;   /* ptx_interp.h helpers this test does not need */
     if (!ptxas_path()) printf("note: ptxas not found, PTX is checked but not assembled\n");
     Cu cu;
     bool gpu = cu_open(&cu);
@@ -1108,10 +1298,11 @@ int main(void) {
         free(s);
         if ((s = test_if_while(two[i])) && gpu) gpu_if_while(&cu, s);
         free(s);
-        if ((s = test_convert(two[i])) && gpu) gpu_convert(&cu, s, 64 * 64 * 4);
+        if ((s = test_convert(two[i])) && gpu) gpu_convert(&cu, s, 64 * (64 + 1) * 4);
         free(s);
         if ((s = test_arange_2d(two[i])) && gpu) gpu_arange_2d(&cu, s);
         free(s);
+        test_convert_run(two[i]);
     }
     for (size_t i = 0; i < ARRAY_LEN(all_targets); i++) {
         char *s = test_casts(all_targets[i]);
@@ -1120,6 +1311,8 @@ int main(void) {
         free(s);
         test_elementwise(all_targets[i]);
     }
+    test_divconst(TGT_80);
+    test_divconst(TGT_90A);
     test_errors();
     test_deterministic();
     if (failures) printf("%d failure(s)\n", failures);
