@@ -59,6 +59,7 @@ void buf_vprintf(Buf *b, const char *fmt, va_list ap);
 void buf_free(Buf *b);
 char *buf_take(Buf *b);                           /* caller owns the string, b is reset */
 const char *buf_str(const Buf *b);                /* the text so far ("" when empty) */
+bool buf_read_file(Buf *b, const char *path);     /* appends the file; false (errno says why) if unreadable */
 
 /* ---- source files and locations ---- */
 typedef struct SrcFile {

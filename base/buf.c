@@ -2,6 +2,7 @@
  * the diagnostics), in the arena for strings built during a compilation. */
 #include "base.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,17 @@ void buf_free(Buf *b) {
 }
 
 const char *buf_str(const Buf *b) { return b->data ? b->data : ""; }
+
+bool buf_read_file(Buf *b, const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    char chunk[65536];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) buf_putn(b, chunk, got);
+    bool failed = ferror(f);
+    fclose(f);
+    return !failed;
+}
 
 char *buf_take(Buf *b) {
     char *d = b->data;

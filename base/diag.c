@@ -109,23 +109,12 @@ SrcFile *srcfile_from_string(Ctx *c, const char *path, const char *text) {
 }
 
 SrcFile *srcfile_read(Ctx *c, const char *path) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) diag_fatal(c, path, "cannot read file: %s", strerror(errno));
-    Buf b = {0};
-    char tmp[65536];
-    size_t n;
-    while ((n = fread(tmp, 1, sizeof tmp, fp)) > 0) buf_putn(&b, tmp, n);
-    int err = ferror(fp);
-    fclose(fp);
-    if (err) {
-        buf_free(&b);
-        diag_fatal(c, path, "cannot read file");
-    }
+    Buf b = {.arena = c->arena};
+    if (!buf_read_file(&b, path)) diag_fatal(c, path, "cannot read file: %s", strerror(errno));
     SrcFile *f = arena_alloc(c->arena, sizeof *f);
     f->path = arena_strdup(c->arena, path);
     f->len = b.len;
-    f->text = arena_strndup(c->arena, b.data ? b.data : "", b.len);
-    buf_free(&b);
+    f->text = buf_str(&b);
     if (memchr(f->text, 0, f->len)) diag_fatal(c, path, "file contains a NUL byte (not a Python source file?)");
     return f;
 }

@@ -77,19 +77,11 @@ static tric_kernel *kernel_new(RtResult *res, const Target *t) {
 
 /* A whole file, or NULL if it cannot be read (rt_compile then says why). */
 static char *read_source(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
     Buf b = {0};
-    char chunk[16384];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) buf_putn(&b, chunk, got);
-    bool failed = ferror(f);
-    fclose(f);
-    if (failed) {
+    if (!buf_read_file(&b, path)) {
         buf_free(&b);
         return NULL;
     }
-    if (!b.data) buf_puts(&b, "");
     return buf_take(&b);
 }
 

@@ -188,15 +188,8 @@ bool rt_cache_dir(Buf *dir) {
 /* ---- reading an entry ---- */
 
 static char *read_whole(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
     Buf b = {0};
-    char chunk[65536];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) buf_putn(&b, chunk, got);
-    bool failed = ferror(f);
-    fclose(f);
-    if (failed || !b.data) {
+    if (!buf_read_file(&b, path) || !b.len) {
         buf_free(&b);
         return NULL;
     }

@@ -28,13 +28,11 @@ static uint64_t rng_next(uint64_t *s) {
 }
 
 static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
     Buf b = {0};
-    char tmp[4096];
-    size_t n;
-    while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) buf_putn(&b, tmp, n);
-    fclose(f);
+    if (!buf_read_file(&b, path)) {
+        buf_free(&b);
+        return NULL;
+    }
     return buf_take(&b);
 }
 
