@@ -218,6 +218,18 @@ static void print_attrs(Printer *P, IrOp *op) {
 
 static void print_block(Printer *P, IrBlock *b, int depth);
 
+/* "%a = %x, %b = %y": block arguments args[first..] bound to operands[first_op..] */
+static void print_bindings(Printer *P, IrBlock *b, uint32_t first, const IrOp *op, uint32_t first_op) {
+    for (uint32_t k = first_op; k < op->n_operands; k++) {
+        if (k > first_op) buf_puts(P->out, ", ");
+        uint32_t a = first + (k - first_op);
+        if (a < b->n_args) print_value(P, b->args[a]);
+        else buf_puts(P->out, "%?");
+        buf_puts(P->out, " = ");
+        print_value(P, op->operands[k]);
+    }
+}
+
 /* %r.. = for %iv = %lb to %ub step %s iter(%a = %x, ...) -> (T, ...) { ... } */
 static void print_for(Printer *P, IrOp *op, int depth) {
     IrBlock *body = op->regions[0];
@@ -230,13 +242,7 @@ static void print_for(Printer *P, IrOp *op, int depth) {
     }
     if (op->n_operands > 3) {
         buf_puts(P->out, " iter(");
-        for (uint32_t k = 3; k < op->n_operands; k++) {
-            if (k > 3) buf_puts(P->out, ", ");
-            if (k - 2 < body->n_args) print_value(P, body->args[k - 2]);
-            else buf_puts(P->out, "%?");
-            buf_puts(P->out, " = ");
-            print_value(P, op->operands[k]);
-        }
+        print_bindings(P, body, 1, op, 3);
         buf_putc(P->out, ')');
     }
     print_result_types(P, op);
@@ -264,13 +270,7 @@ static void print_if(Printer *P, IrOp *op, int depth) {
 static void print_while(Printer *P, IrOp *op, int depth) {
     IrBlock *before = op->regions[0], *after = op->regions[1];
     buf_puts(P->out, " (");
-    for (uint32_t k = 0; k < op->n_operands; k++) {
-        if (k) buf_puts(P->out, ", ");
-        if (k < before->n_args) print_value(P, before->args[k]);
-        else buf_puts(P->out, "%?");
-        buf_puts(P->out, " = ");
-        print_value(P, op->operands[k]);
-    }
+    print_bindings(P, before, 0, op, 0);
     buf_putc(P->out, ')');
     print_result_types(P, op);
     buf_puts(P->out, " {\n");
