@@ -5,9 +5,14 @@
 #include "rt.h"
 
 #include <pthread.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../frontend/frontend.h"
+#include "../interp/interp.h"
+#include "../opt/opt.h"
 
 struct tric_kernel {
     RtResult res;            /* owns the PTX, the name and the parameter strings */
@@ -16,6 +21,10 @@ struct tric_kernel {
     pthread_mutex_t lock;    /* guards module */
     RtModule *module;        /* loaded on the first launch */
     bool cache_hit;          /* read from the disk cache, not compiled */
+    /* What it was compiled from, so tric_interpret can lower it again with
+     * the source locations its messages need (the IR text has none). */
+    Target target;
+    char *path, *source, *kernel, *signature;
 };
 
 /* Hands the message in msg to the caller (or drops it) and returns st. */
@@ -60,7 +69,15 @@ static int options_target(const tric_options *opt, Target *t, Buf *err) {
     return TRIC_OK;
 }
 
-static tric_kernel *kernel_new(RtResult *res, const Target *t) {
+static char *api_strdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (!d) tric_internal_error(__FILE__, __LINE__, "out of memory");
+    return memcpy(d, s, n);
+}
+
+static tric_kernel *kernel_new(RtResult *res, const RtRequest *rq) {
+    const Target *t = &rq->target;
     tric_kernel *k = calloc(1, sizeof *k);
     if (!k) tric_internal_error(__FILE__, __LINE__, "out of memory");
     k->res = *res;
@@ -71,6 +88,11 @@ static tric_kernel *kernel_new(RtResult *res, const Target *t) {
         k->params[i] = (tric_param){p->name, (int)p->kind, p->type, p->bytes};
     }
     arch_name(t, k->arch, sizeof k->arch);
+    k->target = *t;
+    k->path = api_strdup(rq->path);
+    k->source = rq->source ? api_strdup(rq->source) : NULL;   /* NULL: read by rt_compile */
+    k->kernel = api_strdup(rq->kernel);
+    k->signature = api_strdup(rq->signature);
     pthread_mutex_init(&k->lock, NULL);
     return k;
 }
@@ -79,6 +101,17 @@ static tric_kernel *kernel_new(RtResult *res, const Target *t) {
 static char *read_source(const char *path) {
     Buf b = {0};
     if (!buf_read_file(&b, path)) {
+        buf_free(&b);
+        return NULL;
+    }
+    return buf_take(&b);
+}
+
+/* A whole file for the kernel to keep, or NULL if it cannot be read or
+ * holds a NUL byte (rt_compile then reads it and says what is wrong). */
+static char *read_source_text(const char *path) {
+    Buf b = {0};
+    if (!buf_read_file(&b, path) || memchr(buf_str(&b), 0, b.len)) {
         buf_free(&b);
         return NULL;
     }
@@ -120,15 +153,20 @@ static int compile_common(const char *path, const char *source, const char *kern
                     .emit = RT_EMIT_PTX};
     int st = options_target(opt, &rq.target, &msg);
     if (st) return finish(st, &msg, errors);
+    /* read here, not in compile_cached, so the kernel can keep the text */
+    char *text = source ? NULL : read_source_text(path);
+    if (text) rq.source = text;
     RtResult res;
     bool hit;
     if (!compile_cached(&rq, &res, &hit)) {
         buf_puts(&msg, res.diag);
         rt_result_free(&res);
+        free(text);
         return finish(TRIC_ERR_COMPILE, &msg, errors);
     }
-    *out = kernel_new(&res, &rq.target);
+    *out = kernel_new(&res, &rq);
     (*out)->cache_hit = hit;
+    free(text);
     return finish(TRIC_OK, &msg, errors);
 }
 
@@ -156,6 +194,10 @@ void tric_kernel_free(tric_kernel *k) {
     pthread_mutex_destroy(&k->lock);
     free(k->params);
     rt_result_free(&k->res);
+    free(k->path);
+    free(k->source);
+    free(k->kernel);
+    free(k->signature);
     free(k);
 }
 
@@ -230,6 +272,96 @@ int tric_launch_packed(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, vo
     st = kernel_module(k, &msg);
     if (!st) st = rt_module_launch(k->module, gx, gy, gz, 32u * (unsigned)k->res.num_warps, args, stream, &msg);
     if (args != inline_args) free(args);
+    return finish(st, &msg, errors);
+}
+
+/* ---- the CPU interpreter ---- */
+
+/* A parameter slot in the interpreter's canonical form: integers sign- or
+ * zero-extended from their width, floats in their low bits only, since
+ * callers fill just the low bytes (tric_launch_packed's convention). */
+static uint64_t interp_slot(ElemType e, uint64_t v) {
+    if (e == ET_PTR) return v;
+    if (elem_is_int(e)) return interp_int_norm(e, v);
+    int bits = elem_bits(e);
+    return bits >= 64 ? v : v & ((UINT64_C(1) << bits) - 1);
+}
+
+/* The kernel's IR after all passes, lowered again in c from the kept
+ * source: the same IR the PTX came from, with its source locations. */
+static IrFunc *interp_ir(Ctx *c, const tric_kernel *k) {
+    const SrcFile *f = srcfile_from_string(c, k->path, k->source);
+    AstModule *m = parse_module(c, f);
+    IrFunc *fn = lower_kernel(c, m, k->kernel, sig_parse(c, k->signature));
+    opt_run_pipeline(fn);
+    return fn;
+}
+
+static void interpret_kernel(Ctx *c, const tric_kernel *k, const uint32_t grid[3], const uint64_t *slots,
+                             int n_buffers, const tric_host_buffer *bufs, Buf *err, int *st) {
+    IrFunc *fn = interp_ir(c, k);
+    TRIC_ASSERT((int)fn->n_params == k->res.n_params);
+    uint64_t *args = arena_alloc(c->arena, sizeof *args * (fn->n_params ? fn->n_params : 1));
+    for (uint32_t i = 0; i < fn->n_params; i++)
+        args[i] = interp_slot(ir_type(fn, fn->params[i].val).elem, slots[i]);
+    InterpBuffer *ib = arena_alloc(c->arena, sizeof *ib * (n_buffers ? (size_t)n_buffers : 1));
+    for (int i = 0; i < n_buffers; i++) {
+        const char *name = bufs[i].name ? bufs[i].name : arena_printf(c->arena, "buffer%d", i);
+        ib[i] = (InterpBuffer){bufs[i].base, bufs[i].bytes, name, ET_COUNT};
+    }
+    InterpLaunch l = {.grid = {grid[0], grid[1], grid[2]}, .args = args, .n_args = fn->n_params,
+                      .buffers = ib, .n_buffers = (uint32_t)n_buffers};
+    if (!interp_run(fn, &l, err)) *st = TRIC_ERR_INTERPRET;
+}
+
+static int check_interpret(const tric_kernel *k, const uint64_t *slots, int n_buffers,
+                           const tric_host_buffer *bufs, Buf *msg) {
+    if (!k) {
+        buf_puts(msg, "tric_interpret: kernel is NULL");
+        return TRIC_ERR_ARG;
+    }
+    if (!slots && k->res.n_params > 0) {
+        buf_printf(msg, "tric_interpret: kernel '%s' takes %d parameters but slots is NULL", k->res.kernel_name,
+                   k->res.n_params);
+        return TRIC_ERR_ARG;
+    }
+    if (!k->source) {
+        buf_printf(msg, "tric_interpret: kernel '%s' kept no source text to interpret (its file could not be read "
+                   "again); compile it with tric_compile_source", k->res.kernel_name);
+        return TRIC_ERR_ARG;
+    }
+    if (n_buffers < 0 || (n_buffers > 0 && !bufs)) {
+        buf_printf(msg, "tric_interpret: %d buffers but bufs is %s", n_buffers, bufs ? "set" : "NULL");
+        return TRIC_ERR_ARG;
+    }
+    return TRIC_OK;
+}
+
+int tric_interpret(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, const uint64_t *slots,
+                   int n_buffers, const tric_host_buffer *bufs, char **errors) {
+    Buf msg = {0};
+    int st = check_interpret(k, slots, n_buffers, bufs, &msg);
+    if (st || !gx || !gy || !gz) return finish(st, &msg, errors);
+    const uint32_t grid[3] = {gx, gy, gz};
+    Ctx *c = ctx_new(&k->target);
+    jmp_buf bail;
+    c->bail = &bail;
+    /* in the arena, not locals: both are written between setjmp and longjmp */
+    Buf *err = arena_alloc(c->arena, sizeof *err);
+    int *result = arena_alloc(c->arena, sizeof *result);
+    *err = (Buf){0};
+    *result = TRIC_OK;
+    if (setjmp(bail) == 0) {
+        interpret_kernel(c, k, grid, slots, n_buffers, bufs, err, result);
+        buf_puts(&msg, buf_str(err));
+    } else {
+        /* it compiled before, so only a changed build could get here */
+        buf_puts(&msg, buf_str(&c->diag));
+        *result = TRIC_ERR_COMPILE;
+    }
+    st = *result;
+    buf_free(err);
+    ctx_free(c);
     return finish(st, &msg, errors);
 }
 

@@ -32,7 +32,10 @@ typedef enum tric_status {
     TRIC_ERR_COMPILE = 1,    /* the kernel or signature has a mistake (messages say where) */
     TRIC_ERR_ARG = 2,        /* a bad argument to this API (NULL, unknown arch, ...) */
     TRIC_ERR_NO_DRIVER = 3,  /* libcuda.so.1 missing, or no CUDA device */
-    TRIC_ERR_CUDA = 4        /* a CUDA driver call failed (message names it) */
+    TRIC_ERR_CUDA = 4,       /* a CUDA driver call failed (message names it) */
+    TRIC_ERR_INTERPRET = 5   /* tric_interpret: the kernel went wrong on the CPU (an
+                                out-of-bounds access, a division by zero, ...; the
+                                message says where in the source) */
 } tric_status;
 
 typedef struct tric_options {
@@ -104,6 +107,26 @@ int tric_launch_packed(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, vo
  * events on stream. */
 int tric_time_ms(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void **args, void *stream,
                  int iters, float *ms, char **errors);
+
+/* A host buffer the CPU interpreter lets a kernel touch. */
+typedef struct tric_host_buffer {
+    void *base;
+    size_t bytes;
+    const char *name;   /* in messages ("buffer 'x'"); NULL: "buffer<i>" */
+} tric_host_buffer;
+
+/* Runs the kernel on the CPU interpreter (interp/, see doc/interp.md)
+ * instead of the GPU, program by program over the grid (x fastest); a
+ * dimension of 0 runs nothing. slots[i] holds parameter i's value as in
+ * tric_launch_packed, a host address for pointers. Every load and store
+ * must fall inside one of bufs[0..n_buffers), else TRIC_ERR_INTERPRET with
+ * the message "file:line:col: error: out-of-bounds store: ..." plus the
+ * source line and a caret. Needs no GPU or driver: the kernel is lowered
+ * again from the source text it was compiled from (kept in the kernel, also
+ * for disk cache hits), so messages point into that source. Results are
+ * written in place. */
+int tric_interpret(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, const uint64_t *slots,
+                   int n_buffers, const tric_host_buffer *bufs, char **errors);
 
 /* Small device helpers for C programs (PyTorch users do not need them). */
 int tric_mem_alloc(uint64_t *dptr, size_t bytes, char **errors);

@@ -15,7 +15,7 @@ data_ptr() and dtype, or with __cuda_array_interface__, is a pointer.
 """
 from . import _lib
 from . import language
-from ._lib import CompilationError, DriverError
+from ._lib import CompilationError, DriverError, InterpreterError
 from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 from .jit import CompiledKernel, JITFunction, KernelInterface, MockTensor, jit
 from . import testing
@@ -38,5 +38,5 @@ def next_power_of_2(n):
 
 
 __all__ = ["jit", "autotune", "heuristics", "Config", "cdiv", "next_power_of_2", "CompilationError", "DriverError",
-           "JITFunction", "CompiledKernel", "Autotuner", "Heuristics", "KernelInterface", "MockTensor", "language",
+           "InterpreterError", "JITFunction", "CompiledKernel", "Autotuner", "Heuristics", "KernelInterface", "MockTensor", "language",
            "testing"]

@@ -14,6 +14,7 @@ TRIC_ERR_COMPILE = 1
 TRIC_ERR_ARG = 2
 TRIC_ERR_NO_DRIVER = 3
 TRIC_ERR_CUDA = 4
+TRIC_ERR_INTERPRET = 5
 
 PARAM_POINTER = 0
 PARAM_INT = 1
@@ -23,6 +24,12 @@ PARAM_FLOAT = 2
 class CompilationError(Exception):
     """A mistake in a kernel (or in how it was specialized): the text is
     tric's message, `file:line:col: error: ...`, the source line and a caret."""
+
+
+class InterpreterError(RuntimeError):
+    """A kernel run under TRIC_INTERPRET=1 went wrong on the CPU (an
+    out-of-bounds access, a division by zero): the text is the interpreter's
+    message, `file:line:col: error: ...`, the source line and a caret."""
 
 
 class DriverError(RuntimeError):
@@ -40,6 +47,10 @@ class _Param(ctypes.Structure):
 
 class _Options(ctypes.Structure):
     _fields_ = [("arch", ctypes.c_char_p), ("num_warps", ctypes.c_int), ("num_stages", ctypes.c_int)]
+
+
+class _HostBuffer(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("bytes", ctypes.c_size_t), ("name", ctypes.c_char_p)]
 
 
 def _candidates():
@@ -81,6 +92,8 @@ _PROTOTYPES = {
     "tric_kernel_cache_hit": (ctypes.c_int, [_P]),
     "tric_kernel_attributes": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int), _ERR]),
     "tric_launch_packed": (ctypes.c_int, [_P, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, _P, _P, _ERR]),
+    "tric_interpret": (ctypes.c_int, [_P, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, _P, ctypes.c_int,
+                                      ctypes.POINTER(_HostBuffer), _ERR]),
     "tric_mem_alloc": (ctypes.c_int, [ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t, _ERR]),
     "tric_mem_free": (ctypes.c_int, [ctypes.c_uint64, _ERR]),
     "tric_memset_d8": (ctypes.c_int, [ctypes.c_uint64, ctypes.c_ubyte, ctypes.c_size_t, _P, _ERR]),
@@ -139,6 +152,8 @@ def raise_status(status, err):
         raise CompilationError(msg)
     if status == TRIC_ERR_ARG:
         raise ValueError(msg)
+    if status == TRIC_ERR_INTERPRET:
+        raise InterpreterError(msg)
     raise DriverError(msg, status)
 
 

@@ -7,12 +7,18 @@ parameter list is generated once (Python binds the arguments, defaults
 included, and computes the specialization key in the same call); per
 compiled specialization, a launcher that writes each run-time argument into
 a preallocated array of 64-bit slots and calls tric_launch_packed.
+
+With TRIC_INTERPRET=1 in the environment at launch, kernel[grid](...) runs
+on tric's CPU interpreter (tric_interpret) instead: pointer arguments are
+host arrays (numpy arrays, CPU torch tensors, writable buffers such as
+array.array), each a bounds-checked buffer named after its parameter.
 """
 import ctypes
 import inspect
 import linecache
 import numbers
 import os
+import struct
 import sys
 import threading
 
@@ -418,11 +424,45 @@ class CompiledKernel:
         exec(compile("\n".join(lines), "<tric launcher %s>" % self.name, "exec"), env)
         return env["launch"]
 
+    def _interpret(self, gx, gy, gz, b):
+        """Runs on the CPU interpreter with b, the bound arguments (host
+        arrays already HostBuffers): each pointer argument becomes a
+        bounds-checked buffer named after its parameter."""
+        n = max(1, len(self.params))
+        slots = (ctypes.c_uint64 * n)()
+        bufs = (_lib._HostBuffer * n)()
+        n_bufs = 0
+        index = {name: i for i, name in enumerate(self.arg_names)}
+        for slot, p in enumerate(self.params):
+            a = b[index[p.name]]
+            if p.kind == _lib.PARAM_POINTER:
+                if not isinstance(a, HostBuffer):
+                    raise TypeError("tric: TRIC_INTERPRET=1: parameter %s takes a host array (a numpy array, a "
+                                    "CPU tensor or a writable buffer), not %s" % (p.name, type(a).__name__))
+                slots[slot] = a.address
+                bufs[n_bufs] = _lib._HostBuffer(a.address, a.nbytes, p.name.encode())
+                n_bufs += 1
+            elif p.kind == _lib.PARAM_INT:
+                slots[slot] = int(a) & 0xFFFFFFFFFFFFFFFF
+            elif p.type == "fp32":
+                slots[slot] = struct.unpack("<I", struct.pack("<f", a))[0]
+            elif p.type == "fp64":
+                slots[slot] = struct.unpack("<Q", struct.pack("<d", a))[0]
+            else:
+                raise TypeError("tric: cannot pass a %s scalar from Python (parameter %s)" % (p.type, p.name))
+        err = ctypes.c_void_p()
+        st = _lib.lib.tric_interpret(self._handle, gx, gy, gz, slots, n_bufs, bufs, ctypes.byref(err))
+        if st:
+            _lib.raise_status(st, err)
+
     def __getitem__(self, grid):
         def runner(*args, stream=None):
             gx, gy, gz = normalize_grid(grid)
             if gx and gy and gz:
-                self._launch(gx, gy, gz, stream if stream is not None else current_stream(), args)
+                if interpreting():
+                    self._interpret(gx, gy, gz, [host_arg(a) for a in args])
+                else:
+                    self._launch(gx, gy, gz, stream if stream is not None else current_stream(), args)
         return runner
 
 
@@ -439,6 +479,86 @@ def normalize_grid(grid):
     if gx > 0x7FFFFFFF or gy > 65535 or gz > 65535:
         raise OverflowError("tric: grid %r is larger than CUDA allows (x < 2^31, y and z < 65536)" % (tuple(grid),))
     return gx, gy, gz
+
+
+# ---- interpreter mode (TRIC_INTERPRET=1) ----
+
+def interpreting():
+    """True when launches run on the CPU interpreter (read at each launch)."""
+    return os.environ.get("TRIC_INTERPRET") == "1"
+
+
+class HostBuffer:
+    """A host array as a kernel argument under TRIC_INTERPRET=1: a dtype
+    (what specializes the kernel), data_ptr() and nbytes (the bounds). It
+    holds the array, and any export of its buffer, for as long as it lives."""
+
+    def __init__(self, obj, dtype, address, nbytes, keep=None):
+        self.obj, self.dtype, self.address, self.nbytes, self._keep = obj, dtype, address, nbytes, keep
+
+    def data_ptr(self):
+        return self.address
+
+    def __repr__(self):
+        return "HostBuffer(%s, %d bytes at 0x%x)" % (self.dtype, self.nbytes, self.address)
+
+
+_BUFFER_INT_FORMATS = {"b": "i", "h": "i", "i": "i", "l": "i", "q": "i", "n": "i",
+                       "B": "u", "H": "u", "I": "u", "L": "u", "Q": "u", "N": "u"}
+_BUFFER_FLOAT_FORMATS = {"e": "fp16", "f": "fp32", "d": "fp64", "?": "i1"}
+
+
+def _buffer_sig(mv):
+    """The signature type of a memoryview's elements ("fp32", "i64", ...)."""
+    fmt = mv.format.lstrip("@=<>!")
+    if fmt in _BUFFER_FLOAT_FORMATS:
+        return _BUFFER_FLOAT_FORMATS[fmt]
+    if fmt in _BUFFER_INT_FORMATS:
+        return "%s%d" % (_BUFFER_INT_FORMATS[fmt], 8 * mv.itemsize)
+    raise TypeError("tric: TRIC_INTERPRET=1: cannot pass a buffer of format %r to a kernel" % mv.format)
+
+
+def _torch_host_buffer(a):
+    if a.device.type != "cpu":
+        raise ValueError("tric: TRIC_INTERPRET=1 runs kernels on the CPU, but a tensor is on %s "
+                         "(move it with .cpu())" % a.device)
+    return HostBuffer(a, a.dtype, a.data_ptr(), a.numel() * a.element_size())
+
+
+def _array_host_buffer(a):
+    ai = a.__array_interface__
+    if ai.get("strides") is not None and not a.flags["C_CONTIGUOUS"]:
+        raise ValueError("tric: TRIC_INTERPRET=1: pass contiguous arrays (np.ascontiguousarray)")
+    return HostBuffer(a, _typestr_sig(ai["typestr"]), ai["data"][0], a.nbytes)
+
+
+def _protocol_host_buffer(a):
+    """An object with the buffer protocol (array.array, bytearray, ...)."""
+    try:
+        mv = memoryview(a)
+    except TypeError:
+        return None
+    if not mv.c_contiguous:
+        raise ValueError("tric: TRIC_INTERPRET=1: pass contiguous buffers")
+    if mv.readonly:
+        raise TypeError("tric: TRIC_INTERPRET=1: a %s is read-only; kernels take writable buffers"
+                        % type(a).__name__)
+    raw = (ctypes.c_char * mv.nbytes).from_buffer(a)
+    return HostBuffer(a, _buffer_sig(mv), ctypes.addressof(raw), mv.nbytes, keep=raw)
+
+
+def host_arg(a):
+    """a as a HostBuffer when it is a host array; anything else unchanged."""
+    if a is None or isinstance(a, (numbers.Number, str, tl.constexpr, tl.dtype, HostBuffer)) or is_dtype_like(a):
+        return a
+    if type(a).__module__.startswith("torch") and hasattr(a, "data_ptr"):
+        return _torch_host_buffer(a)
+    if hasattr(a, "__array_interface__") and hasattr(a, "flags"):
+        return _array_host_buffer(a)
+    if hasattr(a, "data_ptr") or hasattr(a, "__cuda_array_interface__"):
+        return a
+    buf = _protocol_host_buffer(a)
+    return a if buf is None else buf
 
 
 # ---- the kernel's source ----
@@ -595,6 +715,10 @@ class JITFunction(KernelInterface):
         return CompiledKernel(handle.value, self.arg_names, signature, num_stages)
 
     def run(self, *args, grid, warmup=False, **kwargs):
+        interpret = not warmup and interpreting()
+        if interpret:   # host arrays -> HostBuffers, which specialize as tensors do
+            args = [host_arg(a) for a in args]
+            kwargs = {k: host_arg(v) for k, v in kwargs.items()}
         bound, spec, extra = self._bind(*args, **kwargs)
         num_warps, num_stages = self._options(extra) if extra else (DEFAULT_NUM_WARPS, DEFAULT_NUM_STAGES)
         key = (spec, num_warps, num_stages)
@@ -604,7 +728,9 @@ class JITFunction(KernelInterface):
         if callable(grid):
             grid = grid(dict(zip(self.arg_names, bound)))
         gx, gy, gz = normalize_grid(grid)
-        if not warmup and gx and gy and gz:
+        if interpret and gx and gy and gz:
+            kernel._interpret(gx, gy, gz, bound)
+        elif not warmup and gx and gy and gz:
             kernel._launch(gx, gy, gz, current_stream(), bound)
         return kernel
 

@@ -1,0 +1,131 @@
+"""TRIC_INTERPRET=1: kernel[grid](...) on tric's CPU interpreter, over host
+buffers (array.array here, so no numpy is needed; numpy arrays too where
+numpy is installed): results in place, masked loads with `other`, 2-D grids,
+scalars of each kind, and interpreter errors as tric.InterpreterError with
+the source line and caret. Needs no GPU or driver."""
+import array
+import os
+
+import tric_testlib as T
+from tric_testlib import check, check_eq, raises
+
+import tric as triton
+
+KERNELS = '''import tric as triton
+import tric.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+@triton.jit
+def scale_kernel(x_ptr, out_ptr, n, a, b, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=-1.5)
+    tl.store(out_ptr + offs, x * a + b)
+
+
+@triton.jit
+def add2d_kernel(a_ptr, out_ptr, M, N, stride, BM: tl.constexpr, BN: tl.constexpr):
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    cols = tl.program_id(1) * BN + tl.arange(0, BN)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    offs = rows[:, None] * stride + cols[None, :]
+    a = tl.load(a_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, a + rows[:, None] * 1000 + cols[None, :], mask=mask)
+
+
+@triton.jit
+def div_kernel(x_ptr, d, k):
+    tl.store(x_ptr, tl.load(x_ptr) // d + k)
+'''
+
+os.environ["TRIC_INTERPRET"] = "1"
+M = T.write_module(KERNELS)
+PATH = M.__file__
+
+
+def test_vector_add():
+    n = 100
+    x = array.array("f", [i * 0.25 for i in range(n)])
+    y = array.array("f", [1000.0 - i for i in range(n)])
+    out = array.array("f", [0.0] * n)
+    c = M.add_kernel[lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)](x, y, out, n, BLOCK=32)
+    check_eq(list(out), [i * 0.25 + 1000.0 - i for i in range(n)], "vector add on array.array")
+    check_eq(c.metadata.signature.replace(":16", ""), "*fp32, *fp32, *fp32, i32, 32", "host buffers are *fp32")
+    out2 = array.array("f", [0.0] * n)
+    c[(4,)](x, y, out2, n, 32)   # the compiled kernel's own launcher interprets too
+    check_eq(list(out2), list(out), "CompiledKernel[grid] under TRIC_INTERPRET=1")
+
+
+def test_masked_load_other():
+    n = 10
+    x = array.array("f", [float(i) for i in range(n)])
+    out = array.array("f", [0.0] * 16)
+    M.scale_kernel[(1,)](x, out, n, 2.0, -1, BLOCK=16)
+    check_eq(list(out), [2.0 * i - 1 for i in range(n)] + [2.0 * -1.5 - 1] * 6, "masked lanes load `other`")
+
+
+def test_out_of_bounds_store():
+    n = 10
+    x = array.array("f", [0.0] * n)
+    out = array.array("f", [0.0] * n)
+    e = raises(triton.InterpreterError, lambda: M.scale_kernel[(1,)](x, out, n, 1.0, 0, BLOCK=16))
+    want = ("%s:16:5: error: out-of-bounds store: element (10) writes 4 bytes at offset +40 of buffer 'out_ptr' "
+            "(40 bytes) in program (0, 0, 0)\n"
+            "    tl.store(out_ptr + offs, x * a + b)\n"
+            "    ^" % PATH)
+    check_eq(str(e), want, "out-of-bounds store: the interpreter's message, line and caret")
+    check_eq(list(out), [0.0] * n, "nothing is stored by an op that goes out of bounds")
+
+
+def test_2d():
+    rows, cols = 5, 7
+    a = array.array("i", range(rows * cols))
+    out = array.array("i", [-1] * (rows * cols))
+    M.add2d_kernel[(2, 2)](a, out, rows, cols, cols, BM=4, BN=4)
+    want = [r * cols + c + r * 1000 + c for r in range(rows) for c in range(cols)]
+    check_eq(list(out), want, "2-D kernel over a 2x2 grid")
+
+
+def test_scalars_and_division_by_zero():
+    x = array.array("q", [-9])
+    M.div_kernel[(1,)](x, 2, -3)
+    check_eq(x[0], -4 - 3, "i64 buffer, negative i32 scalar; // truncates toward zero")
+    e = raises(triton.InterpreterError, lambda: M.div_kernel[(1,)](x, 0, 5))
+    want = ("%s:31:36: error: integer division by zero in program (0, 0, 0)\n"
+            "    tl.store(x_ptr, tl.load(x_ptr) // d + k)\n"
+            "                                   ^" % PATH)
+    check_eq(str(e), want, "division by zero: the located message")
+
+
+def test_bad_arguments():
+    out = array.array("f", [0.0] * 4)
+    raises(TypeError, lambda: M.scale_kernel[(1,)](b"read-only", out, 4, 1.0, 0, BLOCK=4))
+    raises(TypeError, lambda: M.scale_kernel[(1,)](array.array("u", "abcd"), out, 4, 1.0, 0, BLOCK=4))
+    os.environ["TRIC_INTERPRET"] = "0"
+    try:   # read at each launch: off again, a host array is not a tensor
+        raises(TypeError, lambda: M.scale_kernel[(1,)](out, out, 4, 1.0, 0, BLOCK=4))
+    finally:
+        os.environ["TRIC_INTERPRET"] = "1"
+
+
+def test_numpy():
+    try:
+        import numpy as np
+    except ImportError:
+        print("note: numpy not installed: skipping the numpy case")
+        return
+    x = np.arange(50, dtype=np.float32)
+    y = np.ones(50, dtype=np.float32)
+    out = np.zeros(50, dtype=np.float32)
+    M.add_kernel[(2,)](x, y, out, 50, BLOCK=32)
+    check(bool((out == x + 1).all()), "vector add on numpy arrays")
+
+
+T.run([test_vector_add, test_masked_load_other, test_out_of_bounds_store, test_2d, test_scalars_and_division_by_zero,
+       test_bad_arguments, test_numpy])
