@@ -893,6 +893,20 @@ static uint32_t parse_result_types(Parser *P, TypeL **out) {
     return n;
 }
 
+/* bindings = VALUE "=" use ("," VALUE "=" use)* ")"  — the inverse of
+ * print_bindings: names go to *names, the uses to o */
+static void parse_bindings(Parser *P, Operands *o, Tok **names, uint32_t *n, uint32_t *cap) {
+    Tok t;
+    do {
+        Tok a = next_tok(P);
+        if (a.kind != TK_VALUE) expected(P, a, "a loop-carried value name");
+        VEC_PUSH(P->c->arena, *names, *n, *cap, a);
+        expect(P, "=");
+        operand_push(P, o, parse_use(P, &t), t);
+    } while (accept(P, ","));
+    expect(P, ")");
+}
+
 /* for_op = "for" VALUE "=" use "to" use "step" use
  *          ("iter" "(" VALUE "=" use ("," VALUE "=" use)* ")")? results region */
 static IrOp *parse_for(Parser *P, IrBlock *b, SrcLoc loc, Tok kw) {
@@ -910,14 +924,7 @@ static IrOp *parse_for(Parser *P, IrBlock *b, SrcLoc loc, Tok kw) {
     VEC_PUSH(P->c->arena, args, n_args, cap_args, iv);
     if (accept(P, "iter")) {
         expect(P, "(");
-        do {
-            Tok a = next_tok(P);
-            if (a.kind != TK_VALUE) expected(P, a, "a loop-carried value name");
-            VEC_PUSH(P->c->arena, args, n_args, cap_args, a);
-            expect(P, "=");
-            operand_push(P, &o, parse_use(P, &t), t);
-        } while (accept(P, ","));
-        expect(P, ")");
+        parse_bindings(P, &o, &args, &n_args, &cap_args);
     }
     TypeL *res;
     uint32_t n_res = parse_result_types(P, &res);
@@ -954,19 +961,10 @@ static IrOp *parse_if(Parser *P, IrBlock *b, SrcLoc loc, Tok kw) {
  *            "do" "(" (VALUE ":" type ("," VALUE ":" type)*)? ")" region */
 static IrOp *parse_while(Parser *P, IrBlock *b, SrcLoc loc, Tok kw) {
     Operands o = {0};
-    Tok *before = NULL, *after = NULL, t;
+    Tok *before = NULL, *after = NULL;
     uint32_t n_before = 0, cap_before = 0, n_after = 0, cap_after = 0;
     expect(P, "(");
-    if (!accept(P, ")")) {
-        do {
-            Tok a = next_tok(P);
-            if (a.kind != TK_VALUE) expected(P, a, "a loop-carried value name");
-            VEC_PUSH(P->c->arena, before, n_before, cap_before, a);
-            expect(P, "=");
-            operand_push(P, &o, parse_use(P, &t), t);
-        } while (accept(P, ","));
-        expect(P, ")");
-    }
+    if (!accept(P, ")")) parse_bindings(P, &o, &before, &n_before, &cap_before);
     TypeL *res;
     uint32_t n_res = parse_result_types(P, &res);
     IrOp *op = new_op(P, b, OP_WHILE, loc, &o, res, n_res, 2);
