@@ -10,7 +10,7 @@ WARN     = -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototy
 DEPFLAGS = -MMD -MP
 LIBS     = -ldl -lm
 
-LIB_DIRS = base ir frontend opt ptxgen runtime interp
+LIB_DIRS = base ir frontend opt ptxgen runtime interp sim
 LIB_SRC  = $(foreach d,$(LIB_DIRS),$(sort $(wildcard $(d)/*.c)))
 
 B  = build
@@ -66,6 +66,11 @@ gpu-test: all
 	TRIC_ARCH=sm_80 python3 test/gpu/run_kernels.py
 	TRIC_LIBRARY=$(B)/libtric.so python3 test/gpu/test_python.py
 
+# random kernels for as long as asked (FUZZ_SECONDS, default 60); each one
+# that fails is saved under test/fuzz/ and runs in every `make test` after
+fuzz: $(BT)/unit/test_kernelgen
+	$(BT)/unit/test_kernelgen --seconds $(or $(FUZZ_SECONDS),60) --save test/fuzz
+
 bench: all
 	python3 bench/bench.py
 
@@ -83,6 +88,6 @@ wc:
 clean:
 	rm -rf $(B) $(BT)
 
-.PHONY: all test accept gpu-test bench bench-all demo wc clean
+.PHONY: all test accept gpu-test fuzz bench bench-all demo wc clean
 
 -include $(LIB_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(B)/tric.d $(BT)/tric.d

@@ -10,52 +10,17 @@
 #include "frontend/frontend.h"
 #include "runtime/tric.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct Block {
-    char kernel[128];
-    char signature[512];
-} Block;
+#include "blocks.h"
 
 static uint64_t rng_next(uint64_t *s) {
     *s ^= *s << 13;
     *s ^= *s >> 7;
     *s ^= *s << 17;
     return *s;
-}
-
-static char *read_file(const char *path) {
-    Buf b = {0};
-    if (!buf_read_file(&b, path)) {
-        buf_free(&b);
-        return NULL;
-    }
-    return buf_take(&b);
-}
-
-/* "# kernel: NAME" then "# signature: SIG" lines, as test/run.sh reads them */
-static int find_blocks(const char *text, Block *blocks, int max) {
-    int n = 0;
-    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-        const char *kw;
-        if (!strncmp(p, "# kernel:", 9) && n < max) {
-            kw = p + 9;
-            while (*kw == ' ') kw++;
-            size_t len = strcspn(kw, "\r\n");
-            snprintf(blocks[n].kernel, sizeof blocks[n].kernel, "%.*s", (int)len, kw);
-            blocks[n].signature[0] = 0;
-            n++;
-        } else if (!strncmp(p, "# signature:", 12) && n > 0) {
-            kw = p + 12;
-            while (*kw == ' ') kw++;
-            size_t len = strcspn(kw, "\r\n");
-            snprintf(blocks[n - 1].signature, sizeof blocks[n - 1].signature, "%.*s", (int)len, kw);
-        }
-    }
-    return n;
 }
 
 static const char *const edge_literals[] = {
@@ -104,7 +69,7 @@ static char *mutate(const char *src, const Token *toks, int n, uint64_t *seed) {
 }
 
 /* A compile that fails must fail as a user error: located, not internal. */
-static int check_one(const char *path, const char *src, const Block *b, const char *arch, int *n_ok) {
+static int check_one(const char *path, const char *src, const TestBlock *b, const char *arch, int *n_ok) {
     tric_options opt = {arch, 4, 3};
     tric_kernel *k = NULL;
     char *err = NULL;
@@ -123,56 +88,50 @@ static int check_one(const char *path, const char *src, const Block *b, const ch
     return bad;
 }
 
+/* The file's tokens, or NULL when it does not lex. (setjmp in a function
+ * of its own: gcc never inlines it, so main's locals stay unclobbered.) */
+static Token *lex_or_null(Ctx *c, SrcFile *sf, int *n_toks) {
+    jmp_buf jb;
+    c->bail = &jb;
+    if (setjmp(jb)) return NULL;
+    return lex_file(c, sf, n_toks);
+}
+
 int main(void) {
     const char *env = getenv("TRIC_FUZZ_ITERS");
     int iters = env ? atoi(env) : 300;      /* per kernel block */
     setenv("TRIC_CACHE_DIR", "off", 1);
-    DIR *d = opendir("kernels");
-    if (!d) {
-        fprintf(stderr, "run from the repository root\n");
+    int n_blocks = 0;
+    TestBlock *blocks = blocks_read_dir("kernels", &n_blocks);
+    if (n_blocks == 0) {
+        fprintf(stderr, "no kernel test blocks: run from the repository root\n");
         return 1;
     }
     int failures = 0, compiles = 0, ok = 0;
     uint64_t seed = 0x9E3779B97F4A7C15ull;
-    struct dirent *e;
-    char *names[256];
-    int n_names = 0;
-    while ((e = readdir(d)) && n_names < 256) {
-        size_t len = strlen(e->d_name);
-        if (len > 3 && !strcmp(e->d_name + len - 3, ".py") && e->d_name[0] != '_') names[n_names++] = strdup(e->d_name);
-    }
-    closedir(d);
-    for (int f = 0; f < n_names; f++) {
-        char path[512];
-        snprintf(path, sizeof path, "kernels/%s", names[f]);
-        char *src = read_file(path);
-        if (!src) continue;
-        Block blocks[16];
-        int nb = find_blocks(src, blocks, 16);
-        /* tokens of the original, to mutate */
+    for (int b = 0; b < n_blocks; b++) {
+        Buf src = {0};
+        if (!buf_read_file(&src, blocks[b].path)) continue;
+        /* the tokens of the original point into the context's copy of the text: mutate that copy */
         Target t = {80, false, 4, 3};
         Ctx *c = ctx_new(&t);
-        jmp_buf jb;
-        c->bail = &jb;
-        /* the tokens point into the context's copy of the text: mutate that copy */
-        SrcFile *sf = srcfile_from_string(c, path, src);
+        SrcFile *sf = srcfile_from_string(c, blocks[b].path, buf_str(&src));
         int n_toks = 0;
-        Token *volatile toks = NULL;
-        if (!setjmp(jb)) toks = lex_file(c, sf, &n_toks);
-        for (int b = 0; b < nb && toks; b++) {
-            failures += check_one(path, src, &blocks[b], b % 2 ? "sm_90a" : "sm_80", &ok);   /* unmutated must pass */
+        Token *toks = lex_or_null(c, sf, &n_toks);
+        if (toks) {
+            failures += check_one(blocks[b].path, buf_str(&src), &blocks[b], b % 2 ? "sm_90a" : "sm_80", &ok);   /* unmutated must pass */
             compiles++;
             for (int it = 0; it < iters && failures < 5; it++) {
                 char *m = mutate(sf->text, toks, n_toks, &seed);
-                failures += check_one(path, m, &blocks[b], it % 3 ? "sm_80" : "sm_90a", &ok);
+                failures += check_one(blocks[b].path, m, &blocks[b], it % 3 ? "sm_80" : "sm_90a", &ok);
                 compiles++;
                 free(m);
             }
         }
         ctx_free(c);
-        free(src);
-        free(names[f]);
+        buf_free(&src);
     }
+    free(blocks);
     printf("fuzz_pipeline: %d compiles (%d compiled, the rest rejected with a message), %d failures\n", compiles, ok,
            failures);
     return failures ? 1 : 0;

@@ -13,11 +13,12 @@
 #include "interp/scalar.h"
 #include "runtime/rt.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "blocks.h"
 
 static int failures;
 
@@ -231,48 +232,6 @@ static void test_div_zero(void) {
 
 /* ---- 3. differential testing over kernels/NAME.py ---- */
 
-typedef struct Block {
-    char kernel[128], signature[512], grid[256], args[1024], warps[16];
-    int line;
-} Block;
-
-static char *read_file(const char *path) {
-    Buf b = {0};
-    if (!buf_read_file(&b, path)) {
-        buf_free(&b);
-        return NULL;
-    }
-    return buf_take(&b);
-}
-
-static void field(const char *line, const char *key, char *dst, size_t cap) {
-    const char *v = line + strlen(key);
-    while (*v == ' ') v++;
-    snprintf(dst, cap, "%.*s", (int)strcspn(v, "\r\n"), v);
-}
-
-static int find_blocks(const char *text, Block *blocks, int max) {
-    int n = 0, line = 1;
-    for (const char *p = text; p && *p; line++) {
-        if (!strncmp(p, "# kernel:", 9) && n < max) {
-            memset(&blocks[n], 0, sizeof blocks[n]);
-            field(p, "# kernel:", blocks[n].kernel, sizeof blocks[n].kernel);
-            blocks[n++].line = line;
-        } else if (n > 0 && !strncmp(p, "# signature:", 12)) {
-            field(p, "# signature:", blocks[n - 1].signature, sizeof blocks[n - 1].signature);
-        } else if (n > 0 && !strncmp(p, "# grid:", 7)) {
-            field(p, "# grid:", blocks[n - 1].grid, sizeof blocks[n - 1].grid);
-        } else if (n > 0 && !strncmp(p, "# args:", 7)) {
-            field(p, "# args:", blocks[n - 1].args, sizeof blocks[n - 1].args);
-        } else if (n > 0 && !strncmp(p, "# num_warps:", 12)) {
-            field(p, "# num_warps:", blocks[n - 1].warps, sizeof blocks[n - 1].warps);
-        }
-        p = strchr(p, '\n');
-        if (p) p++;
-    }
-    return n;
-}
-
 /* The outputs of one stage: every buffer's bytes, or the error. */
 typedef struct Snapshot {
     bool ran, ok;
@@ -438,55 +397,39 @@ static void test_fold_cse_ir(void) {
 }
 
 static void test_kernels(void) {
-    DIR *dir = opendir("kernels");
-    CHECK(dir != NULL, "no kernels/ directory (run from the repository root)");
-    if (!dir) return;
-    char *names[64];
-    int n_files = 0;
-    for (struct dirent *e; (e = readdir(dir)) != NULL;) {
-        size_t len = strlen(e->d_name);
-        if (e->d_name[0] == '_' || e->d_name[0] == '.' || len < 4 || strcmp(e->d_name + len - 3, ".py")) continue;
-        if (n_files < 64) names[n_files++] = strdup(e->d_name);
-    }
-    closedir(dir);
-    int total = 0, ran = 0, skipped = 0, stages = 0;
-    for (int f = 0; f < n_files; f++) {
-        char path[512];
-        snprintf(path, sizeof path, "kernels/%s", names[f]);
-        char *text = read_file(path);
-        Block blocks[32];
-        int nb = text ? find_blocks(text, blocks, 32) : 0;
-        for (int b = 0; b < nb; b++) {
-            total++;
-            char where[768];
-            snprintf(where, sizeof where, "%s:%d %s", path, blocks[b].line, blocks[b].kernel);
-            RtRequest rq = {.path = path, .kernel = blocks[b].kernel, .signature = blocks[b].signature};
-            rt_default_target(&rq.target);
-            if (blocks[b].warps[0]) rq.target.num_warps = atoi(blocks[b].warps);
-            Diff d = {.where = where, .args = blocks[b].args, .grid = blocks[b].grid};
-            char *diag = NULL;
-            bool ok = rt_each_stage(&rq, on_stage, &d, &diag);
-            CHECK(ok, "%s does not compile:\n%s", where, diag);
-            if (d.unsupported) {
-                printf("note: %s: skipped: %s", where, d.unsupported_why);
-                skipped++;
-            } else if (d.failed) {
-                failures++;
-            } else {
-                ran++;
-                stages += d.stages;
-            }
-            snapshot_free(&d.prev);
-            snapshot_free(&d.cur);
-            free(d.unsupported_why);
-            free(diag);
+    int n_blocks = 0;
+    TestBlock *blocks = blocks_read_dir("kernels", &n_blocks);
+    CHECK(n_blocks > 0, "no kernel test blocks (run from the repository root)");
+    int ran = 0, skipped = 0, stages = 0;
+    for (int b = 0; b < n_blocks; b++) {
+        const TestBlock *tb = &blocks[b];
+        char where[768];
+        snprintf(where, sizeof where, "%s:%d %s", tb->path, tb->line, tb->kernel);
+        RtRequest rq = {.path = tb->path, .kernel = tb->kernel, .signature = tb->signature};
+        rt_default_target(&rq.target);
+        if (tb->num_warps[0]) rq.target.num_warps = atoi(tb->num_warps);
+        Diff d = {.where = where, .args = tb->args, .grid = tb->grid};
+        char *diag = NULL;
+        bool ok = rt_each_stage(&rq, on_stage, &d, &diag);
+        CHECK(ok, "%s does not compile:\n%s", where, diag);
+        if (d.unsupported) {
+            printf("note: %s: skipped: %s", where, d.unsupported_why);
+            skipped++;
+        } else if (d.failed) {
+            failures++;
+        } else {
+            ran++;
+            stages += d.stages;
         }
-        free(text);
-        free(names[f]);
+        snapshot_free(&d.prev);
+        snapshot_free(&d.cur);
+        free(d.unsupported_why);
+        free(diag);
     }
-    printf("kernels: %d test blocks, %d ran through %d stages bit-identically, %d skipped\n", total, ran, stages,
+    free(blocks);
+    printf("kernels: %d test blocks, %d ran through %d stages bit-identically, %d skipped\n", n_blocks, ran, stages,
            skipped);
-    CHECK(total > 0 && ran * 10 >= total * 8, "fewer than 80%% of the blocks ran (%d of %d)", ran, total);
+    CHECK(n_blocks > 0 && ran * 10 >= n_blocks * 8, "fewer than 80%% of the blocks ran (%d of %d)", ran, n_blocks);
 }
 
 int main(void) {
