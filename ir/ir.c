@@ -69,7 +69,7 @@ static double format_max(FloatFormat f) {
  * nothing and nearbyint (the default mode: nearest, ties to even) is the
  * only rounding. Below the smallest normal the quantum stops shrinking,
  * which gives the subnormals. */
-double elem_round(ElemType e, double x) {
+double elem_round_toward(ElemType e, double x, bool toward_zero) {
     FloatFormat f = float_format(e);
     if (e == ET_F64 || isnan(x) || x == 0) return x;
     double max = format_max(f);
@@ -80,10 +80,12 @@ double elem_round(ElemType e, double x) {
     int emin = 1 - format_bias(f);
     int lead = ex - 1 < emin ? emin : ex - 1;
     double q = ldexp(1.0, lead - f.mbits);
-    double r = nearbyint(a / q) * q;
-    if (r > max) r = f.ieee ? INFINITY : max;
+    double r = (toward_zero ? trunc(a / q) : nearbyint(a / q)) * q;
+    if (r > max) r = f.ieee && !toward_zero ? INFINITY : max;
     return copysign(r, x);
 }
+
+double elem_round(ElemType e, double x) { return elem_round_toward(e, x, false); }
 
 uint64_t elem_float_bits(ElemType e, double x) {
     FloatFormat f = float_format(e);

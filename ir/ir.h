@@ -44,6 +44,8 @@ ElemType elem_from_name(const char *s, size_t n);   /* IR name; ET_COUNT if none
  * canonical quiet NaN (0x7E00, 0x7FC0, 0x7FC00000, ...); elem_float_from_bits
  * its inverse (any NaN pattern gives NAN). */
 double elem_round(ElemType e, double x);
+/* the same, or toward zero (an overflow then gives the largest finite value) */
+double elem_round_toward(ElemType e, double x, bool toward_zero);
 uint64_t elem_float_bits(ElemType e, double x);
 double elem_float_from_bits(ElemType e, uint64_t bits);
 

@@ -88,6 +88,16 @@ static void test_cases(void) {
     BITS(ET_F64, -INFINITY, 0xFFF0000000000000ull);
     BITS(ET_F64, -NAN, 0x7FF8000000000000ull);
     CHECK(elem_round(ET_F64, 0.1) == 0.1);
+    /* toward zero (casts with rounding = rtz): truncates, and overflows to the largest finite value */
+    CHECK(elem_round_toward(ET_F16, 1.0 + 0x1p-10 * 0.99, true) == 1.0);
+    CHECK(elem_round_toward(ET_F16, -(1.0 + 0x1p-10 * 1.99), true) == -(1.0 + 0x1p-10));
+    CHECK(elem_round_toward(ET_F16, 70000.0, true) == 65504.0);
+    CHECK(elem_round_toward(ET_F16, -1e10, true) == -65504.0);
+    CHECK(isinf(elem_round_toward(ET_F16, INFINITY, true)));
+    CHECK(elem_round_toward(ET_BF16, 1.0 + 0x1p-7 * 0.75, true) == 1.0);
+    CHECK(elem_round_toward(ET_F32, 0x1p-149 * 1.5, true) == 0x1p-149);
+    CHECK(elem_round_toward(ET_F32, 0x1p-150, true) == 0);
+    CHECK(elem_round_toward(ET_F16, 1.0 + 0x1p-10 * 0.99, false) == 1.0 + 0x1p-10);
     /* fp8: e5m2 has inf; e4m3 saturates at 448 and its NaN is 0x7F */
     BITS(ET_F8E5M2, 57344.0, 0x7B);
     BITS(ET_F8E5M2, 61440.0, 0x7C);                      /* tie -> 65536: inf */
