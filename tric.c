@@ -26,8 +26,12 @@ static const char usage_text[] =
     "  --passes LIST          .tir input: passes to run in order, or 'all' (default: none)\n"
     "  --dump-after PASS|all  print the IR after that pass (or every pass) to stdout\n"
     "  --verify-each          run the IR verifier after every stage and pass\n"
+    "  --debug                compile device assertions (assert, tl.device_assert) into\n"
+    "                         the PTX, as Triton's debug=True (--interpret checks them always)\n"
     "  --interpret            run the kernel on the CPU (the IR after all passes; for\n"
     "                         .tir, after --passes) instead of emitting anything\n"
+    "  --simulate             like --interpret, but compile to PTX and run the PTX on the\n"
+    "                         CPU simulator, every thread (num_warps * 32 per program)\n"
     "  --grid GX[,GY[,GZ]]    programs to run (default 1); may use names from --args:\n"
     "                         --grid 'cdiv(n, 256)'\n"
     "  --args 'A; B; ...'     one assignment per kernel parameter, in order:\n"
@@ -46,7 +50,7 @@ typedef struct Cli {
     const char *input, *kernel, *signature, *output, *arch, *emit, *passes, *dump_after;
     const char *num_warps, *num_stages;
     const char *grid, *args, *print, *seed;
-    bool verify_each, interpret;
+    bool verify_each, debug, interpret, simulate;
 } Cli;
 
 static _Noreturn void usage_error(const char *fmt, const char *arg) {
@@ -85,8 +89,16 @@ static void parse_args(int argc, char **argv, Cli *cli) {
             cli->verify_each = true;
             continue;
         }
+        if (strcmp(a, "--debug") == 0) {
+            cli->debug = true;
+            continue;
+        }
         if (strcmp(a, "--interpret") == 0) {
             cli->interpret = true;
+            continue;
+        }
+        if (strcmp(a, "--simulate") == 0) {   /* --interpret's options, the PTX's run */
+            cli->interpret = cli->simulate = true;
             continue;
         }
         if (take_value(argc, argv, &i, "--kernel", "-k", &cli->kernel) ||
@@ -154,6 +166,7 @@ static void build_request(const Cli *cli, RtRequest *rq) {
     if (cli->num_stages) rq->target.num_stages = int_option("--num-stages", cli->num_stages, 1, 16);
     rq->dump_after = cli->dump_after;
     rq->verify_each = cli->verify_each;
+    rq->target.debug = cli->debug;
     if (!cli->interpret && (cli->grid || cli->args || cli->print || cli->seed))
         usage_error("%s", "--grid, --args, --print and --seed go with --interpret");
     if (cli->interpret && cli->emit) usage_error("%s", "--interpret runs the kernel: it takes no --emit");
@@ -198,13 +211,14 @@ int main(int argc, char **argv) {
     RtResult res;
     bool ok;
     if (cli.interpret) {
-        RtInterpRequest irq = {cli.args, cli.grid, cli.print, 1};
+        RtInterpRequest irq = {cli.args, cli.grid, cli.print, 1, cli.simulate};
         if (cli.seed) irq.seed = (uint64_t)int_option("--seed", cli.seed, 0, 2147483647);
         ok = rt_interpret(&rq, &irq, &res);
     } else {
         ok = rt_compile(&rq, &res);
     }
     fputs(res.dumps, stdout);
+    if (!ok && res.text) fputs(res.text, stdout);   /* a failed run's prints come before the error */
     fflush(stdout);
     fputs(res.diag, stderr);
     int status = ok ? write_output(cli.output, res.text) : 1;

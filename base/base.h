@@ -81,6 +81,7 @@ typedef struct Target {
     bool arch_a;       /* sm_90a: wgmma/setmaxnreg allowed */
     int num_warps;     /* threads per program = 32 * num_warps */
     int num_stages;
+    bool debug;        /* device asserts are compiled in (Triton's debug=True) */
 } Target;
 
 /* ---- the compilation context: everything one compilation owns ----

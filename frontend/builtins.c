@@ -54,8 +54,7 @@ static const char *const tl_not_yet[] = {
     "associative_scan", "cumsum", "cumprod", "sort", "topk", "flip", "histogram", "gather", "reshape",
     "view", "trans", "permute", "broadcast", "broadcast_to", "expand_dims", "join", "split", "cat",
     "ravel", "interleave", "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or",
-    "atomic_xor", "atomic_xchg", "atomic_cas", "debug_barrier", "device_print", "device_assert",
-    "make_block_ptr", "advance", "make_tensor_descriptor", "inline_asm_elementwise", "rand", "randn",
+    "atomic_xor", "atomic_xchg", "atomic_cas", "make_block_ptr", "advance", "make_tensor_descriptor", "inline_asm_elementwise", "rand", "randn",
     "randint", "randint4x", "rand4x", "randn4x", "philox", "softmax", "clamp", "fma", "umulhi", "cos",
     "sin", "erf", "floor", "ceil", "sqrt_rn", "div_rn", "max_constancy", "swizzle2d", "map_elementwise",
 };
@@ -677,8 +676,132 @@ static LVal bi_type_only(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) 
     diag_error(L->ctx, loc, "this type cannot be called inside a @jit function");
 }
 
+/* ---- debugging: device_print, print, device_assert, debug_barrier ---- */
+
+/* Triton's tidying of a print prefix: with values to print it ends in
+ * ": ", and one longer than two characters starts with a space, so that
+ * "x" prints as "pid (0, 0, 0) idx (3) x: 1.5". */
+static const char *tidy_prefix(Lower *L, const char *prefix, bool has_values) {
+    Buf b = {.arena = L->ctx->arena};
+    buf_puts(&b, prefix);
+    if (has_values && (b.len == 0 || b.data[b.len - 1] != ' ')) buf_putc(&b, ' ');
+    if (has_values && (b.len < 2 || strcmp(b.data + b.len - 2, ": "))) {
+        b.data[--b.len] = 0;
+        buf_puts(&b, ": ");
+    }
+    if (b.len > 2 && b.data[0] != ' ') return arena_printf(L->ctx->arena, " %s", b.data);
+    return b.data;
+}
+
+/* A value to print: a tensor, or a number made one (Triton's to_tensor). */
+static ValId print_operand(Lower *L, SrcLoc loc, const char *fn, int index, const LVal *v) {
+    if (v->kind != LV_TENSOR && !lval_is_number(v))
+        diag_error(L->ctx, loc, "%s can print tensors and numbers, not a %s (argument %d)", fn, lval_kind_name(v),
+                   index);
+    return lval_to_tensor(L, loc, *v).id;
+}
+
+static void build_print(Lower *L, SrcLoc loc, const char *prefix, const ValId *vals, int n, bool hex) {
+    L->b.loc = loc;
+    IrOp *op = ir_build(&L->b, OP_PRINT, vals, (uint32_t)n, NULL, 0, 0);
+    op->attr.str = tidy_prefix(L, prefix, n > 0);
+    op->attr.i = hex;
+}
+
+/* tl.device_print(prefix, *args, hex=False): prefix a compile-time string
+ * of printable ASCII (Triton's rule), args tensors or numbers. */
+static LVal bi_device_print(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    if (a[0].v.kind != LV_STR)
+        diag_error(L->ctx, a[0].loc, "device_print's prefix must be a compile-time string, got a %s",
+                   lval_kind_name(&a[0].v));
+    for (size_t i = 0; i < a[0].v.n; i++) {
+        unsigned char ch = (unsigned char)a[0].v.s[i];
+        if (ch < 0x20 || ch >= 0x7F)
+            diag_error(L->ctx, a[0].loc, "device_print's prefix must be printable ASCII (character %zu is not)", i);
+    }
+    bool hex = arg_bool(L, &a[1], "device_print's hex");
+    ValId *vals = arena_alloc(L->ctx->arena, sizeof(ValId) * (size_t)(n_rest ? n_rest : 1));
+    for (int i = 0; i < n_rest; i++) vals[i] = print_operand(L, loc, "device_print", i + 2, &rest[i]);
+    build_print(L, loc, arena_strndup(L->ctx->arena, a[0].v.s, a[0].v.n), vals, n_rest, hex);
+    return lval_none();
+}
+
+/* print(...) in a kernel is device_print: the compile-time arguments before
+ * the first tensor, as Python's print would write them (joined by spaces),
+ * make the prefix; the tensors and numbers from there on are printed. */
 static LVal bi_print(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
-    diag_error(L->ctx, loc, "print (tl.device_print) is not supported yet; use tl.static_print for constants");
+    for (int k = 0; k < 4; k++)
+        if (a[k].present)
+            diag_error(L->ctx, a[k].loc, "print() in a kernel takes no sep=, end=, file= or flush= (it prints "
+                                         "like tl.device_print)");
+    Buf prefix = {.arena = L->ctx->arena};
+    buf_puts(&prefix, "");
+    int first = 0;
+    for (; first < n_rest && rest[first].kind != LV_TENSOR; first++) {
+        if (rest[first].kind == LV_STR && memchr(rest[first].s, 0, rest[first].n))
+            diag_error(L->ctx, loc, "print() cannot print a string holding a NUL character");
+        if (first) buf_putc(&prefix, ' ');
+        lval_repr(L, &prefix, &rest[first]);
+    }
+    ValId *vals = arena_alloc(L->ctx->arena, sizeof(ValId) * (size_t)(n_rest ? n_rest : 1));
+    for (int i = first; i < n_rest; i++) {
+        if (rest[i].kind == LV_STR)
+            diag_error(L->ctx, loc, "print() cannot print a string after a tensor (argument %d); put the text first",
+                       i + 1);
+        vals[i - first] = print_operand(L, loc, "print()", i + 1, &rest[i]);
+    }
+    build_print(L, loc, prefix.data, vals, n_rest - first, false);
+    return lval_none();
+}
+
+/* A compile-time message (an assert's), as text. */
+static const char *assert_message(Lower *L, SrcLoc loc, const LVal *msg) {
+    if (!msg || msg->kind == LV_NONE) return "";
+    if (msg->kind == LV_TENSOR) diag_error(L->ctx, loc, "an assertion message must be a compile-time value, got a tensor");
+    if (msg->kind == LV_STR && memchr(msg->s, 0, msg->n))
+        diag_error(L->ctx, loc, "an assertion message cannot hold a NUL character");
+    Buf b = {.arena = L->ctx->arena};
+    buf_puts(&b, "");
+    lval_repr(L, &b, msg);
+    return b.data;
+}
+
+/* device_assert and the assert statement: the condition (a tensor, made i1
+ * as `x != 0`, or a compile-time value) must hold for every element. A
+ * condition known true costs nothing; one known false still fails at run
+ * time only, as in Triton. Checked by the interpreter always and on the GPU
+ * when compiled with debug on (ptxgen). */
+void lower_assert(Lower *L, SrcLoc loc, SrcLoc cond_loc, LVal cond, const LVal *msg, SrcLoc msg_loc) {
+    const char *text = assert_message(L, msg_loc, msg);
+    if (cond.kind != LV_TENSOR) {
+        if (lower_truth(L, cond_loc, &cond)) return;
+        cond = lval_bool(false);
+    }
+    ValId c = lower_to_bool(L, cond_loc, cond).id;
+    L->b.loc = loc;
+    IrOp *op = ir_build(&L->b, OP_ASSERT, &c, 1, NULL, 0, 0);
+    op->attr.str = text;
+}
+
+/* tl.device_assert(cond, msg="", mask=None): elements where mask is false
+ * are not checked. */
+static LVal bi_device_assert(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    LVal cond = a[0].v;
+    if (!absent(&a[2])) {
+        LVal m = lower_to_bool(L, a[2].loc, a[2].v);
+        cond = lower_binop(L, a[2].loc, BIN_BITOR, lower_to_bool(L, a[0].loc, cond), lower_unary(L, a[2].loc, UN_INVERT, m));
+    }
+    if (a[1].present && a[1].v.kind != LV_STR && a[1].v.kind != LV_NONE)
+        diag_error(L->ctx, a[1].loc, "device_assert's msg must be a compile-time string, got a %s",
+                   lval_kind_name(&a[1].v));
+    lower_assert(L, loc, a[0].loc, cond, &a[1].v, a[1].loc);
+    return lval_none();
+}
+
+static LVal bi_debug_barrier(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    L->b.loc = loc;
+    ir_build(&L->b, OP_BARRIER, NULL, 0, NULL, 0, 0);
+    return lval_none();
 }
 
 static LVal bi_next_power_of_2(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
@@ -768,7 +891,10 @@ static const Builtin builtins[] = {
     {"str", BM_PY, "*", bi_type_only},
     {"tuple", BM_PY, "*", bi_type_only},
     {"isinstance", BM_PY, "obj,classinfo", bi_isinstance},
-    {"print", BM_PY, "*,sep=,end=", bi_print},
+    {"print", BM_PY, "*,sep=,end=,file=,flush=", bi_print},
+    {"device_print", BM_TL, "prefix,*,hex=", bi_device_print},
+    {"device_assert", BM_TL, "cond,msg=,mask=", bi_device_assert},
+    {"debug_barrier", BM_TL, "", bi_debug_barrier},
     {"is_floating", BM_DTYPE, "self", bi_is_floating},
     {"is_int", BM_DTYPE, "self", bi_is_int},
     {"is_fp16", BM_DTYPE, "self", bi_is_fp16},

@@ -897,12 +897,12 @@ static void lower_stmt(Lower *L, AstNode *s) {
     case A_WHILE: lower_while(L, s); return;
     case A_RETURN: lower_return(L, s); return;
     case A_PASS: return;
-    case A_ASSERT:
-        /* device_assert is only active in debug builds; the operands are
-         * still lowered so that mistakes in them are reported */
-        lower_expr(L, s->cond);
-        if (s->lhs) lower_expr(L, s->lhs);
+    case A_ASSERT: {
+        LVal cond = lower_expr(L, s->cond);
+        LVal msg = s->lhs ? lower_expr(L, s->lhs) : lval_none();
+        lower_assert(L, s->loc, s->cond->loc, cond, &msg, s->lhs ? s->lhs->loc : s->loc);
         return;
+    }
     case A_BREAK: diag_error(L->ctx, s->loc, "unsupported statement 'break'");
     case A_CONTINUE: diag_error(L->ctx, s->loc, "unsupported statement 'continue'");
     case A_DEL: diag_error(L->ctx, s->loc, "unsupported statement 'del'");

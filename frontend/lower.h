@@ -180,5 +180,8 @@ bool builtin_module_attr(Lower *L, const char *path, const char *name, LVal *out
 bool builtin_is_module(const char *path);
 const char *builtin_module_canonical(Lower *L, const char *path);   /* "tric.x" -> "triton.x" */
 bool builtin_is(const LVal *v, const char *name);
+/* an assert statement or tl.device_assert: an OP_ASSERT on cond (msg may be
+ * NULL or None: no message) */
+void lower_assert(Lower *L, SrcLoc loc, SrcLoc cond_loc, LVal cond, const LVal *msg, SrcLoc msg_loc);
 
 #endif

@@ -226,6 +226,89 @@ static void exec_elementwise(Interp *in, IrOp *op) {
     }
 }
 
+/* ---- debugging: print and assert ---- */
+
+/* Digits an index along a dim of size n is padded to: ceil(log10(n)), as
+ * Triton's device_print pads (0 for n = 1, which pads nothing). */
+static int index_width(int32_t n) {
+    int w = 0;
+    for (int64_t p = 1; p < n; p *= 10) w++;
+    return w;
+}
+
+/* One element as device_print writes it: floats (f16/bf16/fp8 widened
+ * exactly) with %f, integers in decimal by their signedness, bool as 0/1,
+ * pointers as 0x + hex; with hex, the element's bits zero-padded to its
+ * width (a float's encoding, not its value). */
+static void put_print_value(Buf *b, ElemType e, uint64_t slot, bool hex) {
+    int bits = e == ET_PTR ? 64 : elem_bits(e);
+    uint64_t raw = bits >= 64 ? slot : slot & ((UINT64_C(1) << bits) - 1);
+    if (hex) buf_printf(b, "0x%0*" PRIx64, (bits + 3) / 4, raw);
+    else if (e == ET_PTR) buf_printf(b, "0x%" PRIx64, raw);
+    else if (elem_is_float(e)) buf_printf(b, "%f", interp_slot_to_double(e, slot));
+    else if (e == ET_I1 || elem_is_signed(e)) buf_printf(b, "%" PRId64, (int64_t)interp_int_norm(e, slot));
+    else buf_printf(b, "%" PRIu64, raw);
+}
+
+/* Element i (row-major) of a value of type t as "(i0, i1)", padded. */
+static void put_print_index(Buf *b, IrType t, int64_t i) {
+    int64_t idx[IR_MAX_RANK];
+    for (int d = t.rank - 1; d >= 0; d--) {
+        idx[d] = i % t.shape[d];
+        i /= t.shape[d];
+    }
+    buf_puts(b, "idx (");
+    for (int d = 0; d < t.rank; d++) buf_printf(b, "%s%*" PRId64, d ? ", " : "", index_width(t.shape[d]), idx[d]);
+    buf_putc(b, ')');
+}
+
+/* Triton's device_print lines: for each operand, each element in row-major
+ * order, "pid (x, y, z) idx (i, j)<prefix>(operand k) <value>", the operand
+ * part only when there are several; with no operands one line
+ * "pid (x, y, z)<prefix>". */
+static void exec_print(Interp *in, IrOp *op) {
+    Buf *out = in->launch->print_out;
+    if (!out) return;
+    const char *prefix = op->attr.str ? op->attr.str : "";
+    if (op->n_operands == 0) {
+        buf_printf(out, "pid (%u, %u, %u)%s\n", in->pid[0], in->pid[1], in->pid[2], prefix);
+        return;
+    }
+    for (uint32_t k = 0; k < op->n_operands; k++) {
+        ValId v = op->operands[k];
+        IrType t = ir_type(in->fn, v);
+        uint64_t *s = slots_of(in, v);
+        for (int64_t i = 0, n = ir_numel(t); i < n; i++) {
+            buf_printf(out, "pid (%u, %u, %u) ", in->pid[0], in->pid[1], in->pid[2]);
+            put_print_index(out, t, i);
+            buf_puts(out, prefix);
+            if (op->n_operands > 1) buf_printf(out, "(operand %u) ", k);
+            put_print_value(out, (ElemType)t.elem, s[i], op->attr.i != 0);
+            buf_putc(out, '\n');
+        }
+    }
+}
+
+/* The first false element (row-major) stops the run: "device assertion
+ * failed: MSG: element (3) in program (1, 0, 0)" at the assert. */
+static void exec_assert(Interp *in, IrOp *op) {
+    ValId c = op->operands[0];
+    uint64_t *s = slots_of(in, c);
+    for (int64_t i = 0, n = numel(in, c); i < n; i++) {
+        if (s[i]) continue;
+        Buf m = {.arena = in->arena};
+        buf_puts(&m, "device assertion failed");
+        if (op->attr.str && *op->attr.str) buf_printf(&m, ": %s", op->attr.str);
+        IrType t = ir_type(in->fn, c);
+        if (t.rank) {
+            buf_puts(&m, ": ");
+            put_element(&m, t, i);
+            m.data[--m.len] = 0;   /* put_element's trailing space: fail adds " in program" */
+        }
+        fail(in, op, m.data);
+    }
+}
+
 /* ---- control flow ---- */
 
 static IrOp *exec_block(Interp *in, IrBlock *b);
@@ -329,6 +412,9 @@ static void exec_op(Interp *in, IrOp *op) {
     case OP_FOR: exec_for(in, op); break;
     case OP_IF: exec_if(in, op); break;
     case OP_WHILE: exec_while(in, op); break;
+    case OP_PRINT: exec_print(in, op); break;
+    case OP_ASSERT: exec_assert(in, op); break;
+    case OP_BARRIER: break;   /* programs run one thread at a time */
     default:
         TRIC_ASSERT(ir_info(op->opc)->flags & F_ELEMWISE);
         exec_elementwise(in, op);

@@ -4,6 +4,7 @@
  *   interp.c   interp_run      executes an IrFunc program by program over a grid
  *   scalar.c   interp_elem_*   one element of one op, with the GPU's semantics
  *   args.c     interp_setup    the --args mini-language: host buffers, scalars, grid
+ *   check.c    interp_check    outputs against a test block's `# check:` references
  *
  * Values are arrays of 64-bit slots, one per element, row-major (a scalar is
  * one slot). A slot holds an integer sign- or zero-extended from its width,
@@ -32,6 +33,8 @@ typedef struct InterpLaunch {
     const InterpBuffer *buffers;
     uint32_t n_buffers;
     uint64_t max_loop_iters;         /* per loop execution; 0 = 1 << 26 */
+    Buf *print_out;                  /* where print ops write their lines (Triton's
+                                        device_print format); NULL = nowhere */
 } InterpLaunch;
 
 /* Runs every program of the grid in order (x fastest). Returns true on
@@ -54,17 +57,21 @@ uint64_t interp_int_norm(ElemType e, uint64_t v);
  * One assignment per kernel parameter, in parameter order; the names only
  * make the text readable and let later expressions (and the grid) refer to
  * them, before or after their assignment. Buffers: rand(shape, dt) (uniform
- * in [-1, 1)), randn(shape, dt), randint(lo, hi, shape, dt), randsign(shape, dt),
- * zeros / ones / empty (0xAB bytes) (shape, dt), full(shape, value, dt),
- * arange(n, dt); arithmetic + - * / // % ** << >> on arrays and numbers;
- * cdiv(a, b); np.exp/exp2/log/log2/abs/sqrt/rint/ldexp/array/inf/nan/pi and
- * .astype(np.int64), enough for the kernels' test blocks. */
+ * in [-1, 1); integers in [-100, 100), [0, 200) unsigned, bools 0 / 1),
+ * randn(shape, dt), randint(lo, hi, shape, dt), randsign(shape, dt),
+ * zeros / ones / empty (NaN for floats, 0xAB bytes otherwise) (shape, dt),
+ * full(shape, value, dt), arange(n, dt), as test/gpu/run_kernels.py makes
+ * them; then the expression language of the references below. */
 typedef struct InterpSetup {
     uint64_t *args;
     uint32_t n_args;
     InterpBuffer *buffers;
     uint32_t n_buffers;
     uint32_t grid[3];
+    /* every name of the args text with the value the kernel saw (a buffer
+     * rounded to its element type, empty() as zeros; scalars as written),
+     * for interp_eval and interp_check */
+    const struct InterpNames *names;
 } InterpSetup;
 
 /* Evaluates args_text (and grid_text, "(cdiv(n, 256), 1, 1)" or "4,2",
@@ -74,5 +81,35 @@ bool interp_setup(Arena *a, IrFunc *fn, const char *args_text, const char *grid_
                   InterpSetup *out, Buf *err);
 /* "name: f32[1024] = 0.5 -0.25 ... (first 16)  sum 12.5  fnv 0x..." */
 void interp_print_buffer(Buf *out, const InterpBuffer *b);
+
+/* ---- references (args.c, check.c): the kernels' `# check:` lines ----
+ * The same language over the names of a setup, with numpy's semantics:
+ * bools, int64 (exact, wrapping) and float64 values promoted as numpy
+ * does, broadcasting, x[:, None], x[:, :N], x.T, x.sum(axis=0),
+ * x.astype(dt), np.where/clip/trunc/fmod/maximum/minimum/isnan/isposinf/
+ * isneginf/abs/exp/exp2/log/log2/sqrt/rint/ldexp/arange, wrap(x, dt),
+ * comparisons, ** // % & | ^ << >> ~. See doc/interp.md. */
+#define INTERP_MAX_DIMS 8
+typedef struct InterpArray {
+    bool is_float, is_bool;          /* else int64 */
+    int ndim;                        /* 0: a number */
+    int64_t shape[INTERP_MAX_DIMS];
+    int64_t n;
+    const double *f;                 /* is_float */
+    const int64_t *i;                /* otherwise */
+} InterpArray;
+
+/* Evaluates one expression over s's names into *out (memory from a). On a
+ * mistake: false, "tric: error: check: ..." in *err. */
+bool interp_eval(Arena *a, const InterpSetup *s, const char *text, InterpArray *out, Buf *err);
+/* Compares the outputs in s's buffers (after a run) with check_text,
+ * "out == x + y; h == x * 3", as test/gpu/run_kernels.py does: integers
+ * exactly after wrapping the reference to the output's type; floats by
+ * relative L2 error <= tol (tol_text: "1e-5", or per output "h: 1e-3;
+ * b: 8e-3"; default by type: fp16 1e-2, bf16 2e-2, fp32 1e-5, fp64 1e-12),
+ * no NaN where the reference has none, infinities matched exactly. True
+ * when every check holds; otherwise one line per failing output appended
+ * to *err ("out: 3 of 1024 differ; first at (5,): got 1, expected 2"). */
+bool interp_check(Arena *a, const InterpSetup *s, const char *check_text, const char *tol_text, Buf *err);
 
 #endif

@@ -119,6 +119,8 @@ typedef struct IrAttr {
     uint8_t flags;
     int32_t vec;                   /* load/store: elements per vector access, proven by
                                       pass_layout (0 = not set, treat as 1) */
+    const char *str;               /* print: prefix; assert: message (arena, NUL-terminated,
+                                      any bytes but NUL; NULL = "") */
 } IrAttr;
 
 typedef struct IrOp {

@@ -179,6 +179,22 @@ static void print_const(Printer *P, IrOp *op) {
     else buf_printf(P->out, "%lld", (long long)normalize_int(e, op->attr.i));
 }
 
+/* A string attribute in double quotes: backslash, quote, newline and tab
+ * escaped by name, other bytes outside printable ASCII as \xHH, so any
+ * string (but NUL) survives the round trip. parse_string is the inverse. */
+static void print_string(Buf *b, const char *s) {
+    buf_putc(b, '"');
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '\\' || ch == '"') buf_printf(b, "\\%c", ch);
+        else if (ch == '\n') buf_puts(b, "\\n");
+        else if (ch == '\t') buf_puts(b, "\\t");
+        else if (ch < 0x20 || ch >= 0x7F) buf_printf(b, "\\x%02X", ch);
+        else buf_putc(b, (char)ch);
+    }
+    buf_putc(b, '"');
+}
+
 static void indent(Buf *b, int depth) {
     for (int i = 0; i < depth; i++) buf_puts(b, "  ");
 }
@@ -209,6 +225,14 @@ static void print_attrs(Printer *P, IrOp *op) {
         if (at->i2 > 0 && at->i2 <= EVICT_LAST) buf_printf(&a, ", evict = %s", evict_names[at->i2]);
         if (op->opc == OP_LOAD && (at->flags & LOADF_VOLATILE)) buf_puts(&a, ", volatile");
         if (at->vec) buf_printf(&a, ", vec = %d", at->vec);
+        break;
+    case OP_PRINT:
+    case OP_ASSERT:
+        if (at->str && *at->str) {
+            buf_puts(&a, op->opc == OP_PRINT ? ", prefix = " : ", msg = ");
+            print_string(&a, at->str);
+        }
+        if (op->opc == OP_PRINT && at->i) buf_puts(&a, ", hex");
         break;
     default: break;
     }
@@ -364,6 +388,7 @@ typedef enum TokKind {
     TK_LAYOUT,   /* #name */
     TK_NUMBER,   /* -12, 1.5e-3, inf, -nan: converted where used */
     TK_ARROW,    /* -> */
+    TK_STRING,   /* "..." on one line, escapes as print_string writes them */
     TK_PUNCT     /* one of ( ) { } [ ] < > , : = */
 } TokKind;
 
@@ -471,6 +496,12 @@ static Tok lex(Parser *P, bool take) {
     } else if (isalpha((unsigned char)ch) || ch == '_') {
         while (q < P->end && is_name_char(*q)) q++;
         t.kind = TK_IDENT;
+    } else if (ch == '"') {
+        for (q++; q < P->end && *q != '"' && *q != '\n'; q++)
+            if (*q == '\\' && q + 1 < P->end && q[1] != '\n') q++;
+        if (q >= P->end || *q != '"') parse_error(P, t.loc, "unterminated string");
+        q++;
+        t.kind = TK_STRING;
     } else if (strchr("(){}[]<>,:=", ch)) {
         q++;
         t.kind = TK_PUNCT;
@@ -521,6 +552,45 @@ static int64_t parse_int(Parser *P, int64_t lo, int64_t hi, const char *what) {
     if (*e || errno) parse_error(P, t.loc, "expected %s near '%s'", what, s);
     if (v < lo || v > hi) parse_error(P, t.loc, "%s %lld is out of range [%lld, %lld]", what, v, (long long)lo, (long long)hi);
     return v;
+}
+
+static int hex_digit(char ch) {
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+}
+
+/* string = '"' (CHAR | "\\" ("\\" | '"' | "n" | "t" | "x" HEX HEX))* '"'
+ * decoded into an arena string (the inverse of print_string) */
+static const char *parse_string(Parser *P) {
+    Tok t = next_tok(P);
+    if (t.kind != TK_STRING) expected(P, t, "a string");
+    Buf b = {.arena = P->c->arena};
+    buf_puts(&b, "");
+    for (int i = 1; i < t.len - 1; i++) {
+        char ch = t.s[i];
+        if (ch != '\\') {
+            buf_putc(&b, ch);
+            continue;
+        }
+        SrcLoc at = t.loc;
+        at.col += i;
+        char e = t.s[++i];
+        int hi, lo;
+        if (e == '\\' || e == '"') buf_putc(&b, e);
+        else if (e == 'n') buf_putc(&b, '\n');
+        else if (e == 't') buf_putc(&b, '\t');
+        else if (e == 'x' && i + 2 < t.len - 1 && (hi = hex_digit(t.s[i + 1])) >= 0 &&
+                 (lo = hex_digit(t.s[i + 2])) >= 0) {
+            if (hi == 0 && lo == 0) parse_error(P, at, "a string cannot hold a NUL byte");
+            buf_putc(&b, (char)(hi * 16 + lo));
+            i += 2;
+        } else {
+            parse_error(P, at, "unknown escape in a string (use \\\\, \\\", \\n, \\t or \\xHH)");
+        }
+    }
+    return b.data;
 }
 
 /* ---- names ---- */
@@ -757,6 +827,11 @@ static void parse_attr(Parser *P, Opcode opc, IrAttr *attr) {
         attr->i2 = e;
     } else if (opc == OP_LOAD && tok_is(key, "volatile")) {
         attr->flags |= LOADF_VOLATILE;
+    } else if ((opc == OP_PRINT && tok_is(key, "prefix")) || (opc == OP_ASSERT && tok_is(key, "msg"))) {
+        expect(P, "=");
+        attr->str = parse_string(P);
+    } else if (opc == OP_PRINT && tok_is(key, "hex")) {
+        attr->i = 1;
     } else if (mem && tok_is(key, "vec")) {
         expect(P, "=");
         attr->vec = (int32_t)parse_int(P, 1, 64, "vector width");
@@ -859,7 +934,11 @@ static IrOp *parse_simple_op(Parser *P, IrBlock *b, Opcode opc, SrcLoc loc) {
     IrAttr attr;
     memset(&attr, 0, sizeof attr);
     Tok value = parse_leading(P, opc, &attr);
-    if (opc != OP_CONST) parse_operands(P, &o);
+    /* an op without results may end its line with no operands (barrier,
+     * print): the next line's "%v = ..." is not one of them */
+    bool no_operands = opc == OP_CONST || ir_opinfo[opc].n_operands == 0 ||
+                       (opc == OP_PRINT && peek(P).loc.line != loc.line);
+    if (!no_operands) parse_operands(P, &o);
     check_operand_count(P, opc, loc, o.n);
     parse_attrs(P, opc, &attr);
     TypeL res = {ir_scalar(ET_I32), -1};

@@ -450,6 +450,13 @@ static bool check_counts(Verifier *V, IrOp *op) {
     return ok;
 }
 
+/* assert's condition is i1 (a scalar or a tile of any layout); print takes
+ * any values; a print of pointers or a barrier has nothing more to check. */
+static void check_assert(Verifier *V, IrOp *op) {
+    IrType t = vtype(V, op->operands[0]);
+    if (t.elem != ET_I1) verr(V, op, "the condition has type %s, expected i1 or a tile of i1", tstr(V, t));
+}
+
 static void check_op_types(Verifier *V, IrOp *op) {
     unsigned flags = ir_opinfo[op->opc].flags;
     switch (op->opc) {
@@ -466,6 +473,8 @@ static void check_op_types(Verifier *V, IrOp *op) {
     case OP_IF: check_if(V, op); break;
     case OP_WHILE: check_while(V, op); break;
     case OP_YIELD: case OP_CONDITION: case OP_RET: break;
+    case OP_ASSERT: check_assert(V, op); break;
+    case OP_PRINT: case OP_BARRIER: break;
     default:
         if (flags & F_ELEMWISE) check_arith(V, op);
         break;

@@ -48,6 +48,9 @@ typedef struct PassInfo {
 } PassInfo;
 extern const PassInfo opt_passes[];
 extern const int opt_n_passes;
+/* The standard pipeline's pass names, in order (what opt_run_pipeline runs). */
+extern const char *const opt_standard_pipeline[];
+extern const int opt_n_standard_pipeline;
 
 /* Runs the standard pipeline. After each pass: verifies if ctx->verify_each,
  * and prints the IR to ctx->dump_out if ctx->dump_after names the pass or

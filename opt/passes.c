@@ -20,7 +20,8 @@ const int opt_n_passes = (int)ARRAY_LEN(opt_passes);
 /* fold first so cse sees canonical operands; dce removes what both left;
  * after layout assignment, cse and dce again: convert insertion and
  * rematerialization can leave duplicates and dead ops behind. */
-static const char *const standard_pipeline[] = {"fold", "cse", "dce", "layout", "cse", "dce"};
+const char *const opt_standard_pipeline[] = {"fold", "cse", "dce", "layout", "cse", "dce"};
+const int opt_n_standard_pipeline = (int)ARRAY_LEN(opt_standard_pipeline);
 
 static const PassInfo *find_pass(const char *name) {
     for (int i = 0; i < opt_n_passes; i++)
@@ -70,9 +71,8 @@ static void run(IrFunc *fn, const PassInfo *p) {
 }
 
 void opt_run_pipeline(IrFunc *fn) {
-    int n = (int)ARRAY_LEN(standard_pipeline);
-    check_pipeline(standard_pipeline, n);
-    for (int i = 0; i < n; i++) run(fn, find_pass(standard_pipeline[i]));
+    check_pipeline(opt_standard_pipeline, opt_n_standard_pipeline);
+    for (int i = 0; i < opt_n_standard_pipeline; i++) run(fn, find_pass(opt_standard_pipeline[i]));
 }
 
 bool opt_run_pass(IrFunc *fn, const char *name) {

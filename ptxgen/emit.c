@@ -679,6 +679,9 @@ static void emit_op(Ptx *P, IrOp *op) {
     case OP_IF: emit_if(P, op); break;
     case OP_WHILE: emit_while(P, op); break;
     case OP_RET: ptx_ins(P, "ret;"); break;
+    case OP_PRINT: ptx_print(P, op); break;
+    case OP_ASSERT: ptx_assert(P, op); break;
+    case OP_BARRIER: ptx_ins(P, "bar.sync 0;"); break;
     default:
         TRIC_ASSERT(ir_info(op->opc)->flags & F_ELEMWISE);
         ptx_elementwise(P, op);
@@ -769,6 +772,7 @@ static char *assemble(Ptx *P) {
         put_quoted(&out, P->files[i]->path);
         buf_putc(&out, '\n');
     }
+    ptx_debug_decls(P, &out);
     if (P->uses_smem) buf_puts(&out, ".extern .shared .align 16 .b8 tric_smem[];\n");
     buf_printf(&out, "\n.visible .entry %s(", P->fn->name);
     for (uint32_t i = 0; i < P->fn->n_params; i++) {
@@ -778,6 +782,7 @@ static char *assemble(Ptx *P) {
     buf_printf(&out, "%s)\n.maxntid %d, 1, 1\n{\n", P->fn->n_params ? "\n" : "", 32 * t->num_warps);
     for (int c = 0; c < RC_COUNT; c++)
         if (P->n_regs[c]) buf_printf(&out, "\t.reg %s %%%s<%u>;\n", reg_decl[c], reg_prefix[c], P->n_regs[c] + 1);
+    buf_putn(&out, P->locals.data ? P->locals.data : "", P->locals.len);
     buf_putc(&out, '\n');
     buf_putn(&out, P->prologue.data ? P->prologue.data : "", P->prologue.len);
     buf_putn(&out, P->body.data ? P->body.data : "", P->body.len);
@@ -822,6 +827,8 @@ char *ptx_emit(IrFunc *fn) {
     if (setjmp(here)) {
         buf_free(&P->body);
         buf_free(&P->prologue);
+        buf_free(&P->globals);
+        buf_free(&P->locals);
         ctx->bail = outer;
         if (outer) longjmp(*outer, 1);
         return NULL;
@@ -831,6 +838,8 @@ char *ptx_emit(IrFunc *fn) {
     char *text = assemble(P);
     buf_free(&P->body);
     buf_free(&P->prologue);
+    buf_free(&P->globals);
+    buf_free(&P->locals);
     ctx->bail = outer;
     return text;
 }

@@ -63,6 +63,14 @@ typedef struct Ptx {
     const SrcFile **files;
     uint32_t n_files, cap_files;
     int n_insts;            /* instructions written so far (to drop empty .loc lines) */
+    /* debug.c: print/assert. Module-scope strings (.global .b8 arrays) and
+     * function-scope .local argument buffers, both heap scratch that
+     * assemble() places; which system calls are declared. */
+    Buf globals, locals;
+    const char **strings;   /* the strings in globals, index = tric_str_<i> */
+    uint32_t n_strings, cap_strings;
+    int n_print_bufs;
+    bool uses_vprintf, uses_assertfail;
 } Ptx;
 
 /* ---- emit.c ---- */
@@ -159,6 +167,17 @@ DivMagic ptx_div_magic(uint64_t d_bits, int w, bool sgn);
 void ptx_divrem_const(Ptx *P, bool is_div, ElemType e, Reg d, Reg a, uint64_t divisor_bits);
 /* The same for an OP_DIV/OP_REM whose divisor is a nonzero constant; false otherwise */
 bool ptx_try_divrem_const(Ptx *P, IrOp *op, ElemType e, Reg d, Reg a);
+
+/* ---- debug.c ----
+ * print: one vprintf call per element a thread holds (its canonical holder
+ * only; a scalar or a print with no values from thread 0), Triton's
+ * device_print format. assert: __assertfail when any element the thread
+ * holds is false, only when ctx->target.debug. barrier: bar.sync 0.
+ * ptx_debug_decls writes the module-scope part (system call declarations
+ * and the strings) for assemble(). */
+void ptx_print(Ptx *P, IrOp *op);
+void ptx_assert(Ptx *P, IrOp *op);
+void ptx_debug_decls(Ptx *P, Buf *out);
 
 /* ---- convert.c ---- */
 void ptx_convert_layout(Ptx *P, IrOp *op);

@@ -59,6 +59,7 @@ static int options_target(const tric_options *opt, Target *t, Buf *err) {
         }
         t->num_warps = w;
     }
+    t->debug = opt && opt->debug;
     if (opt && opt->num_stages) {
         if (opt->num_stages < 1) {
             buf_printf(err, "tric: num_stages must be at least 1, not %d", opt->num_stages);
@@ -209,6 +210,7 @@ int tric_kernel_num_warps(const tric_kernel *k) { return k ? k->res.num_warps : 
 int tric_kernel_shared_bytes(const tric_kernel *k) { return k ? k->res.shared_bytes : 0; }
 const char *tric_kernel_ir(const tric_kernel *k) { return k ? k->res.ir : NULL; }
 int tric_kernel_cache_hit(const tric_kernel *k) { return k ? k->cache_hit : 0; }
+const char *tric_kernel_log(const tric_kernel *k) { return k ? (k->res.diag ? k->res.diag : "") : NULL; }
 
 const tric_param *tric_kernel_param(const tric_kernel *k, int i) {
     if (!k || i < 0 || i >= k->res.n_params) return NULL;
@@ -298,7 +300,7 @@ static IrFunc *interp_ir(Ctx *c, const tric_kernel *k) {
 }
 
 static void interpret_kernel(Ctx *c, const tric_kernel *k, const uint32_t grid[3], const uint64_t *slots,
-                             int n_buffers, const tric_host_buffer *bufs, Buf *err, int *st) {
+                             int n_buffers, const tric_host_buffer *bufs, Buf *prints, Buf *err, int *st) {
     IrFunc *fn = interp_ir(c, k);
     TRIC_ASSERT((int)fn->n_params == k->res.n_params);
     uint64_t *args = arena_alloc(c->arena, sizeof *args * (fn->n_params ? fn->n_params : 1));
@@ -310,7 +312,7 @@ static void interpret_kernel(Ctx *c, const tric_kernel *k, const uint32_t grid[3
         ib[i] = (InterpBuffer){bufs[i].base, bufs[i].bytes, name, ET_COUNT};
     }
     InterpLaunch l = {.grid = {grid[0], grid[1], grid[2]}, .args = args, .n_args = fn->n_params,
-                      .buffers = ib, .n_buffers = (uint32_t)n_buffers};
+                      .buffers = ib, .n_buffers = (uint32_t)n_buffers, .print_out = prints};
     if (!interp_run(fn, &l, err)) *st = TRIC_ERR_INTERPRET;
 }
 
@@ -337,8 +339,9 @@ static int check_interpret(const tric_kernel *k, const uint64_t *slots, int n_bu
     return TRIC_OK;
 }
 
-int tric_interpret(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, const uint64_t *slots,
-                   int n_buffers, const tric_host_buffer *bufs, char **errors) {
+int tric_interpret_print(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, const uint64_t *slots,
+                         int n_buffers, const tric_host_buffer *bufs, tric_print_fn print, void *user,
+                         char **errors) {
     Buf msg = {0};
     int st = check_interpret(k, slots, n_buffers, bufs, &msg);
     if (st || !gx || !gy || !gz) return finish(st, &msg, errors);
@@ -348,11 +351,12 @@ int tric_interpret(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, const 
     c->bail = &bail;
     /* in the arena, not locals: both are written between setjmp and longjmp */
     Buf *err = arena_alloc(c->arena, sizeof *err);
+    Buf *prints = arena_alloc(c->arena, sizeof *prints);
     int *result = arena_alloc(c->arena, sizeof *result);
-    *err = (Buf){0};
+    *err = *prints = (Buf){0};
     *result = TRIC_OK;
     if (setjmp(bail) == 0) {
-        interpret_kernel(c, k, grid, slots, n_buffers, bufs, err, result);
+        interpret_kernel(c, k, grid, slots, n_buffers, bufs, print ? prints : NULL, err, result);
         buf_puts(&msg, buf_str(err));
     } else {
         /* it compiled before, so only a changed build could get here */
@@ -360,9 +364,24 @@ int tric_interpret(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, const 
         *result = TRIC_ERR_COMPILE;
     }
     st = *result;
+    if (print && prints->len) print(prints->data, prints->len, user);
+    buf_free(prints);
     buf_free(err);
     ctx_free(c);
     return finish(st, &msg, errors);
+}
+
+/* What a kernel prints under tric_interpret goes where a GPU kernel's
+ * printf output goes: the process's stdout. */
+static void print_to_stdout(const char *text, size_t len, void *user) {
+    (void)user;
+    fwrite(text, 1, len, stdout);
+    fflush(stdout);
+}
+
+int tric_interpret(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, const uint64_t *slots,
+                   int n_buffers, const tric_host_buffer *bufs, char **errors) {
+    return tric_interpret_print(k, gx, gy, gz, slots, n_buffers, bufs, print_to_stdout, NULL, errors);
 }
 
 int tric_kernel_attributes(tric_kernel *k, int *num_regs, int *local_bytes, char **errors) {

@@ -2,7 +2,7 @@
  * session) started again does not recompile what it compiled before.
  *
  * Key: SHA-256 of (format, tric version, build of tric, arch, num_warps,
- * num_stages, kernel name, signature, the whole source text). The build of
+ * num_stages, debug, kernel name, signature, the whole source text). The build of
  * tric is the path, size and mtime of the file holding this code
  * (libtric.so, or the program libtric.a is linked into): the version string
  * alone would hand back stale PTX to anyone working on tric itself.
@@ -161,8 +161,8 @@ void rt_cache_key(const RtRequest *rq, const char *source, char hex[65]) {
     key_field(&s, CACHE_FORMAT);
     key_field(&s, TRIC_VERSION);
     key_build(&s);
-    snprintf(text, sizeof text, "sm_%d%s %d %d", rq->target.sm, rq->target.arch_a ? "a" : "", rq->target.num_warps,
-             rq->target.num_stages);
+    snprintf(text, sizeof text, "sm_%d%s %d %d%s", rq->target.sm, rq->target.arch_a ? "a" : "", rq->target.num_warps,
+             rq->target.num_stages, rq->target.debug ? " debug" : "");
     key_field(&s, text);
     key_field(&s, rq->kernel);
     key_field(&s, rq->signature);

@@ -15,6 +15,7 @@
 #include "../interp/interp.h"
 #include "../opt/opt.h"
 #include "../ptxgen/ptxgen.h"
+#include "../sim/sim.h"
 
 static char *rt_strdup(const char *s) {
     size_t n = strlen(s) + 1;
@@ -298,35 +299,12 @@ static IrFunc *first_stage(Ctx *c, const RtRequest *rq, const char **stage) {
     return fn;
 }
 
-/* The standard pipeline's pass names in order, read from the headers its
- * --dump-after all output writes while it runs over a throwaway copy. */
-static int pipeline_names(Ctx *c, const RtRequest *rq, const char ***names) {
-    const char *stage;
-    IrFunc *scratch = first_stage(c, rq, &stage);
-    Buf *dump = arena_alloc(c->arena, sizeof *dump);
-    dump->arena = c->arena;
-    const char *dump_after = c->dump_after;
-    Buf *dump_out = c->dump_out;
-    c->dump_after = "all";
-    c->dump_out = dump;
-    opt_run_pipeline(scratch);
-    c->dump_after = dump_after;
-    c->dump_out = dump_out;
-    static const char header[] = "// -----// IR after ";
-    const char **v = NULL;
-    int n = 0, cap = 0;
-    for (const char *p = buf_str(dump); (p = strstr(p, header)) != NULL;) {
-        p += strlen(header);
-        const char *name = arena_strndup(c->arena, p, strcspn(p, " "));
-        VEC_PUSH(c->arena, v, n, cap, name);
-    }
-    *names = v;
-    return n;
-}
-
 /* The passes a request runs after its first stage, as a list of names. */
 static int stage_passes(Ctx *c, const RtRequest *rq, const char ***names) {
-    if (!rq->is_ir) return pipeline_names(c, rq, names);
+    if (!rq->is_ir) {   /* Python input: the standard pipeline */
+        *names = (const char **)opt_standard_pipeline;
+        return opt_n_standard_pipeline;
+    }
     const char **v = NULL;
     int n = 0, cap = 0;
     for (const char *p = rq->passes ? rq->passes : ""; *p;) {
@@ -334,9 +312,7 @@ static int stage_passes(Ctx *c, const RtRequest *rq, const char ***names) {
         char *name = arena_strndup(c->arena, p, len);
         if (len == 0) diag_fatal(c, NULL, "empty pass name in '%s'", rq->passes);
         if (strcmp(name, "all") == 0) {
-            const char **all;
-            int k = pipeline_names(c, rq, &all);
-            for (int i = 0; i < k; i++) VEC_PUSH(c->arena, v, n, cap, all[i]);
+            for (int i = 0; i < opt_n_standard_pipeline; i++) VEC_PUSH(c->arena, v, n, cap, opt_standard_pipeline[i]);
         } else {
             VEC_PUSH(c->arena, v, n, cap, name);
         }
@@ -391,19 +367,34 @@ static bool wanted(const char *list, const char *name) {
     return false;
 }
 
+/* --simulate: the PTX of fn on the simulator, over the interpreter's inputs */
+static bool simulate(Ctx *c, IrFunc *fn, const InterpLaunch *launch, Buf *err) {
+    RtResult res = {0};
+    emit_ptx(c, fn, &res);
+    SimLaunch sl = {.ptx = res.text, .entry = res.kernel_name, .threads = 32u * (uint32_t)c->target.num_warps,
+                    .shared_bytes = (uint32_t)res.shared_bytes, .data = launch};
+    bool ok = sim_run(&sl, err);
+    rt_result_free(&res);
+    return ok;
+}
+
 static void interpret(Ctx *c, const RtRequest *rq, const RtInterpRequest *irq, RtResult *out) {
     const char **names;
     int n = stage_passes(c, rq, &names);
     const char *stage;
     IrFunc *fn = first_stage(c, rq, &stage);
     for (int i = 0; i < n; i++) run_one_pass(c, fn, names[i]);
-    Buf *err = arena_alloc(c->arena, sizeof *err);
-    err->arena = c->arena;
+    Buf *err = arena_alloc(c->arena, sizeof *err), *prints = arena_alloc(c->arena, sizeof *prints);
+    err->arena = prints->arena = c->arena;
     InterpSetup setup;
-    if (!interp_setup(c->arena, fn, irq->args, irq->grid ? irq->grid : "1", irq->seed, &setup, err) ||
-        !interp_run(fn, &(InterpLaunch){.grid = {setup.grid[0], setup.grid[1], setup.grid[2]},
-                                        .args = setup.args, .n_args = setup.n_args,
-                                        .buffers = setup.buffers, .n_buffers = setup.n_buffers}, err)) {
+    bool ok = interp_setup(c->arena, fn, irq->args, irq->grid ? irq->grid : "1", irq->seed, &setup, err);
+    InterpLaunch launch = {.grid = {setup.grid[0], setup.grid[1], setup.grid[2]}, .args = setup.args,
+                           .n_args = setup.n_args, .buffers = setup.buffers, .n_buffers = setup.n_buffers,
+                           .print_out = prints};
+    if (ok && irq->simulate) ok = simulate(c, fn, &launch, err);
+    else if (ok) ok = interp_run(fn, &launch, err);
+    if (!ok) {
+        out->text = rt_strdup(buf_str(prints));   /* what the kernel printed before it stopped */
         buf_puts(&c->diag, buf_str(err));
         c->n_errors++;
         longjmp(*c->bail, 1);
@@ -418,6 +409,7 @@ static void interpret(Ctx *c, const RtRequest *rq, const RtInterpRequest *irq, R
         if (*p == ',') p++;
     }
     Buf text = {0};
+    buf_puts(&text, buf_str(prints));
     for (uint32_t i = 0; i < setup.n_buffers; i++)
         if (wanted(irq->print, setup.buffers[i].name)) interp_print_buffer(&text, &setup.buffers[i]);
     out->text = buf_take(&text);
@@ -432,9 +424,8 @@ bool rt_interpret(const RtRequest *rq, const RtInterpRequest *irq, RtResult *out
         interpret(c, rq, irq, out);
         out->ok = true;
     } else {
-        free(out->text);
-        free(out->kernel_name);
-        out->text = out->kernel_name = NULL;
+        free(out->kernel_name);   /* out->text keeps the kernel's prints, if any */
+        out->kernel_name = NULL;
         out->ok = false;
     }
     out->num_warps = rq->target.num_warps;

@@ -62,8 +62,8 @@ void rt_result_free(RtResult *r);
  * does and calls each(fn, stage, index, ud) with the IR after lowering
  * (stage "lowering"; "parsing" for IR text) and then after every pass of the
  * standard pipeline (Python, or IR with --passes all) or of rq->passes, in
- * order; index counts from 0. The pass order is read from the pipeline
- * itself (its dump headers), so it never drifts from opt/passes.c. On a
+ * order; index counts from 0. The pass order is opt/passes.c's own list
+ * (opt_standard_pipeline), so it never drifts from the pipeline. On a
  * compile error: false, with the messages in *diag (heap; always set). */
 typedef void (*RtStageFn)(IrFunc *fn, const char *stage, int index, void *ud);
 bool rt_each_stage(const RtRequest *rq, RtStageFn each, void *ud, char **diag);
@@ -72,10 +72,15 @@ bool rt_each_stage(const RtRequest *rq, RtStageFn each, void *ud, char **diag);
  * rq->passes (IR text), with buffers and scalars from `args` (the
  * interp_setup language), over `grid` ("4" or "(cdiv(n, 256), 1, 1)"),
  * random data from `seed`. out->text: the buffers named in `print` (comma
- * separated; NULL = every buffer), first 16 elements and checksums. */
+ * separated; NULL = every buffer), first 16 elements and checksums.
+ * With irq->simulate, the IR after all passes goes on to PTX, which runs on
+ * the simulator with num_warps * 32 threads per CTA. */
 typedef struct RtInterpRequest {
     const char *args, *grid, *print;
     uint64_t seed;
+    /* compile to PTX and run the PTX on the simulator (sim/) instead of the
+     * IR on the interpreter; same inputs, same printout */
+    bool simulate;
 } RtInterpRequest;
 bool rt_interpret(const RtRequest *rq, const RtInterpRequest *irq, RtResult *out);
 

@@ -11,7 +11,9 @@
  * Conventions: every function that can fail returns a tric_status (0 =
  * TRIC_OK). Where it takes `char **errors`, a failure stores a malloc'd,
  * NUL-terminated message there (the caller frees it); success stores NULL.
- * Passing errors = NULL drops the message. The library never exits or prints.
+ * Passing errors = NULL drops the message. The library never exits, and
+ * prints only what a kernel run by tric_interpret prints (to stdout, as a
+ * GPU kernel's printf does; tric_interpret_print takes a callback instead).
  * Compiling needs no GPU; launching and the memory helpers load libcuda.so.1
  * at first use and use the device's primary context (device 0), so device
  * pointers from PyTorch or the CUDA runtime can be passed directly.
@@ -45,6 +47,12 @@ typedef struct tric_options {
     int num_warps;      /* threads per program = 32 * num_warps; power of two 1..32;
                            0 = 4 */
     int num_stages;     /* software pipelining depth; 0 = 3 */
+    int debug;          /* nonzero: device assertions (tl.device_assert, the assert
+                           statement) are compiled into the PTX, as Triton's
+                           debug=True / TRITON_DEBUG=1; a failing one stops the
+                           kernel with CUDA's "Assertion `msg` failed" message and
+                           the next synchronizing call fails. 0: they cost nothing
+                           on the GPU. tric_interpret checks them either way. */
 } tric_options;
 
 typedef struct tric_kernel tric_kernel;
@@ -86,6 +94,10 @@ int tric_kernel_num_warps(const tric_kernel *k);         /* block = 32 * num_war
 int tric_kernel_shared_bytes(const tric_kernel *k);      /* dynamic shared memory per launch */
 const char *tric_kernel_ir(const tric_kernel *k);        /* the IR after all passes */
 int tric_kernel_cache_hit(const tric_kernel *k);         /* 1: read from the disk cache */
+/* The notes the compilation wrote (tl.static_print's output, formatted as
+ * "file:line:col: note: ..." with the source line); "" when none, and for
+ * a kernel read from the disk cache, which was not compiled now. */
+const char *tric_kernel_log(const tric_kernel *k);
 /* cuFuncGetAttribute NUM_REGS and LOCAL_SIZE_BYTES (spilled bytes per
  * thread); loads the module, so it needs the driver. */
 int tric_kernel_attributes(tric_kernel *k, int *num_regs, int *local_bytes, char **errors);
@@ -127,6 +139,26 @@ typedef struct tric_host_buffer {
  * written in place. */
 int tric_interpret(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, const uint64_t *slots,
                    int n_buffers, const tric_host_buffer *bufs, char **errors);
+
+/* What the kernel prints (print, tl.device_print) under the interpreter:
+ * one line per element, in Triton's device_print format
+ *     pid (0, 0, 0) idx (3) x: 1.500000
+ *     pid (1, 0, 0) idx (0, 12) y: 0x3c00          (hex=True: the bits)
+ *     pid (0, 0, 0) hello                          (no values)
+ * operand by operand, elements in row-major order, programs in grid order
+ * (x fastest); floats with %f, integers in decimal, bool as 0/1, pointers as
+ * 0x... A failed device assertion (checked always, debug or not) ends the
+ * run with TRIC_ERR_INTERPRET and "file:line:col: error: device assertion
+ * failed: MSG: element (3) in program (1, 0, 0)" plus the source line and
+ * a caret. tric_interpret writes the lines to stdout (and flushes it);
+ * tric_interpret_print hands them to print(text, len, user) instead
+ * (text NUL-terminated, whole lines, len bytes; called once at the end of
+ * the run, also when it failed, and not at all when nothing was printed;
+ * print NULL drops them). */
+typedef void (*tric_print_fn)(const char *text, size_t len, void *user);
+int tric_interpret_print(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, const uint64_t *slots,
+                         int n_buffers, const tric_host_buffer *bufs, tric_print_fn print, void *user,
+                         char **errors);
 
 /* Small device helpers for C programs (PyTorch users do not need them). */
 int tric_mem_alloc(uint64_t *dptr, size_t bytes, char **errors);

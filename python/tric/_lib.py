@@ -46,7 +46,8 @@ class _Param(ctypes.Structure):
 
 
 class _Options(ctypes.Structure):
-    _fields_ = [("arch", ctypes.c_char_p), ("num_warps", ctypes.c_int), ("num_stages", ctypes.c_int)]
+    _fields_ = [("arch", ctypes.c_char_p), ("num_warps", ctypes.c_int), ("num_stages", ctypes.c_int),
+                ("debug", ctypes.c_int)]
 
 
 class _HostBuffer(ctypes.Structure):
@@ -73,6 +74,8 @@ def _find():
 
 _P = ctypes.c_void_p
 _ERR = ctypes.POINTER(ctypes.c_void_p)
+# tric_print_fn: what a kernel prints under the interpreter (text, len, user)
+PRINT_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)
 
 # name: (restype, argtypes)
 _PROTOTYPES = {
@@ -94,6 +97,9 @@ _PROTOTYPES = {
     "tric_launch_packed": (ctypes.c_int, [_P, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, _P, _P, _ERR]),
     "tric_interpret": (ctypes.c_int, [_P, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, _P, ctypes.c_int,
                                       ctypes.POINTER(_HostBuffer), _ERR]),
+    "tric_interpret_print": (ctypes.c_int, [_P, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, _P, ctypes.c_int,
+                                            ctypes.POINTER(_HostBuffer), PRINT_FN, _P, _ERR]),
+    "tric_kernel_log": (ctypes.c_char_p, [_P]),
     "tric_mem_alloc": (ctypes.c_int, [ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t, _ERR]),
     "tric_mem_free": (ctypes.c_int, [ctypes.c_uint64, _ERR]),
     "tric_memset_d8": (ctypes.c_int, [ctypes.c_uint64, ctypes.c_ubyte, ctypes.c_size_t, _P, _ERR]),

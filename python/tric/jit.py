@@ -451,7 +451,8 @@ class CompiledKernel:
             else:
                 raise TypeError("tric: cannot pass a %s scalar from Python (parameter %s)" % (p.type, p.name))
         err = ctypes.c_void_p()
-        st = _lib.lib.tric_interpret(self._handle, gx, gy, gz, slots, n_bufs, bufs, ctypes.byref(err))
+        st = _lib.lib.tric_interpret_print(self._handle, gx, gy, gz, slots, n_bufs, bufs, _PRINT_TO_STDOUT, None,
+                                           ctypes.byref(err))
         if st:
             _lib.raise_status(st, err)
 
@@ -464,6 +465,23 @@ class CompiledKernel:
                 else:
                     self._launch(gx, gy, gz, stream if stream is not None else current_stream(), args)
         return runner
+
+
+def _print_to_stdout(text, length, user):
+    """What a kernel prints under TRIC_INTERPRET=1 goes to sys.stdout (so
+    that redirection and capture see it, unlike the C library's stdout)."""
+    sys.stdout.write(ctypes.string_at(text, length).decode("utf-8", "replace"))
+
+
+_PRINT_TO_STDOUT = _lib.PRINT_FN(_print_to_stdout)
+
+
+def debug_default():
+    """Triton's TRITON_DEBUG=1 (or TRIC_DEBUG=1): kernels are compiled with
+    their device assertions (read at each compile)."""
+    if _ENV is not None:
+        return _ENV.get(b"TRITON_DEBUG") == b"1" or _ENV.get(b"TRIC_DEBUG") == b"1"
+    return os.environ.get("TRITON_DEBUG") == "1" or os.environ.get("TRIC_DEBUG") == "1"
 
 
 def normalize_grid(grid):
@@ -614,8 +632,6 @@ class JITFunction(KernelInterface):
                  noinline=None):
         if not inspect.isfunction(fn):
             raise TypeError("tric.jit: expected a function, got %r" % (fn,))
-        if debug:
-            raise NotImplementedError("tric.jit: debug=True (device asserts) is not supported")
         if noinline:
             raise NotImplementedError("tric.jit: noinline=True is not supported; tric inlines every call")
         self.fn = fn
@@ -636,7 +652,10 @@ class JITFunction(KernelInterface):
         self.do_not_specialize = self._indices(do_not_specialize, "do_not_specialize")
         self.do_not_specialize_on_alignment = self._indices(do_not_specialize_on_alignment,
                                                             "do_not_specialize_on_alignment")
-        self.cache = {}   # (specialization, num_warps, num_stages) -> CompiledKernel
+        # debug=True compiles tl.device_assert / assert into the GPU code (the
+        # interpreter always checks them); None: TRITON_DEBUG=1 decides
+        self.debug = debug
+        self.cache = {}   # (specialization, num_warps, num_stages, debug) -> CompiledKernel
         self._source = None
         self._bind = self._make_binder()
 
@@ -691,13 +710,18 @@ class JITFunction(KernelInterface):
     def src(self):
         return inspect.getsource(self.fn)
 
+    def _debug(self):
+        return bool(self.debug) if self.debug is not None else debug_default()
+
     def _options(self, extra):
-        num_warps, num_stages = DEFAULT_NUM_WARPS, DEFAULT_NUM_STAGES
+        num_warps, num_stages, debug = DEFAULT_NUM_WARPS, DEFAULT_NUM_STAGES, None
         for k, v in extra.items():
             if k == "num_warps":
                 num_warps = v
             elif k == "num_stages":
                 num_stages = v
+            elif k == "debug":
+                debug = v
             elif k == "num_ctas":
                 if v != 1:
                     raise ValueError("tric: num_ctas=%r: thread block clusters are not supported (use 1)" % (v,))
@@ -705,9 +729,9 @@ class JITFunction(KernelInterface):
                 raise ValueError("tric: maxnreg is not supported (tric leaves register allocation to ptxas)")
             else:
                 raise KeyError("Keyword argument %s was specified but unrecognised" % k)
-        return num_warps, num_stages
+        return num_warps, num_stages, bool(debug) if debug is not None else self._debug()
 
-    def _compile(self, bound, spec, num_warps, num_stages):
+    def _compile(self, bound, spec, num_warps, num_stages, debug=False):
         parts = []
         for i, name in enumerate(self.arg_names):
             parts.append(_spell_constexpr(name, bound[i]) if i in self.constexprs else spec[i])
@@ -715,13 +739,16 @@ class JITFunction(KernelInterface):
         if self._source is None:
             self._source = _kernel_source(self.fn)
         path, text = self._source
-        opts = _lib._Options(None, num_warps, num_stages)
+        opts = _lib._Options(None, num_warps, num_stages, 1 if debug else 0)
         handle, err = ctypes.c_void_p(), ctypes.c_void_p()
         st = _lib.lib.tric_compile_source(path.encode(), text.encode(), self.fn.__name__.encode(),
                                           signature.encode(), ctypes.byref(opts), ctypes.byref(handle),
                                           ctypes.byref(err))
         if st:
             _lib.raise_status(st, err)
+        log = _lib.lib.tric_kernel_log(handle)
+        if log:   # tl.static_print's notes, printed at compile time as in Triton
+            sys.stdout.write(log.decode("utf-8", "replace"))
         return CompiledKernel(handle.value, self.arg_names, signature, num_stages)
 
     def run(self, *args, grid, warmup=False, **kwargs):
@@ -730,11 +757,12 @@ class JITFunction(KernelInterface):
             args = [host_arg(a) for a in args]
             kwargs = {k: host_arg(v) for k, v in kwargs.items()}
         bound, spec, extra = self._bind(*args, **kwargs)
-        num_warps, num_stages = self._options(extra) if extra else (DEFAULT_NUM_WARPS, DEFAULT_NUM_STAGES)
-        key = (spec, num_warps, num_stages)
+        num_warps, num_stages, debug = (self._options(extra) if extra
+                                        else (DEFAULT_NUM_WARPS, DEFAULT_NUM_STAGES, self._debug()))
+        key = (spec, num_warps, num_stages, debug)
         kernel = self.cache.get(key)
         if kernel is None:
-            kernel = self.cache[key] = self._compile(bound, spec, num_warps, num_stages)
+            kernel = self.cache[key] = self._compile(bound, spec, num_warps, num_stages, debug)
         if callable(grid):
             grid = grid(dict(zip(self.arg_names, bound)))
         gx, gy, gz = normalize_grid(grid)

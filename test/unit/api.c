@@ -20,7 +20,7 @@ static const char add_src[] =
     "    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)\n";
 
 static void test_compile_ok(void) {
-    tric_options opt = {"sm_90a", 8, 0};
+    tric_options opt = {.arch = "sm_90a", .num_warps = 8, .num_stages = 0};
     tric_kernel *k = NULL;
     char *err = (char *)1;
     int st = tric_compile_source("add.py", add_src, "add_kernel", "*fp32:16, *fp32:16, *fp16, i32, 256", &opt, &k, &err);
@@ -73,11 +73,11 @@ static void test_compile_errors(void) {
 static void test_bad_arguments(void) {
     tric_kernel *k = NULL;
     char *err = NULL;
-    tric_options bad_arch = {"sm_75", 0, 0};
+    tric_options bad_arch = {.arch = "sm_75", .num_warps = 0, .num_stages = 0};
     CHECK(tric_compile_source("a.py", add_src, "add_kernel", "*fp32, *fp32, *fp32, i32, 64", &bad_arch, &k, &err) == TRIC_ERR_ARG);
     CHECK(err && strstr(err, "sm_75"));
     tric_free(err);
-    tric_options bad_warps = {"sm_80", 3, 0};
+    tric_options bad_warps = {.arch = "sm_80", .num_warps = 3, .num_stages = 0};
     CHECK(tric_compile_source("a.py", add_src, "add_kernel", "*fp32, *fp32, *fp32, i32, 64", &bad_warps, &k, &err) == TRIC_ERR_ARG);
     tric_free(err);
     CHECK(tric_compile_source("a.py", NULL, "add_kernel", "i32", NULL, &k, &err) == TRIC_ERR_ARG);
@@ -94,7 +94,7 @@ static void test_launch(void) {
     char arch[16], *err = NULL;
     int st = tric_device_arch(arch, sizeof arch, &err);
     tric_kernel *k = NULL;
-    tric_options opt = {NULL, 4, 0};
+    tric_options opt = {.arch = NULL, .num_warps = 4, .num_stages = 0};
     CHECK(tric_compile_source("add.py", add_src, "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 128", &opt, &k, NULL) == TRIC_OK);
     CHECK(st == TRIC_OK || (err && err[0]));
     tric_free(err);

@@ -84,7 +84,7 @@ static TestBlock *blocks_read_dir(const char *dir_path, int *n) {
         names[n_names++] = strdup(e->d_name);
     }
     closedir(dir);
-    qsort(names, (size_t)n_names, sizeof *names, blocks_name_cmp);
+    if (n_names) qsort(names, (size_t)n_names, sizeof *names, blocks_name_cmp);
     for (int i = 0; i < n_names; i++) {
         char path[256];
         snprintf(path, sizeof path, "%s/%s", dir_path, names[i]);

@@ -5,13 +5,22 @@
  * to the next; the first difference is printed as a FAIL line naming the
  * pass, the buffer and the element. Afterwards d.prev holds the outputs of
  * the last stage (the IR ptxgen receives), for comparisons with the
- * simulated PTX or a reference. Free with diff_free. */
+ * simulated PTX or a reference. Free with diff_free.
+ *
+ * diff_simulate(&d, rq) then compiles rq to PTX, runs the PTX on the
+ * simulator (sim/) over fresh inputs from the same d.args/d.grid/d.seed,
+ * and compares every buffer with d.prev: bit-identical, except float
+ * buffers of kernels whose IR has approximate math (exp, exp2, log, log2,
+ * sqrt, rsqrt, float div: see doc/sim.md), which may differ by up to
+ * DIFF_SIM_ULPS units in the last place. One FAIL line names the first
+ * difference. */
 #ifndef TRIC_TEST_DIFFERENTIAL_H
 #define TRIC_TEST_DIFFERENTIAL_H
 
 #include "base/base.h"
 #include "interp/interp.h"
 #include "runtime/rt.h"
+#include "sim/sim.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,8 +65,8 @@ static void run_stage(Diff *d, IrFunc *fn, Snapshot *s) {
         arena_free_all(a);
         return;
     }
-    InterpLaunch l = {{setup.grid[0], setup.grid[1], setup.grid[2]}, setup.args, setup.n_args,
-                      setup.buffers, setup.n_buffers, 0};
+    InterpLaunch l = {.grid = {setup.grid[0], setup.grid[1], setup.grid[2]}, .args = setup.args,
+                      .n_args = setup.n_args, .buffers = setup.buffers, .n_buffers = setup.n_buffers};
     s->ok = interp_run(fn, &l, &err);
     s->error = buf_take(&err);
     for (uint32_t i = 0; i < setup.n_buffers && i < 32; i++) {
@@ -128,6 +137,128 @@ static void diff_free(Diff *d) {
     snapshot_free(&d->cur);
     free(d->unsupported_why);
     d->unsupported_why = NULL;
+}
+
+
+/* ---- the simulated PTX against the interpreter ---- */
+
+/* GPU math the simulator models by the interpreter's own C functions agrees
+ * bit for bit; what differs is ptxgen's own routines (f32 log/log2 and f64
+ * exp/exp2/log/log2 in mathlib.c, within 1 ulp) against libm (within 1 ulp
+ * as well): 2 ulp apart at most, and one more where a half-precision result
+ * rounds back from f32. */
+#ifndef DIFF_SIM_ULPS
+#define DIFF_SIM_ULPS 2
+#endif
+
+/* Does the IR text contain an op whose GPU code is approximate? */
+static inline bool diff_ir_is_approx(const char *ir) {
+    static const char *const ops[] = {"= exp ", "= exp2 ", "= log ", "= log2 ", "= sqrt ", "= rsqrt "};
+    for (const char *line = ir; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        char buf[512];
+        snprintf(buf, sizeof buf, "%.*s", (int)n, line);
+        for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+            if (strstr(buf, ops[i])) return true;
+        if (strstr(buf, "= div ") && (strstr(buf, "f32") || strstr(buf, "f16"))) return true;
+        line = end ? end + 1 : NULL;
+    }
+    return false;
+}
+
+/* A float's bits as a point on a line where neighbours differ by 1. */
+static inline int64_t diff_ordered(ElemType e, uint64_t bits) {
+    int w = elem_bits(e);
+    uint64_t sign = UINT64_C(1) << (w - 1);
+    int64_t mag = (int64_t)(bits & (sign - 1));
+    return bits & sign ? -mag : mag;
+}
+
+/* The simulator's side of diff_simulate, run on the IR of the last stage
+ * (the IR ptx_emit receives; no reparse of its text). */
+typedef struct DiffSim {
+    Diff *d;
+    const RtResult *res;
+    const char *arch;
+    int last;
+    bool ok;
+} DiffSim;
+
+static inline void diff_sim_stage(IrFunc *fn, const char *stage, int index, void *ud) {
+    DiffSim *ds = ud;
+    Diff *d = ds->d;
+    if (index != ds->last) return;
+    Arena *a = arena_new();
+    InterpSetup setup;
+    Buf err = {0};
+    if (!interp_setup(a, fn, d->args, d->grid, d->seed, &setup, &err)) {
+        printf("FAIL %s [%s]: inputs: %s", d->where, ds->arch, buf_str(&err));
+        goto done;
+    }
+    InterpLaunch l = {.grid = {setup.grid[0], setup.grid[1], setup.grid[2]}, .args = setup.args,
+                      .n_args = setup.n_args, .buffers = setup.buffers, .n_buffers = setup.n_buffers};
+    SimLaunch sl = {ds->res->text, ds->res->kernel_name, 32u * (uint32_t)ds->res->num_warps,
+                    (uint32_t)ds->res->shared_bytes, &l, 0};
+    bool ran = sim_run(&sl, &err);
+    if (ran != d->prev.ok) {
+        if (ran) printf("FAIL %s [%s]: the interpreter fails, the simulated PTX runs:\n%s", d->where, ds->arch,
+                        d->prev.error);
+        else printf("FAIL %s [%s]: the simulated PTX fails:\n%s", d->where, ds->arch, buf_str(&err));
+        goto done;
+    }
+    ds->ok = true;
+    bool approx = diff_ir_is_approx(ds->res->ir);
+    for (uint32_t i = 0; ran && ds->ok && i < setup.n_buffers && i < d->prev.n; i++) {
+        const InterpBuffer *x = &d->prev.bufs[i], *y = &setup.buffers[i];
+        size_t eb = y->elem == ET_COUNT ? 1 : (size_t)elem_bytes(y->elem);
+        bool is_float = y->elem != ET_COUNT && elem_is_float(y->elem);
+        for (size_t k = 0; k + eb <= y->bytes; k += eb) {
+            uint64_t u = 0, v = 0;
+            memcpy(&u, (char *)x->base + k, eb);
+            memcpy(&v, (char *)y->base + k, eb);
+            if (u == v) continue;
+            int64_t ulps = is_float ? diff_ordered(y->elem, u) - diff_ordered(y->elem, v) : 0;
+            if (approx && is_float && ulps >= -DIFF_SIM_ULPS && ulps <= DIFF_SIM_ULPS) continue;
+            double du = y->elem == ET_COUNT ? (double)u
+                        : interp_slot_to_double(y->elem, is_float ? u : interp_int_norm(y->elem, u));
+            double dv = y->elem == ET_COUNT ? (double)v
+                        : interp_slot_to_double(y->elem, is_float ? v : interp_int_norm(y->elem, v));
+            printf("FAIL %s [%s]: buffer '%s' element %zu is 0x%llx (%.9g) from the interpreter, 0x%llx (%.9g) "
+                   "from the simulated PTX%s\n", d->where, ds->arch, y->name, k / eb, (unsigned long long)u, du,
+                   (unsigned long long)v, dv, approx && is_float ? " (beyond the ulp bound)" : "");
+            ds->ok = false;
+            break;
+        }
+    }
+done:
+    buf_free(&err);
+    arena_free_all(a);
+}
+
+/* Compiles rq (its target picks sm and num_warps; emit is forced to PTX),
+ * simulates the PTX on d's inputs and compares with d->prev. Call it after
+ * rt_each_stage(rq, diff_on_stage, d, ...) with the same rq. Returns true
+ * when they agree (or d has nothing to compare: d->unsupported, or a
+ * failed stage); false after printing one FAIL line. */
+static inline bool diff_simulate(Diff *d, const RtRequest *rq) {
+    if (d->unsupported || d->failed || !d->prev.ran || d->stages == 0) return true;
+    RtRequest prq = *rq;
+    prq.emit = RT_EMIT_PTX;
+    RtResult res;
+    char arch[32];
+    snprintf(arch, sizeof arch, "sm_%d%s/%dw", prq.target.sm, prq.target.arch_a ? "a" : "", prq.target.num_warps);
+    if (!rt_compile(&prq, &res)) {
+        printf("FAIL %s [%s]: does not compile to PTX:\n%s", d->where, arch, res.diag);
+        rt_result_free(&res);
+        return false;
+    }
+    DiffSim ds = {d, &res, arch, d->stages - 1, false};
+    char *diag = NULL;
+    if (!rt_each_stage(rq, diff_sim_stage, &ds, &diag)) printf("FAIL %s [%s]:\n%s", d->where, arch, diag);
+    free(diag);
+    rt_result_free(&res);
+    return ds.ok;
 }
 
 #endif

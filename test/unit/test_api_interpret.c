@@ -27,7 +27,7 @@ static const char src[] =
     "    tl.store(x_ptr, tl.load(x_ptr) // d)\n";
 
 static tric_kernel *compile(const char *kernel, const char *sig) {
-    tric_options opt = {"sm_80", 0, 0};
+    tric_options opt = {.arch = "sm_80", .num_warps = 0, .num_stages = 0};
     tric_kernel *k = NULL;
     char *err = NULL;
     int st = tric_compile_source("kern.py", src, kernel, sig, &opt, &k, &err);
@@ -146,7 +146,7 @@ static void test_from_file_and_cache(void) {
     fclose(f);
     setenv("TRIC_CACHE_DIR", cache, 1);
     for (int round = 0; round < 2; round++) {
-        tric_options opt = {"sm_80", 0, 0};
+        tric_options opt = {.arch = "sm_80", .num_warps = 0, .num_stages = 0};
         tric_kernel *k = NULL;
         CHECK(tric_compile_file(path, "idiv", "*i32, i32", &opt, &k, NULL) == TRIC_OK);
         if (!k) break;

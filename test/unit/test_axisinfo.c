@@ -82,7 +82,7 @@ static ValId hint(IrBuilder *b, Opcode opc, ValId x, int32_t v) {
 }
 
 static IrFunc *new_func(Ctx **c, IrBuilder *b) {
-    Target t = {80, false, 4, 3};
+    Target t = {.sm = 80, .num_warps = 4, .num_stages = 3};
     *c = ctx_new(&t);
     IrFunc *fn = ir_func_new(*c, "k");
     IrBuilder init = {fn, fn->body, NULL, {0}};

@@ -96,7 +96,7 @@ static void same_kernel(const tric_kernel *a, const tric_kernel *b) {
 }
 
 static void test_hit_and_miss(const char *dir) {
-    tric_options opt = {"sm_80", 4, 3};
+    tric_options opt = {.arch = "sm_80", .num_warps = 4, .num_stages = 3};
     tric_kernel *a = compile(src, sig, &opt);
     tric_kernel *b = compile(src, sig, &opt);
     CHECK(a && b);
@@ -110,9 +110,12 @@ static void test_hit_and_miss(const char *dir) {
     CHECK(tric_kernel_num_params(a) == 3);
 
     /* every part of the key makes a new entry */
-    tric_options warps8 = {"sm_80", 8, 3}, stages2 = {"sm_80", 4, 2}, sm90 = {"sm_90a", 4, 3};
-    const tric_options *opts[] = {&warps8, &stages2, &sm90};
-    for (int i = 0; i < 3; i++) {
+    tric_options warps8 = {.arch = "sm_80", .num_warps = 8, .num_stages = 3};
+    tric_options stages2 = {.arch = "sm_80", .num_warps = 4, .num_stages = 2};
+    tric_options sm90 = {.arch = "sm_90a", .num_warps = 4, .num_stages = 3};
+    tric_options debug = {.arch = "sm_80", .num_warps = 4, .num_stages = 3, .debug = 1};
+    const tric_options *opts[] = {&warps8, &stages2, &sm90, &debug};
+    for (int i = 0; i < 4; i++) {
         tric_kernel *k = compile(src, sig, opts[i]);
         CHECK(k && !tric_kernel_cache_hit(k));
         tric_kernel_free(k);
@@ -133,7 +136,7 @@ static void test_hit_and_miss(const char *dir) {
 
 /* Damage the entry in each way a reader could meet it. */
 static void test_corrupt(const char *dir) {
-    tric_options opt = {"sm_86", 4, 3};
+    tric_options opt = {.arch = "sm_86", .num_warps = 4, .num_stages = 3};
     tric_kernel *k = compile(src, sig, &opt);
     tric_kernel_free(k);
     int before = count_entries(dir);
@@ -178,7 +181,7 @@ static void test_cache_off(void) {
     char dir[] = "/tmp/tric-cache-off-XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
     setenv("TRIC_CACHE_DIR", "off", 1);
-    tric_options opt = {"sm_80", 4, 3};
+    tric_options opt = {.arch = "sm_80", .num_warps = 4, .num_stages = 3};
     tric_kernel *a = compile(src, sig, &opt), *b = compile(src, sig, &opt);
     CHECK(a && b && !tric_kernel_cache_hit(a) && !tric_kernel_cache_hit(b));
     tric_kernel_free(a);
@@ -204,7 +207,7 @@ static void test_errors_not_cached(const char *dir) {
 static void test_no_driver(void) {
     char arch[16];
     if (tric_device_arch(arch, sizeof arch, NULL) != TRIC_ERR_NO_DRIVER) return;   /* a GPU: test/gpu covers it */
-    tric_options opt = {"sm_80", 4, 3};
+    tric_options opt = {.arch = "sm_80", .num_warps = 4, .num_stages = 3};
     tric_kernel *k = compile(src, sig, &opt);
     if (!k) return;
     uint64_t slots[3] = {0, 0, 100};

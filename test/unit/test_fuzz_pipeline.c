@@ -70,7 +70,7 @@ static char *mutate(const char *src, const Token *toks, int n, uint64_t *seed) {
 
 /* A compile that fails must fail as a user error: located, not internal. */
 static int check_one(const char *path, const char *src, const TestBlock *b, const char *arch, int *n_ok) {
-    tric_options opt = {arch, 4, 3};
+    tric_options opt = {.arch = arch, .num_warps = 4, .num_stages = 3};
     tric_kernel *k = NULL;
     char *err = NULL;
     int rc = tric_compile_source(path, src, b->kernel, b->signature, &opt, &k, &err);
@@ -113,7 +113,7 @@ int main(void) {
         Buf src = {0};
         if (!buf_read_file(&src, blocks[b].path)) continue;
         /* the tokens of the original point into the context's copy of the text: mutate that copy */
-        Target t = {80, false, 4, 3};
+        Target t = {.sm = 80, .num_warps = 4, .num_stages = 3};
         Ctx *c = ctx_new(&t);
         SrcFile *sf = srcfile_from_string(c, blocks[b].path, buf_str(&src));
         int n_toks = 0;

@@ -272,7 +272,7 @@ static IrOp *store(IrBuilder *b, ValId p, ValId v, ValId mask) {
 }
 
 static IrFunc *new_func(Ctx **c, IrBuilder *b, int num_warps) {
-    Target t = {80, false, num_warps, 3};
+    Target t = {.sm = 80, .num_warps = num_warps, .num_stages = 3};
     *c = ctx_new(&t);
     IrFunc *fn = ir_func_new(*c, "k");
     IrBuilder init = {fn, fn->body, NULL, {0}};

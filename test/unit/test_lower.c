@@ -102,7 +102,7 @@ typedef struct Result {
 /* Lowers `kernel` of `src` with signature `sig`; fn NULL on error (the
  * message is in ctx->diag). */
 static Result lower(const char *src, const char *kernel, const char *sig) {
-    Target t = {80, false, 4, 3};
+    Target t = {.sm = 80, .num_warps = 4, .num_stages = 3};
     Result r = {ctx_new(&t), NULL};
     jmp_buf jb;
     r.ctx->bail = &jb;

@@ -1,0 +1,657 @@
+/* PTX text -> SimModule: one statement per line as ptxgen writes it.
+ * Directives set up the module (registers, params, shared symbols, .file and
+ * .loc); every instruction is decoded once: the opcode is split at '.', each
+ * part is a base op, a type or a modifier, and anything not recognised is an
+ * error naming the PTX line, never silently ignored. */
+#include "simops.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct { const char *name; int n_opd; } op_info[] = {
+#define X(e, s, n) {s, n},
+    SIM_OPS(X)
+#undef X
+};
+
+static const struct { const char *name; int bits; SimKind kind; } ty_info[] = {
+    {"", 0, SK_NONE},
+#define X(e, s, b, k) {s, b, k},
+    SIM_TYPES(X)
+#undef X
+};
+
+int sim_ty_bits(SimTy t) { return ty_info[t].bits; }
+SimKind sim_ty_kind(SimTy t) { return ty_info[t].kind; }
+const char *sim_op_name(SimOp op) { return op_info[op].name; }
+
+static const struct { const char *name; uint32_t bit; } mod_names[] = {
+    {"rn", SM_RN}, {"rz", SM_RZ}, {"rm", SM_RM}, {"rp", SM_RP}, {"rni", SM_RNI}, {"rzi", SM_RZI},
+    {"rmi", SM_RMI}, {"rpi", SM_RPI}, {"ftz", SM_FTZ}, {"sat", SM_SAT}, {"approx", SM_APPROX},
+    {"full", SM_FULL}, {"wide", SM_WIDE}, {"NaN", SM_NAN}, {"global", SM_GLOBAL},
+    {"shared", SM_SHARED}, {"param", SM_PARAM}, {"to", SM_TO}, {"uni", SM_UNI}, {"sync", SM_SYNC},
+    {"volatile", SM_VOLATILE},
+};
+
+/* cache operators and eviction priorities: hints only */
+static const char *const hint_names[] = {
+    "ca", "cg", "cs", "lu", "cv", "wb", "wt", "L1::evict_first", "L1::evict_last",
+    "L1::evict_normal", "L1::no_allocate", "L2::evict_first", "L2::evict_last",
+};
+
+static const char *const cmp_names[] = {
+    "", "eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu",
+    "gtu", "geu", "num", "nan", "finite", "infinite", "number", "notanumber", "normal", "subnormal",
+};
+
+static const char *const special_names[] = {
+    "%tid.x", "%tid.y", "%tid.z", "%ntid.x", "%ntid.y", "%ntid.z", "%ctaid.x", "%ctaid.y",
+    "%ctaid.z", "%nctaid.x", "%nctaid.y", "%nctaid.z", "%laneid", "%warpid",
+};
+
+/* A declared register family: %r<54> gives r0..r53; %foo alone one register. */
+typedef struct RegFamily {
+    const char *prefix;
+    uint32_t base, count;
+    bool single;
+} RegFamily;
+
+typedef struct Label {
+    const char *name;
+    uint32_t ins;
+} Label;
+
+typedef struct SharedSym {
+    const char *name;
+    uint32_t addr;
+} SharedSym;
+
+typedef struct Loader {
+    Arena *a;
+    SimModule *m;
+    Buf *err;
+    int line;
+    int loc_file, loc_line;
+    RegFamily *fams;
+    uint32_t n_fams, cap_fams;
+    Label *labels, *uses;    /* uses: label name + the instruction that names it */
+    uint32_t n_labels, cap_labels, n_uses, cap_uses;
+    SharedSym *syms;
+    uint32_t n_syms, cap_syms;
+    int in_entry;            /* 0 before, 1 inside the entry's body, 2 after */
+    bool skip;               /* inside an entry we are not running */
+    int depth;
+} Loader;
+
+static bool fail(Loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool fail(Loader *L, const char *fmt, ...) {
+    if (L->loc_file > 0 && (uint32_t)L->loc_file < L->m->n_files && L->m->files[L->loc_file])
+        buf_printf(L->err, "sim: %s:%d: ", L->m->files[L->loc_file], L->loc_line);
+    else
+        buf_puts(L->err, "sim: ");
+    buf_printf(L->err, "PTX line %d: ", L->line);
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(L->err, fmt, ap);
+    va_end(ap);
+    buf_putc(L->err, '\n');
+    return false;
+}
+
+void sim_put_prefix(Buf *err, const SimModule *m, const SimIns *in) {
+    buf_puts(err, "sim: ");
+    if (in->loc_file > 0 && (uint32_t)in->loc_file < m->n_files && m->files[in->loc_file])
+        buf_printf(err, "%s:%d: ", m->files[in->loc_file], in->loc_line);
+}
+
+static const char *skip_ws(const char *s) {
+    while (*s == ' ' || *s == '\t') s++;
+    return s;
+}
+
+static bool starts(const char *s, const char *word) {
+    size_t n = strlen(word);
+    return !strncmp(s, word, n) && !isalnum((unsigned char)s[n]) && s[n] != '_';
+}
+
+static char *trimmed(Arena *a, const char *s, size_t n) {
+    while (n && isspace((unsigned char)*s)) s++, n--;
+    while (n && isspace((unsigned char)s[n - 1])) n--;
+    return arena_strndup(a, s, n);
+}
+
+static SimTy find_type(const char *s) {
+    for (int t = 1; t < ST_COUNT; t++)
+        if (!strcmp(ty_info[t].name, s)) return (SimTy)t;
+    return ST_NONE;
+}
+
+/* ---- registers ---- */
+
+static bool declare_regs(Loader *L, const char *s) {
+    /* .reg .TYPE %name<N>;  or  .reg .TYPE %a, %b; */
+    s = skip_ws(s + 4);
+    if (*s != '.') return fail(L, "expected a type after .reg");
+    const char *t = ++s;
+    while (isalnum((unsigned char)*s)) s++;
+    SimTy ty = find_type(arena_strndup(L->a, t, (size_t)(s - t)));
+    if (!ty) return fail(L, "unknown register type '.%.*s'", (int)(s - t), t);
+    for (;;) {
+        s = skip_ws(s);
+        if (*s != '%') return fail(L, "expected a register name in .reg");
+        const char *n = ++s;
+        while (isalnum((unsigned char)*s) || *s == '_' || *s == '$') s++;
+        RegFamily f = {arena_strndup(L->a, n, (size_t)(s - n)), L->m->n_regs, 1, true};
+        if (*s == '<') {
+            f.count = (uint32_t)strtoul(s + 1, (char **)&s, 10);
+            f.single = false;
+            if (*s++ != '>') return fail(L, "expected '>' in .reg");
+        }
+        for (uint32_t i = 0; i < f.count; i++)
+            VEC_PUSH(L->a, L->m->reg_bits, L->m->n_regs, L->m->cap_regs, (uint8_t)ty_info[ty].bits);
+        VEC_PUSH(L->a, L->fams, L->n_fams, L->cap_fams, f);
+        s = skip_ws(s);
+        if (*s == ',') {
+            s++;
+            continue;
+        }
+        if (*s == ';') return true;
+        return fail(L, "expected ';' after .reg");
+    }
+}
+
+/* "%r12" -> its index; SIM_NOREG (and a message) if undeclared */
+static uint32_t reg_index(Loader *L, const char *name) {
+    for (uint32_t i = 0; i < L->n_fams; i++) {
+        const RegFamily *f = &L->fams[i];
+        size_t pl = strlen(f->prefix);
+        if (strncmp(name, f->prefix, pl)) continue;
+        const char *rest = name + pl;
+        if (f->single) {
+            if (!*rest) return f->base;
+            continue;
+        }
+        if (!*rest || !isdigit((unsigned char)*rest)) continue;
+        char *end;
+        unsigned long k = strtoul(rest, &end, 10);
+        if (*end) continue;
+        if (k < f->count) return f->base + (uint32_t)k;
+        fail(L, "register %%%s is beyond its declaration %%%s<%u>", name, f->prefix, f->count);
+        return SIM_NOREG;
+    }
+    fail(L, "undeclared register %%%s", name);
+    return SIM_NOREG;
+}
+
+/* ---- operands ---- */
+
+static bool parse_imm(const char *s, int64_t *out) {
+    char *end;
+    if ((s[0] == '0') && (s[1] == 'f' || s[1] == 'F' || s[1] == 'd' || s[1] == 'D')) {
+        size_t want = (s[1] == 'f' || s[1] == 'F') ? 8 : 16;
+        if (strlen(s + 2) != want) return false;
+        *out = (int64_t)strtoull(s + 2, &end, 16);
+        return *end == 0;
+    }
+    bool neg = *s == '-';
+    const char *d = neg ? s + 1 : s;
+    if (!isdigit((unsigned char)*d)) return false;
+    uint64_t v = strtoull(d, &end, (d[0] == '0' && (d[1] == 'x' || d[1] == 'X')) ? 16 : 10);
+    if (*end == 'U') end++;
+    if (*end) return false;
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return true;
+}
+
+static bool find_symbol(Loader *L, const char *name, int64_t *addr) {
+    for (uint32_t i = 0; i < L->n_syms; i++)
+        if (!strcmp(L->syms[i].name, name)) {
+            *addr = L->syms[i].addr;
+            return true;
+        }
+    return false;
+}
+
+static bool parse_address(Loader *L, SimIns *in, char *s, SimOpd *o) {
+    /* [%rd1], [%rd1+16], [%r3+-4], [name], [sym+8] */
+    size_t n = strlen(s);
+    if (n < 3 || s[n - 1] != ']') return fail(L, "bad address '%s'", s);
+    s[n - 1] = 0;
+    char *body = trimmed(L->a, s + 1, n - 2), *plus = strchr(body, '+');
+    int64_t off = 0;
+    if (plus) {
+        *plus = 0;
+        char *o_text = trimmed(L->a, plus + 1, strlen(plus + 1));
+        if (!parse_imm(o_text, &off)) return fail(L, "bad address offset '%s'", o_text);
+        body = trimmed(L->a, body, strlen(body));
+    }
+    o->imm = off;
+    if (body[0] == '%') {
+        o->kind = SD_MEM;
+        o->reg[0] = reg_index(L, body + 1);
+        return o->reg[0] != SIM_NOREG;
+    }
+    if (in->mods & SM_PARAM) {
+        for (uint32_t i = 0; i < L->m->n_params; i++)
+            if (!strcmp(L->m->params[i].name, body)) {
+                if (off) return fail(L, "offsets into parameters are not modelled");
+                o->kind = SD_PARAM;
+                o->imm = i;
+                return true;
+            }
+        return fail(L, "unknown parameter '%s'", body);
+    }
+    int64_t addr;
+    if (!find_symbol(L, body, &addr)) return fail(L, "unknown symbol '%s' in an address", body);
+    o->kind = SD_MEM;
+    o->reg[0] = SIM_NOREG;
+    o->imm = addr + off;
+    return true;
+}
+
+static bool parse_operand(Loader *L, SimIns *in, char *s, SimOpd *o) {
+    memset(o, 0, sizeof *o);
+    if (s[0] == '[') return parse_address(L, in, s, o);
+    if (s[0] == '{') {
+        size_t n = strlen(s);
+        if (s[n - 1] != '}') return fail(L, "bad vector operand '%s'", s);
+        o->kind = SD_VEC;
+        char *p = s + 1;
+        s[n - 1] = 0;
+        for (;;) {
+            char *comma = strchr(p, ',');
+            if (comma) *comma = 0;
+            char *r = trimmed(L->a, p, strlen(p));
+            if (r[0] != '%') return fail(L, "vector elements must be registers: '%s'", r);
+            if (o->n == 4) return fail(L, "a vector has at most 4 elements");
+            if ((o->reg[o->n++] = reg_index(L, r + 1)) == SIM_NOREG) return false;
+            if (!comma) break;
+            p = comma + 1;
+        }
+        return true;
+    }
+    if (s[0] == '%') {
+        for (size_t i = 0; i < ARRAY_LEN(special_names); i++)
+            if (!strcmp(s, special_names[i])) {
+                o->kind = SD_SPECIAL;
+                o->imm = (int64_t)i;
+                return true;
+            }
+        o->kind = SD_REG;
+        o->reg[0] = reg_index(L, s + 1);
+        return o->reg[0] != SIM_NOREG;
+    }
+    if (in->op == SO_BRA) {
+        o->kind = SD_LABEL;
+        Label u = {arena_strdup(L->a, s), L->m->n_ins};
+        VEC_PUSH(L->a, L->uses, L->n_uses, L->cap_uses, u);
+        return true;
+    }
+    o->kind = SD_IMM;
+    if (parse_imm(s, &o->imm)) return true;
+    if (find_symbol(L, s, &o->imm)) return true;
+    return fail(L, "bad operand '%s'", s);
+}
+
+/* Splits "a, {b, c}, [d+4]" at the commas outside braces and brackets. */
+static int split_operands(Loader *L, const char *s, char **out, int cap) {
+    int n = 0, depth = 0;
+    const char *start = s;
+    for (const char *p = s;; p++) {
+        if (*p == '{' || *p == '[') depth++;
+        if (*p == '}' || *p == ']') depth--;
+        if ((*p == ',' && depth == 0) || !*p) {
+            char *t = trimmed(L->a, start, (size_t)(p - start));
+            if (*t) {
+                if (n == cap) return -1;
+                out[n++] = t;
+            }
+            if (!*p) break;
+            start = p + 1;
+        }
+    }
+    return n;
+}
+
+/* ---- opcodes ---- */
+
+static bool decode_part(Loader *L, SimIns *in, const char *part, int *n_types) {
+    SimTy t = find_type(part);
+    if (t) {
+        if (*n_types == 2) return fail(L, "too many types in '%s'", in->name);
+        in->ty[(*n_types)++] = t;
+        return true;
+    }
+    if (in->op == SO_SETP || in->op == SO_TESTP) {
+        for (size_t i = 1; i < ARRAY_LEN(cmp_names); i++)
+            if (!strcmp(part, cmp_names[i]) && !in->cmp) {
+                in->cmp = (SimCmp)i;
+                return true;
+            }
+    }
+    if (!strcmp(part, "hi") || !strcmp(part, "lo")) {
+        in->mods |= part[0] == 'h' ? SM_HI : SM_LO;
+        return true;
+    }
+    if (!strcmp(part, "v2") || !strcmp(part, "v4")) {
+        in->vec = (uint8_t)(part[1] - '0');
+        return true;
+    }
+    for (size_t i = 0; i < ARRAY_LEN(mod_names); i++)
+        if (!strcmp(part, mod_names[i].name)) {
+            in->mods |= mod_names[i].bit;
+            return true;
+        }
+    if (in->op == SO_LD || in->op == SO_ST)
+        for (size_t i = 0; i < ARRAY_LEN(hint_names); i++)
+            if (!strcmp(part, hint_names[i])) return true;
+    return fail(L, "unknown instruction '%s' (modifier '.%s')", in->name, part);
+}
+
+static bool decode_opcode(Loader *L, SimIns *in, const char *opcode) {
+    in->name = arena_strdup(L->a, opcode);
+    in->vec = 1;
+    const char *dot = strchr(opcode, '.');
+    size_t bl = dot ? (size_t)(dot - opcode) : strlen(opcode);
+    in->op = SO_COUNT;
+    for (int i = 0; i < SO_COUNT; i++)
+        if (strlen(op_info[i].name) == bl && !strncmp(op_info[i].name, opcode, bl)) in->op = (SimOp)i;
+    if (in->op == SO_COUNT) return fail(L, "unknown instruction '%s'", opcode);
+    int n_types = 0;
+    /* parts split at '.', except inside "L1::evict_first" */
+    for (const char *p = dot; p && *p;) {
+        const char *q = strchr(p + 1, '.');
+        char *part = arena_strndup(L->a, p + 1, q ? (size_t)(q - p - 1) : strlen(p + 1));
+        if (!decode_part(L, in, part, &n_types)) return false;
+        p = q;
+    }
+    return true;
+}
+
+/* What each op needs, checked once here so exec.c can trust it. */
+static bool check_shape(Loader *L, SimIns *in) {
+    int want = op_info[in->op].n_opd;
+    if (want >= 0 && in->n_opd != want && !(in->op == SO_MOV && in->n_opd == 2))
+        return fail(L, "'%s' takes %d operands, not %d", in->name, want, in->n_opd);
+    SimKind k = sim_ty_kind(in->ty[0]);
+    switch (in->op) {
+    case SO_BAR:
+        if (in->n_opd < 1 || in->n_opd > 2) return fail(L, "'%s' takes a barrier number", in->name);
+        return true;
+    case SO_RET: case SO_BRA: return true;
+    case SO_CVT:
+        if (!in->ty[1]) return fail(L, "'%s' needs two types", in->name);
+        break;
+    case SO_SETP:
+        if (!in->cmp || in->cmp >= SC_FINITE) return fail(L, "'%s' needs a comparison", in->name);
+        break;
+    case SO_TESTP:
+        if (in->cmp < SC_FINITE) return fail(L, "'%s' needs a class to test", in->name);
+        break;
+    case SO_LD: case SO_ST: {
+        if (!(in->mods & (SM_GLOBAL | SM_SHARED | SM_PARAM)))
+            return fail(L, "'%s': only .global, .shared and .param are modelled", in->name);
+        SimOpd *addr = &in->opd[in->op == SO_LD ? 1 : 0], *val = &in->opd[in->op == SO_LD ? 0 : 1];
+        if (addr->kind != SD_MEM && addr->kind != SD_PARAM) return fail(L, "'%s' needs an address", in->name);
+        if ((addr->kind == SD_PARAM) != ((in->mods & SM_PARAM) != 0))
+            return fail(L, "'%s': a parameter name needs .param", in->name);
+        if (in->vec > 1 && (val->kind != SD_VEC || val->n != in->vec))
+            return fail(L, "'%s' needs a vector of %d registers", in->name, in->vec);
+        if (in->vec == 1 && val->kind == SD_VEC) return fail(L, "'%s' has a vector but no .v2/.v4", in->name);
+        break;
+    }
+    default: break;
+    }
+    if (!in->ty[0]) return fail(L, "'%s' has no type", in->name);
+    if (in->op != SO_CVT && in->ty[1] && in->op != SO_CVTA)
+        return fail(L, "unknown instruction '%s' (two types)", in->name);
+    /* rounding: float arithmetic is modelled in round-to-nearest only */
+    uint32_t directed = SM_RZ | SM_RM | SM_RP;
+    if (in->op != SO_CVT && (in->mods & (directed | SM_RNI | SM_RZI | SM_RMI | SM_RPI)))
+        return fail(L, "'%s': only .rn rounding is modelled", in->name);
+    if ((in->mods & SM_SAT) && !(k == SK_FLOAT && in->op != SO_CVT && in->ty[0] == ST_F32))
+        return fail(L, "'%s': .sat is modelled for f32 arithmetic only", in->name);
+    if (in->op == SO_LD || in->op == SO_ST) return true;
+    /* the rest: a register result, register/immediate/special sources */
+    if (in->opd[0].kind != SD_REG && !(in->op == SO_MOV && in->opd[0].kind == SD_VEC))
+        return fail(L, "'%s' needs a register result", in->name);
+    for (int i = 1; i < in->n_opd; i++) {
+        uint8_t kd = in->opd[i].kind;
+        if (kd != SD_REG && kd != SD_IMM && kd != SD_SPECIAL && !(in->op == SO_MOV && kd == SD_VEC))
+            return fail(L, "'%s': operand %d must be a register or an immediate", in->name, i + 1);
+    }
+    if (in->op == SO_MOV || in->op == SO_CVTA) return true;
+    /* every op x type x modifiers combination the executor would reject */
+    uint64_t v[4] = {0, 1, 1, 1}, r;
+    if (sim_alu(in, v, &r) == SIM_BAD) return fail(L, "unknown instruction '%s' (not modelled)", in->name);
+    return true;
+}
+
+static bool parse_instruction(Loader *L, const char *s) {
+    SimIns in = {0};
+    in.guard = SIM_NOREG;
+    in.ptx_line = L->line;
+    in.loc_file = L->loc_file;
+    in.loc_line = L->loc_line;
+    if (*s == '@') {
+        s++;
+        if (*s == '!') in.guard_neg = true, s++;
+        if (*s != '%') return fail(L, "expected a predicate after '@'");
+        const char *n = ++s;
+        while (isalnum((unsigned char)*s) || *s == '_') s++;
+        if ((in.guard = reg_index(L, arena_strndup(L->a, n, (size_t)(s - n)))) == SIM_NOREG) return false;
+        s = skip_ws(s);
+    }
+    const char *op = s;
+    while (*s && !isspace((unsigned char)*s) && *s != ';') s++;
+    char *opcode = arena_strndup(L->a, op, (size_t)(s - op));
+    if (!decode_opcode(L, &in, opcode)) return false;
+    const char *semi = strrchr(s, ';');
+    if (!semi) return fail(L, "expected ';' after '%s'", opcode);
+    char *ops[8];
+    int n = split_operands(L, arena_strndup(L->a, s, (size_t)(semi - s)), ops, 8);
+    if (n < 0 || n > 4) return fail(L, "too many operands for '%s'", opcode);
+    in.n_opd = (uint8_t)n;
+    for (int i = 0; i < n; i++)
+        if (!parse_operand(L, &in, ops[i], &in.opd[i])) return false;
+    if (!check_shape(L, &in)) return false;
+    VEC_PUSH(L->a, L->m->ins, L->m->n_ins, L->m->cap_ins, in);
+    return true;
+}
+
+/* ---- directives ---- */
+
+static bool parse_file(Loader *L, const char *s) {
+    char *end;
+    unsigned long k = strtoul(skip_ws(s + 5), &end, 10);
+    const char *q = strchr(end, '"'), *q2 = q ? strchr(q + 1, '"') : NULL;
+    if (!q2 || k > 1000) return fail(L, "bad .file directive");
+    while (L->m->n_files <= k) VEC_PUSH(L->a, L->m->files, L->m->n_files, L->m->cap_files, NULL);
+    L->m->files[k] = arena_strndup(L->a, q + 1, (size_t)(q2 - q - 1));
+    return true;
+}
+
+static bool parse_loc(Loader *L, const char *s) {
+    char *end;
+    L->loc_file = (int)strtol(skip_ws(s + 4), &end, 10);
+    L->loc_line = (int)strtol(end, &end, 10);
+    return true;
+}
+
+/* .shared .align A .bT NAME[N];  .extern .shared .align A .b8 NAME[]; */
+static bool parse_shared(Loader *L, const char *s, bool is_extern) {
+    uint32_t align = 1;
+    const char *al = strstr(s, ".align");
+    if (al) align = (uint32_t)strtoul(al + 6, NULL, 10);
+    const char *br = strchr(s, '[');
+    const char *name_end = br;
+    if (!br || !align || (align & (align - 1))) return fail(L, "bad .shared declaration");
+    const char *name = name_end;
+    while (name > s && (isalnum((unsigned char)name[-1]) || name[-1] == '_' || name[-1] == '$')) name--;
+    int elem = 1;
+    for (int t = ST_B8; t < ST_COUNT; t++) {
+        char pat[16];
+        snprintf(pat, sizeof pat, ".%s ", ty_info[t].name);
+        if (strstr(s, pat)) elem = ty_info[t].bits / 8;
+    }
+    uint32_t count = (uint32_t)strtoul(br + 1, NULL, 10);
+    uint32_t addr = (L->m->static_shared + align - 1) & ~(align - 1);
+    SharedSym sym = {arena_strndup(L->a, name, (size_t)(name_end - name)), SIM_SHARED_BASE + addr};
+    if (is_extern) {
+        if (strchr(br, ']') != br + 1) return fail(L, "an .extern .shared array has no size");
+        /* the dynamic part follows the static one */
+        L->m->has_extern_shared = true;
+        L->m->dynamic_at = addr;
+    } else {
+        if (L->m->has_extern_shared) return fail(L, "a .shared declaration after the .extern one is not modelled");
+        L->m->static_shared = addr + count * (uint32_t)elem;
+    }
+    VEC_PUSH(L->a, L->syms, L->n_syms, L->cap_syms, sym);
+    return true;
+}
+
+/* .visible .entry NAME( .param .u64 a, .param .u32 b ) : params[] */
+static bool parse_entry(Loader *L, const char *text, const char *want) {
+    const char *s = strstr(text, ".entry") + 6;
+    s = skip_ws(s);
+    const char *n = s;
+    while (isalnum((unsigned char)*s) || *s == '_' || *s == '$') s++;
+    const char *name = arena_strndup(L->a, n, (size_t)(s - n));
+    if (want && strcmp(want, name)) {
+        L->skip = true;
+        return true;
+    }
+    if (L->m->entry) return fail(L, "more than one .entry; name the one to run");
+    L->m->entry = name;
+    const char *open = strchr(s, '('), *close = open ? strchr(open, ')') : NULL;
+    if (!close) return fail(L, "expected '(...)' after .entry %s", name);
+    char *list = arena_strndup(L->a, open + 1, (size_t)(close - open - 1));
+    for (char *p = list; p && *p;) {
+        char *comma = strchr(p, ',');
+        if (comma) *comma = 0;
+        char *decl = trimmed(L->a, p, strlen(p));
+        if (*decl) {
+            if (strncmp(decl, ".param", 6)) return fail(L, "bad parameter '%s'", decl);
+            const char *t = skip_ws(decl + 6);
+            if (starts(t, ".align")) return fail(L, "aggregate parameters are not modelled");
+            const char *te = t + 1;
+            while (isalnum((unsigned char)*te)) te++;
+            SimParam prm = {trimmed(L->a, te, strlen(te)),
+                            find_type(arena_strndup(L->a, t + 1, (size_t)(te - t - 1)))};
+            if (*t != '.' || !prm.ty) return fail(L, "bad parameter '%s'", decl);
+            VEC_PUSH(L->a, L->m->params, L->m->n_params, L->m->cap_params, prm);
+        }
+        p = comma ? comma + 1 : NULL;
+    }
+    return true;
+}
+
+static const char *const ignored_directives[] = {
+    ".version", ".target", ".address_size", ".maxntid", ".reqntid", ".minnctapersm", ".maxnreg",
+    ".pragma", ".section",
+};
+
+static bool parse_line(Loader *L, char *s, const char *entry, char **rest) {
+    s = (char *)skip_ws(s);
+    if (!*s) return true;
+    if (!strncmp(s, ".file", 5)) return parse_file(L, s);
+    for (size_t i = 0; i < ARRAY_LEN(ignored_directives); i++)
+        if (starts(s, ignored_directives[i])) return true;
+    if (starts(s, ".extern") && strstr(s, ".func")) return fail(L, "function calls (%s) are not modelled", s);
+    if (starts(s, ".global") || starts(s, ".const")) return fail(L, "module-level data ('%s') is not modelled", s);
+    if (starts(s, ".extern")) return parse_shared(L, s, true);
+    if (starts(s, ".shared")) return parse_shared(L, s, false);
+    if (strstr(s, ".entry") && L->in_entry == 0) {
+        /* the parameter list may span lines: take text up to ')' */
+        char *close = strchr(s, ')');
+        if (!close) return fail(L, "expected ')' closing the parameters on a later line");
+        (void)rest;
+        return parse_entry(L, s, entry);
+    }
+    if (*s == '{') {
+        if (L->depth++ == 0 && L->in_entry == 0) L->in_entry = 1;
+        return parse_line(L, s + 1, entry, rest);
+    }
+    if (*s == '}') {
+        if (--L->depth == 0 && L->in_entry == 1) L->in_entry = L->skip ? 0 : 2, L->skip = false;
+        return parse_line(L, s + 1, entry, rest);
+    }
+    if (L->in_entry != 1 || L->skip) return fail(L, "unexpected '%s' outside an entry's body", s);
+    if (!strncmp(s, ".loc", 4)) return parse_loc(L, s);
+    if (starts(s, ".reg")) return declare_regs(L, s);
+    size_t n = strcspn(s, " \t:;");
+    if (s[n] == ':') {
+        Label l = {arena_strndup(L->a, s, n), L->m->n_ins};
+        VEC_PUSH(L->a, L->labels, L->n_labels, L->cap_labels, l);
+        return parse_line(L, s + n + 1, entry, rest);
+    }
+    return parse_instruction(L, s);
+}
+
+static bool resolve_labels(Loader *L) {
+    for (uint32_t u = 0; u < L->n_uses; u++) {
+        uint32_t i = 0;
+        while (i < L->n_labels && strcmp(L->labels[i].name, L->uses[u].name)) i++;
+        SimIns *in = &L->m->ins[L->uses[u].ins];
+        if (i == L->n_labels) {
+            L->line = in->ptx_line;
+            return fail(L, "branch to unknown label '%s'", L->uses[u].name);
+        }
+        in->opd[0].imm = L->labels[i].ins;
+    }
+    return true;
+}
+
+bool sim_load(Arena *a, const char *ptx, const char *entry, SimModule *m, Buf *err) {
+    memset(m, 0, sizeof *m);
+    Loader L = {.a = a, .m = m, .err = err};
+    const char *p = ptx;
+    while (*p) {
+        L.line++;
+        size_t n = strcspn(p, "\n");
+        char *line = arena_strndup(a, p, n);
+        char *comment = strstr(line, "//");
+        if (comment) *comment = 0;
+        /* an .entry's parameter list: join the lines up to ')' */
+        if (strstr(line, ".entry") && !strchr(line, ')')) {
+            Buf joined = {.arena = a};
+            buf_puts(&joined, line);
+            const char *q = p + n;
+            int extra = 0;
+            while (*q && !strchr(buf_str(&joined), ')')) {
+                q++;
+                size_t k = strcspn(q, "\n");
+                char *more = arena_strndup(a, q, k);
+                if ((comment = strstr(more, "//"))) *comment = 0;
+                buf_putc(&joined, ' ');
+                buf_puts(&joined, more);
+                q += k;
+                extra++;
+            }
+            line = joined.data;
+            n = (size_t)(q - p);
+            if (!parse_line(&L, line, entry, NULL)) return false;
+            L.line += extra;
+        } else if (!parse_line(&L, line, entry, NULL)) {
+            return false;
+        }
+        p += n;
+        if (*p == '\n') p++;
+    }
+    if (!m->entry) {
+        if (entry) buf_printf(err, "sim: no .entry named '%s' in the module\n", entry);
+        else buf_puts(err, "sim: the module has no .entry\n");
+        return false;
+    }
+    if (L.depth != 0) {
+        buf_puts(err, "sim: unbalanced '{' in the module\n");
+        return false;
+    }
+    if (!m->n_ins || m->ins[m->n_ins - 1].op != SO_RET || m->ins[m->n_ins - 1].guard != SIM_NOREG) {
+        buf_puts(err, "sim: the entry does not end with 'ret;'\n");
+        return false;
+    }
+    return resolve_labels(&L) && true;
+}

@@ -1,0 +1,140 @@
+/* sim's internal header: the decoded module that load.c builds from PTX
+ * text and exec.c runs. An instruction is decoded once (base op, types,
+ * modifiers, operands) so the executor is one switch per instruction. */
+#ifndef TRIC_SIM_INT_H
+#define TRIC_SIM_INT_H
+
+#include "sim.h"
+
+/* Base ops: enum name, PTX spelling, operand count (-1: checked by hand). */
+#define SIM_OPS(X)                                                                 \
+    X(ADD, "add", 3) X(SUB, "sub", 3) X(MUL, "mul", 3) X(MAD, "mad", 4)              \
+    X(FMA, "fma", 4) X(DIV, "div", 3) X(REM, "rem", 3) X(AND, "and", 3)             \
+    X(OR, "or", 3) X(XOR, "xor", 3) X(NOT, "not", 2) X(SHL, "shl", 3)               \
+    X(SHR, "shr", 3) X(MIN, "min", 3) X(MAX, "max", 3) X(NEG, "neg", 2)             \
+    X(ABS, "abs", 2) X(MOV, "mov", 2) X(SELP, "selp", 4) X(SETP, "setp", 3)        \
+    X(CVT, "cvt", 2) X(CVTA, "cvta", 2) X(LD, "ld", 2) X(ST, "st", 2)               \
+    X(BAR, "bar", -1) X(RET, "ret", 0) X(BRA, "bra", 1) X(EX2, "ex2", 2)            \
+    X(LG2, "lg2", 2) X(SQRT, "sqrt", 2) X(RSQRT, "rsqrt", 2) X(RCP, "rcp", 2)       \
+    X(PRMT, "prmt", 4) X(BFE, "bfe", 4) X(TESTP, "testp", 2)                        \
+    X(COPYSIGN, "copysign", 3)
+
+typedef enum SimOp {
+#define X(e, s, n) SO_##e,
+    SIM_OPS(X)
+#undef X
+    SO_COUNT
+} SimOp;
+
+/* Types: spelling, bits, kind. */
+typedef enum SimKind { SK_NONE, SK_PRED, SK_BITS, SK_UINT, SK_SINT, SK_FLOAT } SimKind;
+
+#define SIM_TYPES(X)                                                               \
+    X(PRED, "pred", 1, SK_PRED) X(B8, "b8", 8, SK_BITS) X(B16, "b16", 16, SK_BITS)  \
+    X(B32, "b32", 32, SK_BITS) X(B64, "b64", 64, SK_BITS) X(U8, "u8", 8, SK_UINT)   \
+    X(U16, "u16", 16, SK_UINT) X(U32, "u32", 32, SK_UINT) X(U64, "u64", 64, SK_UINT) \
+    X(S8, "s8", 8, SK_SINT) X(S16, "s16", 16, SK_SINT) X(S32, "s32", 32, SK_SINT)   \
+    X(S64, "s64", 64, SK_SINT) X(F16, "f16", 16, SK_FLOAT)                          \
+    X(BF16, "bf16", 16, SK_FLOAT) X(F32, "f32", 32, SK_FLOAT)                       \
+    X(F64, "f64", 64, SK_FLOAT)
+
+typedef enum SimTy {
+    ST_NONE,
+#define X(e, s, b, k) ST_##e,
+    SIM_TYPES(X)
+#undef X
+    ST_COUNT
+} SimTy;
+
+int sim_ty_bits(SimTy t);
+SimKind sim_ty_kind(SimTy t);
+
+/* Modifiers (bit set). Cache operators and eviction hints are accepted and
+ * ignored: they change nothing a single-threaded memory can observe. */
+enum {
+    SM_RN = 1u << 0, SM_RZ = 1u << 1, SM_RM = 1u << 2, SM_RP = 1u << 3,
+    SM_RNI = 1u << 4, SM_RZI = 1u << 5, SM_RMI = 1u << 6, SM_RPI = 1u << 7,
+    SM_FTZ = 1u << 8, SM_SAT = 1u << 9, SM_APPROX = 1u << 10, SM_FULL = 1u << 11,
+    SM_WIDE = 1u << 12, SM_HI = 1u << 13, SM_LO = 1u << 14, SM_NAN = 1u << 15,
+    SM_GLOBAL = 1u << 16, SM_SHARED = 1u << 17, SM_PARAM = 1u << 18, SM_TO = 1u << 19,
+    SM_UNI = 1u << 20, SM_SYNC = 1u << 21, SM_VOLATILE = 1u << 22,
+};
+
+/* setp comparisons and testp classes */
+typedef enum SimCmp {
+    SC_NONE, SC_EQ, SC_NE, SC_LT, SC_LE, SC_GT, SC_GE, SC_LO, SC_LS, SC_HI, SC_HS,
+    SC_EQU, SC_NEU, SC_LTU, SC_LEU, SC_GTU, SC_GEU, SC_NUM, SC_NAN,
+    SC_FINITE, SC_INFINITE, SC_NUMBER, SC_NOTANUMBER, SC_NORMAL, SC_SUBNORMAL,
+} SimCmp;
+
+/* special registers */
+typedef enum SimSpecial {
+    SS_TID_X, SS_TID_Y, SS_TID_Z, SS_NTID_X, SS_NTID_Y, SS_NTID_Z,
+    SS_CTAID_X, SS_CTAID_Y, SS_CTAID_Z, SS_NCTAID_X, SS_NCTAID_Y, SS_NCTAID_Z,
+    SS_LANEID, SS_WARPID,
+} SimSpecial;
+
+typedef enum SimOpdKind {
+    SD_REG,      /* reg[0] */
+    SD_IMM,      /* imm: raw bits (0f/0d floats as their bits) */
+    SD_VEC,      /* { reg[0..n-1] } */
+    SD_MEM,      /* [reg[0] + imm], reg[0] = SIM_NOREG: [imm] (a shared symbol) */
+    SD_PARAM,    /* [name]: imm = the .param's index */
+    SD_SPECIAL,  /* imm = SimSpecial */
+    SD_LABEL,    /* imm = instruction index */
+} SimOpdKind;
+
+#define SIM_NOREG UINT32_MAX
+
+typedef struct SimOpd {
+    uint8_t kind, n;
+    uint32_t reg[4];
+    int64_t imm;
+} SimOpd;
+
+typedef struct SimIns {
+    SimOp op;
+    SimTy ty[2];           /* ty[0] the (destination) type, ty[1] cvt's source */
+    SimCmp cmp;
+    uint8_t vec;           /* 1, 2, 4 */
+    uint8_t n_opd;
+    uint32_t mods;
+    uint32_t guard;        /* predicate register or SIM_NOREG */
+    bool guard_neg;
+    SimOpd opd[4];
+    int ptx_line;
+    int loc_file, loc_line;   /* from the nearest .loc; 0 = none */
+    const char *name;         /* the opcode as written: "ld.global.v4.b32" */
+} SimIns;
+
+typedef struct SimParam {
+    const char *name;
+    SimTy ty;
+} SimParam;
+
+typedef struct SimModule {
+    const char *entry;
+    SimIns *ins;
+    uint32_t n_ins, cap_ins;
+    uint8_t *reg_bits;       /* declared width of each register: 1 (pred) .. 64 */
+    uint32_t n_regs, cap_regs;
+    SimParam *params;
+    uint32_t n_params, cap_params;
+    const char **files;      /* .file index -> path */
+    uint32_t n_files, cap_files;
+    uint32_t static_shared;  /* bytes of the .shared declarations */
+    bool has_extern_shared;
+    uint32_t dynamic_at;     /* offset of the .extern .shared array */
+} SimModule;
+
+/* Shared addresses start here, not at 0, so code that forgets to add a
+ * symbol's address cannot pass by accident. */
+#define SIM_SHARED_BASE 0x1000u
+
+/* load.c: PTX text -> module (memory from a); false with the message in *err */
+bool sim_load(Arena *a, const char *ptx, const char *entry, SimModule *m, Buf *err);
+/* "sim: kernels/x.py:25: " or "sim: " when the instruction has no .loc */
+void sim_put_prefix(Buf *err, const SimModule *m, const SimIns *in);
+const char *sim_op_name(SimOp op);
+
+#endif
