@@ -1,44 +1,67 @@
-/* The --args mini-language (interp.h): host buffers and scalars for an
- * interpreted launch, and the grid. A tiny expression evaluator over
- * numbers, tuples and arrays of doubles, with the numpy spellings the
- * kernels' test blocks use. Assignments may refer to names assigned later:
- * each is evaluated on first use (a cycle is an error), then in order, so
- * the random data depends only on the text and the seed. */
+/* The --args and check mini-language (interp.h): host buffers and scalars
+ * for an interpreted launch, the grid, and the references of the kernels'
+ * `# check:` lines. A small evaluator of numpy-like expressions over
+ * numbers, tuples and n-dimensional arrays, with numpy's semantics where
+ * the test blocks need them: bools, int64 (exact, wrapping) and float64
+ * (double) kinds promoted as numpy does, broadcasting, indexing with
+ * slices and None, floor division and modulo.
+ *
+ * Assignments may refer to names assigned later: each is evaluated on first
+ * use (a cycle is an error), then in order, so the random data depends only
+ * on the text and the seed. After binding, every name keeps the value the
+ * kernel saw (a buffer rounded to its element type; empty() as zeros) for
+ * interp_eval and interp_check (check.c). */
 #include "scalar.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
 
-enum { V_NUM, V_TUPLE, V_ARRAY, V_DTYPE };
+enum { V_NUM, V_TUPLE, V_ARRAY, V_DTYPE, V_NONE, V_SLICE };
+/* numeric kinds, in numpy's promotion order */
+enum { NK_BOOL, NK_INT, NK_FLOAT };
+
+#define MAXD INTERP_MAX_DIMS
 
 typedef struct AVal {
     int kind;
-    double num;
-    bool is_int;
-    struct AVal *items;       /* V_TUPLE */
+    int nk;                       /* V_NUM, V_ARRAY */
+    int64_t i;                    /* V_NUM of NK_BOOL / NK_INT */
+    double f;                     /* V_NUM of NK_FLOAT */
+    struct AVal *items;           /* V_TUPLE (also lists); V_SLICE: start, stop, step (V_NONE: absent) */
     int n_items;
-    double *data;             /* V_ARRAY: row-major */
+    int64_t *idata;               /* V_ARRAY of NK_BOOL / NK_INT, row-major */
+    double *fdata;                /* V_ARRAY of NK_FLOAT */
     int64_t n;
-    ElemType dt;              /* V_ARRAY element type; V_DTYPE the type */
-    bool poison;              /* empty(): 0xAB bytes */
+    int ndim;
+    int64_t shape[MAXD];
+    ElemType dt;                  /* V_DTYPE */
+    bool poison;                  /* empty(): poisoned before the launch */
 } AVal;
 
 typedef struct Stmt {
     const char *name;
     const char *expr, *end;
     AVal val;
-    int state;                /* 0 not yet, 1 being evaluated, 2 done */
+    int state;                    /* 0 not yet, 1 being evaluated, 2 done */
 } Stmt;
+
+/* the names of a setup, as interp_eval sees them */
+struct InterpNames {
+    Stmt *stmts;
+    int n;
+};
 
 typedef struct AP {
     Arena *a;
     Buf *err;
+    const char *what;             /* "--args" or "check", for messages */
     Stmt *stmts;
     int n_stmts, cap_stmts;
     uint64_t rng;
-    int depth;                /* expression nesting, bounded */
+    int depth;                    /* expression nesting, bounded */
     jmp_buf bail;
 } AP;
 
@@ -52,9 +75,12 @@ typedef struct Lex {
     const char *p, *end;
 } Lex;
 
-static _Noreturn void ap_fail(AP *ap, const char *fmt, const char *arg) {
-    buf_puts(ap->err, "tric: error: --args: ");
-    buf_printf(ap->err, fmt, arg);
+static _Noreturn __attribute__((format(printf, 2, 3))) void ap_fail(AP *ap, const char *fmt, ...) {
+    buf_printf(ap->err, "tric: error: %s: ", ap->what);
+    va_list va;
+    va_start(va, fmt);
+    buf_vprintf(ap->err, fmt, va);
+    va_end(va);
     buf_putc(ap->err, '\n');
     longjmp(ap->bail, 1);
 }
@@ -76,6 +102,8 @@ static void skip_ws(Lex *lx) {
     while (lx->p < lx->end && isspace((unsigned char)*lx->p)) lx->p++;
 }
 
+static const char *rest(AP *ap, Lex *lx) { return arena_strndup(ap->a, lx->p, (size_t)(lx->end - lx->p)); }
+
 static bool accept(Lex *lx, const char *s) {
     skip_ws(lx);
     size_t n = strlen(s);
@@ -85,7 +113,7 @@ static bool accept(Lex *lx, const char *s) {
 }
 
 static void expect(AP *ap, Lex *lx, const char *s) {
-    if (!accept(lx, s)) ap_fail(ap, "expected '%s'", s);
+    if (!accept(lx, s)) ap_fail(ap, "expected '%s' near '%s'", s, rest(ap, lx));
 }
 
 static bool peek_name(Lex *lx) {
@@ -96,64 +124,623 @@ static bool peek_name(Lex *lx) {
 static const char *take_name(AP *ap, Lex *lx) {
     skip_ws(lx);
     const char *s = lx->p;
-    while (lx->p < lx->end && (isalnum((unsigned char)*lx->p) || *lx->p == '_')) lx->p++;
-    if (s == lx->p) ap_fail(ap, "expected a name near '%s'", arena_strndup(ap->a, s, (size_t)(lx->end - s)));
+    if (lx->p < lx->end && !isdigit((unsigned char)*lx->p))
+        while (lx->p < lx->end && (isalnum((unsigned char)*lx->p) || *lx->p == '_')) lx->p++;
+    if (s == lx->p) ap_fail(ap, "expected a name near '%s'", rest(ap, lx));
     return arena_strndup(ap->a, s, (size_t)(lx->p - s));
+}
+
+/* The first of ops (longest spellings first) at the cursor, consumed; a
+ * one-character operator does not match the start of a longer one (* of
+ * **, / of //, < of << and <=, = of ==). */
+static const char *take_op(Lex *lx, const char *const *ops) {
+    skip_ws(lx);
+    for (; *ops; ops++) {
+        size_t n = strlen(*ops);
+        if ((size_t)(lx->end - lx->p) < n || strncmp(lx->p, *ops, n) != 0) continue;
+        char c = lx->p[0], next = lx->p + n < lx->end ? lx->p[n] : 0;
+        if (n == 1 && ((next == c && strchr("*/<>", c)) || (next == '=' && strchr("<>=!", c)))) continue;
+        lx->p += n;
+        return *ops;
+    }
+    return NULL;
 }
 
 /* ---- values ---- */
 
-static AVal num(double v, bool is_int) { return (AVal){.kind = V_NUM, .num = v, .is_int = is_int}; }
+static AVal num_i(int64_t v) { return (AVal){.kind = V_NUM, .nk = NK_INT, .i = v}; }
+static AVal num_b(bool v) { return (AVal){.kind = V_NUM, .nk = NK_BOOL, .i = v}; }
+static AVal num_f(double v) { return (AVal){.kind = V_NUM, .nk = NK_FLOAT, .f = v}; }
 
-static AVal new_array(AP *ap, int64_t n, ElemType dt) {
-    AVal v = {.kind = V_ARRAY, .n = n, .dt = dt};
-    v.data = arena_alloc(ap->a, sizeof(double) * (size_t)(n ? n : 1));
+static bool is_numeric(const AVal *v) { return v->kind == V_NUM || v->kind == V_ARRAY; }
+
+static AVal new_array(AP *ap, int nk, int ndim, const int64_t *shape) {
+    AVal v = {.kind = V_ARRAY, .nk = nk, .ndim = ndim, .n = 1};
+    for (int d = 0; d < ndim; d++) {
+        v.shape[d] = shape[d];
+        v.n *= shape[d];
+        if (v.n > ARGS_MAX_ELEMS) ap_fail(ap, "an array of more than 16777216 elements is too large to interpret");
+    }
+    size_t bytes = sizeof(int64_t) * (size_t)(v.n ? v.n : 1);
+    if (nk == NK_FLOAT) v.fdata = arena_alloc(ap->a, bytes);
+    else v.idata = arena_alloc(ap->a, bytes);
     return v;
+}
+
+/* element k of a number or an array, as a double or an integer */
+static double el_f(const AVal *v, int64_t k) {
+    if (v->kind == V_NUM) return v->nk == NK_FLOAT ? v->f : (double)v->i;
+    return v->nk == NK_FLOAT ? v->fdata[k] : (double)v->idata[k];
+}
+
+static int64_t el_i(const AVal *v, int64_t k) { return v->kind == V_NUM ? v->i : v->idata[k]; }
+
+static bool el_true(const AVal *v, int64_t k) { return v->nk == NK_FLOAT ? el_f(v, k) != 0 : el_i(v, k) != 0; }
+
+static void put_f(AVal *v, int64_t k, double x) { v->fdata[k] = x; }
+static void put_i(AVal *v, int64_t k, int64_t x) { v->idata[k] = x; }
+
+/* "(3, 4)", numpy's spelling of a shape */
+static const char *shape_str(AP *ap, const AVal *v) {
+    if (v->kind != V_ARRAY) return "()";
+    Buf b = {.arena = ap->a};
+    buf_putc(&b, '(');
+    for (int d = 0; d < v->ndim; d++) buf_printf(&b, d ? ", %lld" : "%lld", (long long)v->shape[d]);
+    buf_puts(&b, v->ndim == 1 ? ",)" : ")");
+    return buf_str(&b);
 }
 
 static int64_t shape_dim(AP *ap, AVal d) {
-    if (d.kind != V_NUM) ap_fail(ap, "%s", "a shape is a number or a tuple of numbers");
-    if (!(d.num >= 0 && d.num <= ARGS_MAX_ELEMS) || d.num != floor(d.num))
-        ap_fail(ap, "%s", "a shape's sizes are integers from 0 to 16777216");
-    return (int64_t)d.num;
+    double x = d.kind == V_NUM ? el_f(&d, 0) : -1;
+    if (d.kind != V_NUM) ap_fail(ap, "a shape is a number or a tuple of numbers");
+    if (!(x >= 0 && x <= ARGS_MAX_ELEMS) || x != floor(x))
+        ap_fail(ap, "a shape's sizes are integers from 0 to 16777216");
+    return (int64_t)x;
 }
 
-static int64_t shape_numel(AP *ap, AVal s) {
-    if (s.kind != V_TUPLE) return shape_dim(ap, s);
-    int64_t n = 1;
-    for (int i = 0; i < s.n_items; i++) {
-        n *= shape_dim(ap, s.items[i]);
-        if (n > ARGS_MAX_ELEMS) ap_fail(ap, "%s", "an array of more than 16777216 elements is too large to interpret");
+/* a shape argument: a number or a tuple of numbers */
+static int read_shape(AP *ap, AVal s, int64_t *shape) {
+    if (s.kind != V_TUPLE) {
+        shape[0] = shape_dim(ap, s);
+        return 1;
     }
-    return n;
-}
-
-static ElemType dtype_arg(AP *ap, const AVal *args, int n, int i, ElemType dflt) {
-    if (i >= n) return dflt;
-    if (args[i].kind != V_DTYPE) ap_fail(ap, "%s", "expected a dtype (fp32, i32, ...)");
-    if (args[i].dt == ET_F8E4M3 || args[i].dt == ET_F8E5M2)
-        ap_fail(ap, "%s", "fp8 buffers are not supported by the interpreter yet");
-    return args[i].dt;
+    if (s.n_items > MAXD) ap_fail(ap, "an array has at most %d dimensions", MAXD);
+    for (int i = 0; i < s.n_items; i++) shape[i] = shape_dim(ap, s.items[i]);
+    return s.n_items;
 }
 
 static double as_num(AP *ap, AVal v) {
-    if (v.kind == V_NUM) return v.num;
-    if (v.kind == V_ARRAY && v.n == 1) return v.data[0];
-    ap_fail(ap, "%s", "expected a number");
+    if (v.kind == V_NUM || (v.kind == V_ARRAY && v.n == 1)) return el_f(&v, 0);
+    ap_fail(ap, "expected a number");
 }
 
-/* the value an element of dt holds (what the kernel will see) */
-static double representable(ElemType dt, double v) {
-    return interp_slot_to_double(dt, interp_slot_from_double(dt, v));
+static int64_t as_int(AP *ap, AVal v) {
+    if ((v.kind == V_NUM || (v.kind == V_ARRAY && v.n == 1)) && v.nk != NK_FLOAT) return el_i(&v, 0);
+    ap_fail(ap, "expected an integer");
 }
 
-/* ---- functions ---- */
+/* ---- conversions to an element type ---- */
+
+static int nk_of(ElemType e) { return e == ET_I1 ? NK_BOOL : elem_is_float(e) ? NK_FLOAT : NK_INT; }
+
+/* numpy's float -> int64 cast on x86: NaN and out-of-range values give INT64_MIN */
+static int64_t f_to_i64(double x) {
+    if (isnan(x) || x >= 0x1p63 || x < -0x1p63) return INT64_MIN;
+    return (int64_t)x;
+}
+
+/* an int64 wrapped to e's width and read back as int64 (u64 wraps) */
+static int64_t wrap_int(ElemType e, int64_t v) {
+    if (e == ET_I1) return v != 0;
+    return (int64_t)interp_int_norm(e, (uint64_t)v);
+}
+
+/* element k of v as a slot of e (what binding and astype store) */
+static uint64_t el_slot(const AVal *v, int64_t k, ElemType e) {
+    if (v->nk == NK_FLOAT) return interp_slot_from_double(e, el_f(v, k));
+    if (elem_is_float(e)) return interp_slot_from_double(e, (double)el_i(v, k));
+    return e == ET_I1 ? el_i(v, k) != 0 : interp_int_norm(e, (uint64_t)el_i(v, k));
+}
+
+/* v converted to e's values (numpy's astype; floats rounded to e, kept as doubles) */
+static AVal astype(AP *ap, AVal v, ElemType e) {
+    if (!is_numeric(&v)) ap_fail(ap, "astype needs a number or an array");
+    int nk = nk_of(e);
+    AVal r = v.kind == V_NUM ? (AVal){.kind = V_NUM, .nk = nk} : new_array(ap, nk, v.ndim, v.shape);
+    for (int64_t k = 0; k < (v.kind == V_NUM ? 1 : v.n); k++) {
+        double f = 0;
+        int64_t i = 0;
+        if (nk == NK_FLOAT) f = interp_slot_to_double(e, el_slot(&v, k, e));
+        else if (v.nk == NK_FLOAT) i = e == ET_I1 ? el_f(&v, k) != 0 : wrap_int(e, f_to_i64(el_f(&v, k)));
+        else i = wrap_int(e, el_i(&v, k));
+        if (r.kind == V_NUM) r.f = f, r.i = i;
+        else if (nk == NK_FLOAT) put_f(&r, k, f);
+        else put_i(&r, k, i);
+    }
+    return r;
+}
+
+/* ---- broadcasting ---- */
+
+typedef struct Bc {
+    int ndim;
+    int64_t shape[MAXD], n;
+    int64_t stride[3][MAXD];      /* per operand; 0 along a broadcast dimension */
+} Bc;
+
+static void bc_init(AP *ap, Bc *b, const AVal *v, int nv, const char *what) {
+    memset(b, 0, sizeof *b);
+    for (int j = 0; j < nv; j++) {
+        if (!is_numeric(&v[j])) ap_fail(ap, "%s needs numbers or arrays", what);
+        if (v[j].kind == V_ARRAY && v[j].ndim > b->ndim) b->ndim = v[j].ndim;
+    }
+    for (int d = 0; d < b->ndim; d++) b->shape[d] = 1;
+    for (int j = 0; j < nv; j++) {
+        if (v[j].kind != V_ARRAY) continue;
+        int off = b->ndim - v[j].ndim;
+        int64_t stride = 1;
+        for (int d = v[j].ndim - 1; d >= 0; d--) {
+            int64_t s = v[j].shape[d], *o = &b->shape[off + d];
+            if (s != 1 && *o != 1 && s != *o) {
+                Buf m = {.arena = ap->a};
+                for (int q = 0; q < nv; q++) buf_printf(&m, "%s%s", q ? " and " : "", shape_str(ap, &v[q]));
+                ap_fail(ap, "%s: shapes %s do not broadcast", what, buf_str(&m));
+            }
+            if (s != 1) *o = s;
+            b->stride[j][off + d] = s == 1 ? 0 : stride;
+            stride *= s;
+        }
+    }
+    b->n = 1;
+    for (int d = 0; d < b->ndim; d++) b->n *= b->shape[d];
+}
+
+/* the element of operand j under output element k */
+static int64_t bc_at(const Bc *b, int j, int64_t k) {
+    int64_t off = 0;
+    for (int d = b->ndim - 1; d >= 0 && k; d--) {
+        off += (k % b->shape[d]) * b->stride[j][d];
+        k /= b->shape[d];
+    }
+    return off;
+}
+
+/* the result of an elementwise operation: a number when every operand is one */
+static AVal bc_result(AP *ap, const Bc *b, const AVal *v, int nv, int nk) {
+    bool all_num = true;
+    for (int j = 0; j < nv; j++) all_num &= v[j].kind == V_NUM;
+    if (all_num) return (AVal){.kind = V_NUM, .nk = nk};
+    return new_array(ap, nk, b->ndim, b->shape);
+}
+
+static void res_put_f(AVal *r, int64_t k, double x) {
+    if (r->kind == V_NUM) r->f = x;
+    else put_f(r, k, x);
+}
+
+static void res_put_i(AVal *r, int64_t k, int64_t x) {
+    if (r->kind == V_NUM) r->i = x;
+    else put_i(r, k, x);
+}
+
+/* ---- arithmetic ---- */
+
+static int64_t i_floordiv(int64_t a, int64_t b) {
+    if (b == 0) return 0;                     /* numpy: 0, with a warning */
+    if (b == -1) return (int64_t)(0 - (uint64_t)a);
+    int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+static int64_t i_mod(int64_t a, int64_t b) {
+    if (b == 0 || b == -1) return 0;
+    int64_t r = a % b;
+    return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+}
+
+static int64_t i_pow(int64_t a, int64_t b) {
+    uint64_t r = 1, x = (uint64_t)a;
+    for (; b > 0; b >>= 1, x *= x)
+        if (b & 1) r *= x;
+    return (int64_t)r;
+}
+
+/* shifts of int64 as numpy's: amounts outside 0..63 shift everything out */
+static int64_t i_shift(bool left, int64_t a, int64_t b) {
+    if (b < 0 || b > 63) return left ? 0 : a < 0 ? -1 : 0;
+    return left ? (int64_t)((uint64_t)a << b) : a >> b;
+}
+
+static int64_t int_op(const char *op, int64_t a, int64_t b) {
+    uint64_t x = (uint64_t)a, y = (uint64_t)b;
+    switch (op[0]) {
+    case '+': return (int64_t)(x + y);
+    case '-': return (int64_t)(x - y);
+    case '*': return op[1] ? i_pow(a, b) : (int64_t)(x * y);
+    case '/': return i_floordiv(a, b);
+    case '%': return i_mod(a, b);
+    case '<': return i_shift(true, a, b);
+    case '>': return i_shift(false, a, b);
+    case '&': return a & b;
+    case '|': return a | b;
+    case '^': return a ^ b;
+    }
+    return 0;
+}
+
+/* Python's float floor division, from fmod as CPython and numpy compute it */
+static double f_floordiv(double a, double b) {
+    if (b == 0) return a / b;
+    double mod = fmod(a, b), div = (a - mod) / b;
+    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;
+    if (div == 0) return copysign(0, a / b);
+    double fl = floor(div);
+    return div - fl > 0.5 ? fl + 1 : fl;
+}
+
+/* Python's float arithmetic (the result of % has b's sign) */
+static double float_op(const char *op, double a, double b) {
+    switch (op[0]) {
+    case '+': return a + b;
+    case '-': return a - b;
+    case '*': return op[1] ? pow(a, b) : a * b;
+    case '/': return op[1] ? f_floordiv(a, b) : a / b;
+    case '%': {
+        if (b == 0) return NAN;
+        double r = fmod(a, b);
+        return r != 0 && ((r < 0) != (b < 0)) ? r + b : r == 0 ? copysign(0, b) : r;
+    }
+    }
+    return NAN;
+}
+
+static bool cmp_op(const char *op, const AVal *x, int64_t i, const AVal *y, int64_t j, bool ints) {
+    int c;
+    if (ints) {
+        int64_t a = el_i(x, i), b = el_i(y, j);
+        c = a < b ? -1 : a > b;
+    } else {
+        double a = el_f(x, i), b = el_f(y, j);
+        if (isnan(a) || isnan(b)) return op[0] == '!';
+        c = a < b ? -1 : a > b;
+    }
+    if (!strcmp(op, "==")) return c == 0;
+    if (!strcmp(op, "!=")) return c != 0;
+    if (!strcmp(op, "<")) return c < 0;
+    if (!strcmp(op, "<=")) return c <= 0;
+    if (!strcmp(op, ">")) return c > 0;
+    return c >= 0;
+}
+
+static bool is_cmp(const char *op) { return strchr("=!", op[0]) || ((op[0] == '<' || op[0] == '>') && op[1] != op[0]); }
+
+/* The kind of x op y, as numpy computes it; errors where numpy raises. */
+static int result_kind(AP *ap, const char *op, const AVal *x, const AVal *y) {
+    int nk = x->nk > y->nk ? x->nk : y->nk;
+    if (is_cmp(op)) return NK_BOOL;
+    if (strchr("&|^", op[0])) {
+        if (nk == NK_FLOAT) ap_fail(ap, "operator '%s' needs integers or bools", op);
+        return nk;
+    }
+    if (!strcmp(op, "<<") || !strcmp(op, ">>")) {
+        if (nk == NK_FLOAT) ap_fail(ap, "operator '%s' needs integers", op);
+        return NK_INT;
+    }
+    if (!strcmp(op, "/")) return NK_FLOAT;
+    if (nk == NK_BOOL && !strcmp(op, "-")) ap_fail(ap, "operator '-' on two bools (numpy refuses it)");
+    if (nk == NK_BOOL && (op[0] == '+' || !strcmp(op, "*"))) return NK_BOOL;   /* or, and */
+    return nk == NK_BOOL ? NK_INT : nk;
+}
+
+/* Python's rules for two plain numbers: errors where Python raises */
+static void check_scalars(AP *ap, const char *op, const AVal *x, const AVal *y) {
+    if (x->kind != V_NUM || y->kind != V_NUM) return;
+    bool zero = y->nk == NK_FLOAT ? y->f == 0 : y->i == 0;
+    if (zero && strchr("/%", op[0])) ap_fail(ap, "division by zero");
+    if ((!strcmp(op, "<<") || !strcmp(op, ">>")) && y->i < 0) ap_fail(ap, "negative shift count");
+}
+
+static AVal binop(AP *ap, const char *op, AVal x, AVal y) {
+    AVal v[2] = {x, y};
+    Bc b;
+    bc_init(ap, &b, v, 2, arena_printf(ap->a, "operator '%s'", op));
+    check_scalars(ap, op, &x, &y);
+    bool pow_float = !strcmp(op, "**") && x.kind == V_NUM && x.nk != NK_FLOAT && y.nk != NK_FLOAT && y.kind == V_NUM && y.i < 0;
+    int nk = pow_float ? NK_FLOAT : result_kind(ap, op, &x, &y);
+    bool ints = x.nk != NK_FLOAT && y.nk != NK_FLOAT;
+    AVal r = bc_result(ap, &b, v, 2, nk);
+    for (int64_t k = 0; k < b.n; k++) {
+        int64_t i = bc_at(&b, 0, k), j = bc_at(&b, 1, k);
+        if (nk == NK_BOOL && is_cmp(op)) res_put_i(&r, k, cmp_op(op, &x, i, &y, j, ints));
+        else if (nk == NK_BOOL) res_put_i(&r, k, op[0] == '*' || op[0] == '&' ? el_i(&x, i) & el_i(&y, j)
+                                                 : op[0] == '^' ? el_i(&x, i) ^ el_i(&y, j) : el_i(&x, i) | el_i(&y, j));
+        else if (nk == NK_INT) {
+            if (!strcmp(op, "**") && el_i(&y, j) < 0) ap_fail(ap, "integers to negative integer powers are not allowed");
+            res_put_i(&r, k, int_op(op, el_i(&x, i), el_i(&y, j)));
+        } else res_put_f(&r, k, float_op(op, el_f(&x, i), el_f(&y, j)));
+    }
+    return r;
+}
+
+/* ---- elementwise functions ---- */
+
+typedef double (*MathFn)(double);
+
+static MathFn np_math(const char *f) {
+    static const struct { const char *name; MathFn fn; } fns[] = {
+        {"exp", exp}, {"exp2", exp2}, {"log", log}, {"log2", log2}, {"sqrt", sqrt}, {"rint", nearbyint},
+        {"floor", floor}, {"ceil", ceil}, {"trunc", trunc}, {"sin", sin}, {"cos", cos}, {"tanh", tanh},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(fns); i++)
+        if (strcmp(fns[i].name, f) == 0) return fns[i].fn;
+    return NULL;
+}
+
+static AVal map_float(AP *ap, MathFn fn, AVal x) {
+    Bc b;
+    bc_init(ap, &b, &x, 1, "a math function");
+    AVal r = bc_result(ap, &b, &x, 1, NK_FLOAT);
+    for (int64_t k = 0; k < b.n; k++) res_put_f(&r, k, fn(el_f(&x, k)));
+    return r;
+}
+
+/* isnan, isposinf, isneginf, isinf, isfinite */
+static AVal classify(AP *ap, const char *f, AVal x) {
+    Bc b;
+    bc_init(ap, &b, &x, 1, f);
+    AVal r = bc_result(ap, &b, &x, 1, NK_BOOL);
+    for (int64_t k = 0; k < b.n; k++) {
+        double v = el_f(&x, k);
+        bool t = !strcmp(f, "isnan")      ? isnan(v)
+                 : !strcmp(f, "isposinf") ? isinf(v) && v > 0
+                 : !strcmp(f, "isneginf") ? isinf(v) && v < 0
+                 : !strcmp(f, "isinf")    ? isinf(v)
+                                          : isfinite(v);
+        res_put_i(&r, k, t);
+    }
+    return r;
+}
+
+static AVal np_abs(AP *ap, AVal x) {
+    if (x.nk == NK_FLOAT) return map_float(ap, fabs, x);
+    Bc b;
+    bc_init(ap, &b, &x, 1, "np.abs");
+    AVal r = bc_result(ap, &b, &x, 1, x.nk);
+    for (int64_t k = 0; k < b.n; k++) {
+        int64_t v = el_i(&x, k);
+        res_put_i(&r, k, v < 0 ? (int64_t)(0 - (uint64_t)v) : v);
+    }
+    return r;
+}
+
+/* np.maximum / np.minimum (a NaN wins), np.fmod (the dividend's sign) */
+static AVal np_binary(AP *ap, const char *f, AVal x, AVal y) {
+    AVal v[2] = {x, y};
+    Bc b;
+    bc_init(ap, &b, v, 2, f);
+    int nk = x.nk > y.nk ? x.nk : y.nk;
+    bool fmod_ = !strcmp(f, "fmod"), max = !strcmp(f, "maximum");
+    if (fmod_ && nk == NK_BOOL) nk = NK_INT;
+    AVal r = bc_result(ap, &b, v, 2, nk);
+    for (int64_t k = 0; k < b.n; k++) {
+        int64_t i = bc_at(&b, 0, k), j = bc_at(&b, 1, k);
+        if (nk == NK_FLOAT) {
+            double p = el_f(&x, i), q = el_f(&y, j);
+            double m = isnan(p) || isnan(q) ? NAN : max ? (p > q ? p : q) : (p < q ? p : q);
+            res_put_f(&r, k, fmod_ ? fmod(p, q) : m);
+        } else {
+            int64_t p = el_i(&x, i), q = el_i(&y, j);
+            int64_t m = max ? (p > q ? p : q) : (p < q ? p : q);
+            res_put_i(&r, k, fmod_ ? (q == 0 || q == -1 ? 0 : p % q) : m);
+        }
+    }
+    return r;
+}
+
+static AVal np_where(AP *ap, AVal c, AVal x, AVal y) {
+    AVal v[3] = {c, x, y};
+    Bc b;
+    bc_init(ap, &b, v, 3, "np.where");
+    int nk = x.nk > y.nk ? x.nk : y.nk;
+    AVal r = bc_result(ap, &b, v, 3, nk);
+    for (int64_t k = 0; k < b.n; k++) {
+        bool t = el_true(&c, bc_at(&b, 0, k));
+        const AVal *s = t ? &x : &y;
+        int64_t i = bc_at(&b, t ? 1 : 2, k);
+        if (nk == NK_FLOAT) res_put_f(&r, k, el_f(s, i));
+        else res_put_i(&r, k, el_i(s, i));
+    }
+    return r;
+}
+
+static AVal np_ldexp(AP *ap, AVal x, AVal e) {
+    if (e.nk == NK_FLOAT) ap_fail(ap, "np.ldexp needs an integer exponent");
+    AVal v[2] = {x, e};
+    Bc b;
+    bc_init(ap, &b, v, 2, "np.ldexp");
+    AVal r = bc_result(ap, &b, v, 2, NK_FLOAT);
+    for (int64_t k = 0; k < b.n; k++) {
+        int64_t n = el_i(&e, bc_at(&b, 1, k));
+        res_put_f(&r, k, ldexp(el_f(&x, bc_at(&b, 0, k)), n > 100000 ? 100000 : n < -100000 ? -100000 : (int)n));
+    }
+    return r;
+}
+
+/* ---- arrays: indexing, .T, .sum, .reshape ---- */
+
+/* One output dimension of an indexing: from src_dim (or -1: a new axis)
+ * starting at start, step apart. */
+typedef struct IxDim {
+    int src_dim;
+    int64_t start, step, len;
+} IxDim;
+
+static int64_t norm_index(AP *ap, int64_t i, int64_t len) {
+    if (i < 0) i += len;
+    if (i < 0 || i >= len) ap_fail(ap, "index %lld is out of bounds for a dimension of size %lld", (long long)i, (long long)len);
+    return i;
+}
+
+/* Python's slice bounds: negative counts from the end, clamped */
+static void slice_bounds(AP *ap, const AVal *s, int64_t len, IxDim *out) {
+    int64_t step = s->items[2].kind == V_NONE ? 1 : as_int(ap, s->items[2]);
+    if (step == 0) ap_fail(ap, "a slice step cannot be zero");
+    int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? len : len - 1;
+    int64_t b[2] = {step > 0 ? 0 : len - 1, step > 0 ? len : -1};
+    for (int e = 0; e < 2; e++) {
+        if (s->items[e].kind == V_NONE) continue;
+        int64_t v = as_int(ap, s->items[e]);
+        if (v < 0) v += len;
+        b[e] = v < lo ? lo : v > hi ? hi : v;
+    }
+    int64_t n = step > 0 ? (b[1] - b[0] + step - 1) / step : (b[0] - b[1] - step - 1) / -step;
+    *out = (IxDim){.start = b[0], .step = step, .len = n > 0 ? n : 0};
+}
+
+static AVal index_array(AP *ap, AVal x, AVal ix) {
+    if (x.kind != V_ARRAY) ap_fail(ap, "only arrays can be indexed");
+    const AVal *items = ix.kind == V_TUPLE ? ix.items : &ix;
+    int n_items = ix.kind == V_TUPLE ? ix.n_items : 1;
+    IxDim dims[MAXD];
+    int nd = 0, src = 0;
+    int64_t base = 0, strides[MAXD], stride = 1;
+    for (int d = x.ndim - 1; d >= 0; d--) strides[d] = stride, stride *= x.shape[d];
+    for (int q = 0; q < n_items || src < x.ndim; q++) {
+        const AVal *it = q < n_items ? &items[q] : NULL;
+        if (nd == MAXD) ap_fail(ap, "an array has at most %d dimensions", MAXD);
+        if (it && it->kind == V_NONE) {
+            dims[nd++] = (IxDim){.src_dim = -1, .len = 1};
+            continue;
+        }
+        if (src >= x.ndim) ap_fail(ap, "too many indices for an array of shape %s", shape_str(ap, &x));
+        if (it && it->kind != V_SLICE) {
+            base += norm_index(ap, as_int(ap, *it), x.shape[src]) * strides[src];
+            src++;
+            continue;
+        }
+        AVal all = {.kind = V_SLICE, .items = (AVal[3]){{.kind = V_NONE}, {.kind = V_NONE}, {.kind = V_NONE}}};
+        slice_bounds(ap, it ? it : &all, x.shape[src], &dims[nd]);
+        dims[nd].src_dim = src;
+        base += dims[nd].start * strides[src];
+        nd++, src++;
+    }
+    int64_t shape[MAXD];
+    for (int d = 0; d < nd; d++) shape[d] = dims[d].len;
+    AVal r = new_array(ap, x.nk, nd, shape);
+    for (int64_t k = 0; k < r.n; k++) {
+        int64_t off = base, rem = k;
+        for (int d = nd - 1; d >= 0; d--) {
+            int64_t i = rem % shape[d];
+            rem /= shape[d];
+            if (dims[d].src_dim >= 0) off += i * dims[d].step * strides[dims[d].src_dim];
+        }
+        if (x.nk == NK_FLOAT) put_f(&r, k, x.fdata[off]);
+        else put_i(&r, k, x.idata[off]);
+    }
+    return r;
+}
+
+static AVal transpose(AP *ap, AVal x) {
+    if (x.kind != V_ARRAY || x.ndim < 2) return x;
+    int64_t shape[MAXD], strides[MAXD], stride = 1;
+    for (int d = x.ndim - 1; d >= 0; d--) strides[d] = stride, stride *= x.shape[d];
+    for (int d = 0; d < x.ndim; d++) shape[d] = x.shape[x.ndim - 1 - d];
+    AVal r = new_array(ap, x.nk, x.ndim, shape);
+    for (int64_t k = 0; k < r.n; k++) {
+        int64_t off = 0, rem = k;
+        for (int d = x.ndim - 1; d >= 0; d--) {
+            off += (rem % shape[d]) * strides[x.ndim - 1 - d];
+            rem /= shape[d];
+        }
+        if (x.nk == NK_FLOAT) put_f(&r, k, x.fdata[off]);
+        else put_i(&r, k, x.idata[off]);
+    }
+    return r;
+}
+
+/* x.sum(axis=a), or over everything (a 0-d array) when has_axis is false */
+static AVal sum(AP *ap, AVal x, bool has_axis, int64_t axis) {
+    if (x.kind == V_NUM) return x.nk == NK_BOOL ? num_i(x.i) : x;
+    if (x.kind != V_ARRAY) ap_fail(ap, "sum needs an array");
+    if (has_axis && (axis < -x.ndim || axis >= x.ndim))
+        ap_fail(ap, "axis %lld is out of bounds for an array of shape %s", (long long)axis, shape_str(ap, &x));
+    if (axis < 0) axis += x.ndim;
+    int64_t outer = 1, len = x.n, inner = 1, shape[MAXD] = {0};
+    int nd = 0;
+    if (has_axis) {
+        for (int d = 0; d < x.ndim; d++) {
+            if (d < axis) outer *= x.shape[d];
+            if (d > axis) inner *= x.shape[d];
+            if (d != axis) shape[nd++] = x.shape[d];
+        }
+        len = x.shape[axis];
+    }
+    int nk = x.nk == NK_FLOAT ? NK_FLOAT : NK_INT;
+    AVal r = new_array(ap, nk, nd, shape);
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t in = 0; in < inner; in++) {
+            double fs = 0;
+            uint64_t is = 0;
+            for (int64_t t = 0; t < len; t++) {
+                int64_t k = (o * len + t) * inner + in;
+                if (nk == NK_FLOAT) fs += x.fdata[k];
+                else is += (uint64_t)x.idata[k];
+            }
+            if (nk == NK_FLOAT) put_f(&r, o * inner + in, fs);
+            else put_i(&r, o * inner + in, (int64_t)is);
+        }
+    return r;
+}
+
+static AVal reshape(AP *ap, AVal x, AVal s) {
+    if (x.kind != V_ARRAY) ap_fail(ap, "reshape needs an array");
+    int64_t shape[MAXD];
+    int nd = read_shape(ap, s, shape);
+    AVal r = new_array(ap, x.nk, nd, shape);
+    if (r.n != x.n) ap_fail(ap, "cannot reshape an array of shape %s into %s", shape_str(ap, &x), shape_str(ap, &r));
+    if (x.nk == NK_FLOAT) memcpy(r.fdata, x.fdata, sizeof(double) * (size_t)x.n);
+    else memcpy(r.idata, x.idata, sizeof(int64_t) * (size_t)x.n);
+    return r;
+}
+
+/* ---- generators and other functions ---- */
+
+static ElemType dtype_arg(AP *ap, const AVal *args, int n, int i, ElemType dflt) {
+    if (i >= n) return dflt;
+    if (args[i].kind != V_DTYPE) ap_fail(ap, "expected a dtype (fp32, i32, ...)");
+    if (args[i].dt == ET_F8E4M3 || args[i].dt == ET_F8E5M2)
+        ap_fail(ap, "fp8 buffers are not supported by the interpreter yet");
+    return args[i].dt;
+}
+
+static AVal shaped(AP *ap, AVal s, ElemType dt) {
+    int64_t shape[MAXD];
+    int nd = read_shape(ap, s, shape);
+    return new_array(ap, nk_of(dt), nd, shape);
+}
+
+/* element k of an array of dt set to x, as dt holds it */
+static void put_as(AVal *v, int64_t k, ElemType dt, double x) {
+    if (v->nk == NK_FLOAT) put_f(v, k, interp_slot_to_double(dt, interp_slot_from_double(dt, x)));
+    else put_i(v, k, dt == ET_I1 ? x != 0 : wrap_int(dt, f_to_i64(trunc(x))));
+}
 
 static AVal fill(AP *ap, const AVal *args, int n, int min_args, double value, ElemType dt) {
-    if (n < min_args) ap_fail(ap, "%s", "too few arguments");
-    AVal v = new_array(ap, shape_numel(ap, args[0]), dt);
-    for (int64_t i = 0; i < v.n; i++) v.data[i] = representable(dt, value);
+    if (n < min_args) ap_fail(ap, "too few arguments");
+    AVal v = shaped(ap, args[0], dt);
+    for (int64_t i = 0; i < v.n; i++) put_as(&v, i, dt, value);
     return v;
+}
+
+/* rand: uniform in [-1, 1) for floats, as run_kernels.py: integers in
+ * [-100, 100) ([0, 200) unsigned), bools 0 / 1 */
+static double rand_elem(AP *ap, const char *f, ElemType dt, double lo, double hi) {
+    if (!strcmp(f, "randint")) return lo + floor(rng_unit(ap) * (hi - lo));
+    if (!strcmp(f, "randsign")) return rng_next(ap) & 1 ? 1 : -1;
+    if (!strcmp(f, "randn")) return sqrt(-2 * log(1 - rng_unit(ap))) * cos(2 * M_PI * rng_unit(ap));
+    if (dt == ET_I1) return (double)(rng_next(ap) & 1);
+    if (elem_is_int(dt)) return (elem_is_signed(dt) ? -100 : 0) + floor(rng_unit(ap) * 200);
+    return 2 * rng_unit(ap) - 1;
 }
 
 static AVal call_random(AP *ap, const char *f, const AVal *args, int n) {
@@ -161,49 +748,71 @@ static AVal call_random(AP *ap, const char *f, const AVal *args, int n) {
     int first = is_int ? 2 : 0;
     if (n <= first) ap_fail(ap, "%s() needs a shape", f);
     ElemType dt = dtype_arg(ap, args, n, first + 1, is_int || strcmp(f, "randsign") == 0 ? ET_I32 : ET_F32);
-    AVal v = new_array(ap, shape_numel(ap, args[first]), dt);
+    AVal v = shaped(ap, args[first], dt);
     double lo = is_int ? as_num(ap, args[0]) : 0, hi = is_int ? as_num(ap, args[1]) : 0;
-    for (int64_t i = 0; i < v.n; i++) {
-        double x;
-        if (is_int) x = lo + floor(rng_unit(ap) * (hi - lo));
-        else if (strcmp(f, "randsign") == 0) x = rng_next(ap) & 1 ? 1 : -1;
-        else if (strcmp(f, "randn") == 0) x = sqrt(-2 * log(1 - rng_unit(ap))) * cos(2 * M_PI * rng_unit(ap));
-        else x = 2 * rng_unit(ap) - 1;
-        v.data[i] = representable(dt, x);
+    for (int64_t i = 0; i < v.n; i++) put_as(&v, i, dt, rand_elem(ap, f, dt, lo, hi));
+    return v;
+}
+
+/* np.array([...]): ints when every item is one, else floats */
+static AVal np_array(AP *ap, const AVal *args, int n) {
+    if (n < 1 || args[0].kind != V_TUPLE) ap_fail(ap, "np.array needs a list of numbers");
+    int nk = NK_BOOL;
+    for (int i = 0; i < args[0].n_items; i++) {
+        const AVal *it = &args[0].items[i];
+        if (it->kind != V_NUM) ap_fail(ap, "np.array needs a list of numbers");
+        if (it->nk > nk) nk = it->nk;
+    }
+    AVal v = new_array(ap, nk, 1, (int64_t[]){args[0].n_items});
+    for (int i = 0; i < args[0].n_items; i++) {
+        if (nk == NK_FLOAT) put_f(&v, i, el_f(&args[0].items[i], 0));
+        else put_i(&v, i, el_i(&args[0].items[i], 0));
     }
     return v;
 }
 
-typedef double (*MathFn)(double);
-
-static MathFn np_math(const char *f) {
-    static const struct { const char *name; MathFn fn; } fns[] = {
-        {"exp", exp}, {"exp2", exp2}, {"log", log}, {"log2", log2}, {"abs", fabs},
-        {"sqrt", sqrt}, {"rint", nearbyint}, {"floor", floor}, {"trunc", trunc},
-    };
-    for (size_t i = 0; i < ARRAY_LEN(fns); i++)
-        if (strcmp(fns[i].name, f) == 0) return fns[i].fn;
-    return NULL;
-}
-
-static AVal map1(AP *ap, MathFn fn, AVal x) {
-    if (x.kind == V_NUM) return num(fn(x.num), false);
-    if (x.kind != V_ARRAY) ap_fail(ap, "%s", "a math function needs a number or an array");
-    AVal v = new_array(ap, x.n, x.dt);
-    for (int64_t i = 0; i < x.n; i++) v.data[i] = fn(x.data[i]);
+/* np.arange(stop) / (start, stop[, step]) */
+static AVal np_arange(AP *ap, const AVal *args, int n) {
+    if (n < 1 || n > 3) ap_fail(ap, "np.arange takes one to three numbers");
+    AVal lo = n > 1 ? args[0] : num_i(0), hi = n > 1 ? args[1] : args[0], st = n > 2 ? args[2] : num_i(1);
+    bool fl = lo.nk == NK_FLOAT || hi.nk == NK_FLOAT || st.nk == NK_FLOAT;
+    double a = as_num(ap, lo), b = as_num(ap, hi), s = as_num(ap, st);
+    if (s == 0) ap_fail(ap, "np.arange: the step cannot be zero");
+    double len = ceil((b - a) / s);
+    if (!(len <= ARGS_MAX_ELEMS)) ap_fail(ap, "an array of more than 16777216 elements is too large to interpret");
+    AVal v = new_array(ap, fl ? NK_FLOAT : NK_INT, 1, (int64_t[]){len > 0 ? (int64_t)len : 0});
+    for (int64_t k = 0; k < v.n; k++) {
+        if (fl) put_f(&v, k, a + (double)k * s);
+        else put_i(&v, k, as_int(ap, lo) + k * as_int(ap, st));
+    }
     return v;
 }
 
-static AVal np_array(AP *ap, const AVal *args, int n) {
-    if (n < 1 || args[0].kind != V_TUPLE) ap_fail(ap, "%s", "np.array needs a list of numbers");
-    AVal v = new_array(ap, args[0].n_items, ET_F64);
-    for (int i = 0; i < args[0].n_items; i++) v.data[i] = as_num(ap, args[0].items[i]);
-    return v;
+static void nargs(AP *ap, const char *f, int n, int want) {
+    if (n != want) ap_fail(ap, "%s takes %d argument%s, not %d", f, want, want == 1 ? "" : "s", n);
 }
 
-static AVal binop(AP *ap, const char *op, AVal x, AVal y);
+static AVal call_np(AP *ap, const char *f, const AVal *args, int n) {
+    MathFn m = np_math(f);
+    if (m) return nargs(ap, f, n, 1), map_float(ap, m, args[0]);
+    if (!strcmp(f, "abs")) return nargs(ap, f, n, 1), np_abs(ap, args[0]);
+    if (!strcmp(f, "isnan") || !strcmp(f, "isposinf") || !strcmp(f, "isneginf") || !strcmp(f, "isinf") ||
+        !strcmp(f, "isfinite"))
+        return nargs(ap, f, n, 1), classify(ap, f, args[0]);
+    if (!strcmp(f, "maximum") || !strcmp(f, "minimum") || !strcmp(f, "fmod"))
+        return nargs(ap, f, n, 2), np_binary(ap, f, args[0], args[1]);
+    if (!strcmp(f, "clip"))
+        return nargs(ap, f, n, 3), np_binary(ap, "minimum", np_binary(ap, "maximum", args[0], args[1]), args[2]);
+    if (!strcmp(f, "where")) return nargs(ap, f, n, 3), np_where(ap, args[0], args[1], args[2]);
+    if (!strcmp(f, "ldexp")) return nargs(ap, f, n, 2), np_ldexp(ap, args[0], args[1]);
+    if (!strcmp(f, "array")) return np_array(ap, args, n);
+    if (!strcmp(f, "arange")) return np_arange(ap, args, n);
+    if (!strcmp(f, "sum")) return nargs(ap, f, n, 1), sum(ap, args[0], false, 0);
+    ap_fail(ap, "unknown function 'np.%s'", f);
+}
 
 static AVal call(AP *ap, const char *f, const AVal *args, int n) {
+    if (!strncmp(f, "np.", 3)) return call_np(ap, f + 3, args, n);
     if (!strcmp(f, "rand") || !strcmp(f, "randn") || !strcmp(f, "randint") || !strcmp(f, "randsign"))
         return call_random(ap, f, args, n);
     if (!strcmp(f, "zeros")) return fill(ap, args, n, 1, 0, dtype_arg(ap, args, n, 1, ET_F32));
@@ -216,59 +825,23 @@ static AVal call(AP *ap, const char *f, const AVal *args, int n) {
     }
     if (!strcmp(f, "arange")) {
         AVal v = fill(ap, args, n, 1, 0, dtype_arg(ap, args, n, 1, ET_I32));
-        for (int64_t i = 0; i < v.n; i++) v.data[i] = representable(v.dt, (double)i);
+        for (int64_t i = 0; i < v.n; i++) put_as(&v, i, dtype_arg(ap, args, n, 1, ET_I32), (double)i);
         return v;
     }
     if (!strcmp(f, "cdiv")) {
-        if (n != 2) ap_fail(ap, "%s", "cdiv takes two numbers");
-        return num(ceil(as_num(ap, args[0]) / as_num(ap, args[1])), true);
+        nargs(ap, f, n, 2);
+        if (args[0].nk == NK_FLOAT || args[1].nk == NK_FLOAT) return num_f(-floor(-as_num(ap, args[0]) / as_num(ap, args[1])));
+        if (as_int(ap, args[1]) == 0) ap_fail(ap, "division by zero");
+        return num_i(-i_floordiv(-as_int(ap, args[0]), as_int(ap, args[1])));
     }
-    if (!strcmp(f, "np.array")) return np_array(ap, args, n);
-    if (!strcmp(f, "np.ldexp") && n == 2) return binop(ap, "*", args[0], map1(ap, exp2, args[1]));
-    MathFn m = strncmp(f, "np.", 3) == 0 ? np_math(f + 3) : NULL;
-    if (m && n == 1) return map1(ap, m, args[0]);
+    if (!strcmp(f, "wrap")) {
+        nargs(ap, f, n, 2);
+        return astype(ap, astype(ap, args[0], ET_I64), dtype_arg(ap, args, n, 1, ET_I64));
+    }
     ap_fail(ap, "unknown function '%s'", f);
 }
 
-/* ---- arithmetic ---- */
-
-static double apply(AP *ap, const char *op, double a, double b) {
-    switch (op[0]) {
-    case '+': return a + b;
-    case '-': return a - b;
-    case '*': return op[1] == '*' ? pow(a, b) : a * b;
-    case '/':
-    case '%':
-        if (b == 0) ap_fail(ap, "%s", "division by zero");
-        if (op[0] == '%') return a - floor(a / b) * b;
-        return op[1] == '/' ? floor(a / b) : a / b;
-    case '<': return ldexp(a, (int)b);
-    case '>': return floor(ldexp(a, -(int)b));
-    default: ap_fail(ap, "unknown operator '%s'", op);
-    }
-}
-
-static AVal binop(AP *ap, const char *op, AVal x, AVal y) {
-    if (x.kind == V_NUM && y.kind == V_NUM) {
-        bool is_int = x.is_int && y.is_int && strcmp(op, "/") != 0 && !(op[1] == '*' && y.num < 0);
-        return num(apply(ap, op, x.num, y.num), is_int);
-    }
-    if ((x.kind != V_NUM && x.kind != V_ARRAY) || (y.kind != V_NUM && y.kind != V_ARRAY))
-        ap_fail(ap, "operator '%s' needs numbers or arrays", op);
-    const AVal *arr = x.kind == V_ARRAY ? &x : &y;
-    if (x.kind == V_ARRAY && y.kind == V_ARRAY && x.n != y.n && x.n != 1 && y.n != 1)
-        ap_fail(ap, "operator '%s' on arrays of different sizes", op);
-    int64_t n = x.kind == V_ARRAY && y.kind == V_ARRAY ? (x.n > y.n ? x.n : y.n) : arr->n;
-    AVal v = new_array(ap, n, arr->dt);
-    for (int64_t i = 0; i < n; i++) {
-        double a = x.kind == V_NUM ? x.num : x.data[x.n == 1 ? 0 : i];
-        double b = y.kind == V_NUM ? y.num : y.data[y.n == 1 ? 0 : i];
-        v.data[i] = apply(ap, op, a, b);
-    }
-    return v;
-}
-
-/* ---- the grammar ---- */
+/* ---- the grammar (Python's precedence) ---- */
 
 static AVal expr(AP *ap, Lex *lx);
 static AVal eval_name(AP *ap, const char *name);
@@ -286,14 +859,33 @@ static ElemType dtype_named(const char *s) {
     return ET_COUNT;
 }
 
-/* args = [expr ("," expr)* [","]] close ; *trailing tells of a final comma */
-static int arg_list(AP *ap, Lex *lx, const char *close, AVal **out, bool *trailing) {
+/* A call's keyword argument "NAME = expr" (only axis= is known). */
+typedef struct Kwargs {
+    bool has_axis;
+    int64_t axis;
+} Kwargs;
+
+/* args = [arg ("," arg)* [","]] close ; arg = [NAME "="] expr ;
+ * *trailing tells of a final comma */
+static int arg_list(AP *ap, Lex *lx, const char *close, AVal **out, bool *trailing, Kwargs *kw) {
     AVal *v = NULL;
     int n = 0, cap = 0;
     bool comma = false;
     while (!accept(lx, close)) {
+        Lex save = *lx;
+        if (kw && peek_name(lx)) {
+            const char *name = take_name(ap, lx);
+            if (take_op(lx, (const char *const[]){"=", NULL})) {
+                if (strcmp(name, "axis") != 0) ap_fail(ap, "unknown keyword argument '%s'", name);
+                kw->has_axis = true;
+                kw->axis = as_int(ap, expr(ap, lx));
+                goto next;
+            }
+            *lx = save;
+        }
         AVal x = expr(ap, lx);
         VEC_PUSH(ap->a, v, n, cap, x);
+    next:
         comma = accept(lx, ",");
         if (!comma) {
             expect(ap, lx, close);
@@ -305,62 +897,140 @@ static int arg_list(AP *ap, Lex *lx, const char *close, AVal **out, bool *traili
     return n;
 }
 
-/* name = NAME ["." NAME] ; a dtype, np.inf/nan/pi, a function (when a call
+/* name = NAME ["." NAME] ; a dtype, a constant, a function (when a call
  * follows), or an assigned name */
 static AVal name_or_call(AP *ap, Lex *lx) {
     const char *name = take_name(ap, lx);
-    if (strcmp(name, "np") == 0 && accept(lx, ".")) name = arena_printf(ap->a, "np.%s", take_name(ap, lx));
+    if (strcmp(name, "np") == 0) {
+        expect(ap, lx, ".");
+        name = arena_printf(ap->a, "np.%s", take_name(ap, lx));
+    }
     if (accept(lx, "(")) {
         AVal *args;
-        int n = arg_list(ap, lx, ")", &args, NULL);
+        Kwargs kw = {0};
+        int n = arg_list(ap, lx, ")", &args, NULL, &kw);
+        if (kw.has_axis) ap_fail(ap, "%s takes no axis= argument", name);
         return call(ap, name, args, n);
     }
     const char *bare = strncmp(name, "np.", 3) == 0 ? name + 3 : name;
     ElemType dt = dtype_named(bare);
     if (dt != ET_COUNT) return (AVal){.kind = V_DTYPE, .dt = dt};
-    if (!strcmp(name, "np.inf")) return num(INFINITY, false);
-    if (!strcmp(name, "np.nan")) return num(NAN, false);
-    if (!strcmp(name, "np.pi")) return num(M_PI, false);
-    if (!strcmp(name, "True") || !strcmp(name, "False")) return num(name[0] == 'T', true);
+    if (!strcmp(name, "np.inf")) return num_f(INFINITY);
+    if (!strcmp(name, "np.nan")) return num_f(NAN);
+    if (!strcmp(name, "np.pi")) return num_f(M_PI);
+    if (!strcmp(name, "np.e")) return num_f(M_E);
+    if (!strcmp(name, "True") || !strcmp(name, "False")) return num_b(name[0] == 'T');
+    if (!strcmp(name, "None")) return (AVal){.kind = V_NONE};
+    if (bare != name) ap_fail(ap, "unknown name '%s'", name);
     return eval_name(ap, name);
 }
 
-/* primary = NUMBER | name | "(" args ")" | "[" args "]" */
+/* number = DIGITS ["." DIGITS] [exponent] | "0x" HEX ; ints are int64 */
+static AVal number(AP *ap, Lex *lx) {
+    char *end;
+    const char *s = lx->p;
+    double v = strtod(s, &end);
+    if (end > lx->end) end = (char *)lx->end;
+    lx->p = end;
+    bool is_float = memchr(s, '.', (size_t)(end - s)) || ((s[1] != 'x' && s[1] != 'X') &&
+                    (memchr(s, 'e', (size_t)(end - s)) || memchr(s, 'E', (size_t)(end - s))));
+    if (is_float) return num_f(v);
+    bool hex = s[1] == 'x' || s[1] == 'X';
+    unsigned long long u = strtoull(s, NULL, hex ? 16 : 10);
+    if (v >= 0x1p64 || (u > (unsigned long long)INT64_MAX && !hex))
+        ap_fail(ap, "the integer %s does not fit in 64 bits", arena_strndup(ap->a, s, (size_t)(end - s)));
+    return num_i((int64_t)u);
+}
+
+/* primary = number | name | "(" args ")" | "[" args "]" */
 static AVal primary(AP *ap, Lex *lx) {
     skip_ws(lx);
-    if (lx->p < lx->end && (isdigit((unsigned char)*lx->p) || *lx->p == '.')) {
-        char *end;
-        double v = strtod(lx->p, &end);
-        bool is_int = strcspn(lx->p, ".eE") >= (size_t)(end - lx->p);
-        if (lx->p[0] == '0' && (lx->p[1] == 'x' || lx->p[1] == 'X')) is_int = true;
-        lx->p = end;
-        return num(v, is_int);
-    }
+    if (lx->p < lx->end && (isdigit((unsigned char)*lx->p) || (*lx->p == '.' && lx->p + 1 < lx->end &&
+                                                                 isdigit((unsigned char)lx->p[1]))))
+        return number(ap, lx);
     if (accept(lx, "(") || accept(lx, "[")) {
         bool paren = lx->p[-1] == '(';
         AVal *items;
         bool trailing;
-        int n = arg_list(ap, lx, paren ? ")" : "]", &items, &trailing);
+        int n = arg_list(ap, lx, paren ? ")" : "]", &items, &trailing, NULL);
         /* "(x)" is x; "(x,)" and lists are tuples */
         if (paren && n == 1 && !trailing) return items[0];
         return (AVal){.kind = V_TUPLE, .items = items, .n_items = n};
     }
     if (peek_name(lx)) return name_or_call(ap, lx);
-    ap_fail(ap, "unexpected text '%s'", arena_strndup(ap->a, lx->p, (size_t)(lx->end - lx->p)));
+    ap_fail(ap, "unexpected text '%s'", rest(ap, lx));
 }
 
-/* postfix = primary (".astype" "(" dtype ")")* */
+/* subscript = [expr] ":" [expr] [":" [expr]] | expr   (a slice or an index) */
+static AVal subscript(AP *ap, Lex *lx) {
+    skip_ws(lx);
+    AVal parts[3] = {{.kind = V_NONE}, {.kind = V_NONE}, {.kind = V_NONE}};
+    if (!(lx->p < lx->end && *lx->p == ':')) {
+        parts[0] = expr(ap, lx);
+        if (!accept(lx, ":")) return parts[0];
+    } else lx->p++;
+    for (int q = 1; q < 3; q++) {
+        skip_ws(lx);
+        if (lx->p < lx->end && !strchr(":,]", *lx->p)) parts[q] = expr(ap, lx);
+        if (q == 1 && !accept(lx, ":")) break;
+    }
+    AVal *items = arena_alloc(ap->a, sizeof parts);
+    memcpy(items, parts, sizeof parts);
+    return (AVal){.kind = V_SLICE, .items = items, .n_items = 3};
+}
+
+/* index = "[" subscript ("," subscript)* [","] "]" */
+static AVal index_expr(AP *ap, Lex *lx, AVal x) {
+    AVal *items = NULL;
+    int n = 0, cap = 0;
+    bool tuple = false;
+    while (!accept(lx, "]")) {
+        AVal s = subscript(ap, lx);
+        VEC_PUSH(ap->a, items, n, cap, s);
+        if (!accept(lx, ",")) {
+            expect(ap, lx, "]");
+            break;
+        }
+        tuple = true;
+    }
+    if (n == 0) ap_fail(ap, "an index needs at least one subscript");
+    if (x.kind == V_TUPLE && n == 1 && items[0].kind == V_NUM) {
+        int64_t i = norm_index(ap, as_int(ap, items[0]), x.n_items);
+        return x.items[i];
+    }
+    return index_array(ap, x, tuple ? (AVal){.kind = V_TUPLE, .items = items, .n_items = n} : items[0]);
+}
+
+/* method = "." NAME ["(" args ")"] : astype(dt), sum([axis=]), reshape(shape), T */
+static AVal method(AP *ap, Lex *lx, AVal v) {
+    const char *m = take_name(ap, lx);
+    if (!strcmp(m, "T")) return transpose(ap, v);
+    AVal *args = NULL;
+    Kwargs kw = {0};
+    expect(ap, lx, "(");
+    int n = arg_list(ap, lx, ")", &args, NULL, &kw);
+    if (!strcmp(m, "sum")) {
+        if (n > 1) ap_fail(ap, "sum takes one axis");
+        if (n == 1) kw.has_axis = true, kw.axis = as_int(ap, args[0]);
+        return sum(ap, v, kw.has_axis, kw.axis);
+    }
+    if (kw.has_axis) ap_fail(ap, "%s takes no axis= argument", m);
+    if (!strcmp(m, "astype")) return nargs(ap, m, n, 1), astype(ap, v, dtype_arg(ap, args, n, 0, ET_F64));
+    if (!strcmp(m, "reshape")) {
+        if (n == 1) return reshape(ap, v, args[0]);
+        return reshape(ap, v, (AVal){.kind = V_TUPLE, .items = args, .n_items = n});
+    }
+    ap_fail(ap, "unknown method '.%s'", m);
+}
+
+/* postfix = primary ("." method | "[" index "]")* */
 static AVal postfix(AP *ap, Lex *lx) {
     AVal v = primary(ap, lx);
-    while (accept(lx, ".astype")) {
-        expect(ap, lx, "(");
-        AVal *args;
-        int n = arg_list(ap, lx, ")", &args, NULL);
-        ElemType dt = dtype_arg(ap, args, n, 0, ET_F64);
-        if (elem_is_int(dt)) v = map1(ap, trunc, v);
-        if (v.kind == V_ARRAY) v.dt = dt;
+    for (;;) {
+        if (accept(lx, "[")) v = index_expr(ap, lx, v);
+        else if (take_op(lx, (const char *const[]){".", NULL})) v = method(ap, lx, v);
+        else return v;
     }
-    return v;
 }
 
 /* power = postfix ["**" unary]   (right-associative, above unary minus) */
@@ -371,46 +1041,49 @@ static AVal power(AP *ap, Lex *lx) {
     return v;
 }
 
-/* unary = "-" unary | "+" unary | power */
+/* unary = ("-" | "+" | "~") unary | power */
 static AVal unary(AP *ap, Lex *lx) {
-    if (++ap->depth > ARGS_MAX_DEPTH) ap_fail(ap, "%s", "expression nested too deeply");
+    if (++ap->depth > ARGS_MAX_DEPTH) ap_fail(ap, "expression nested too deeply");
     AVal v;
-    if (accept(lx, "-")) v = binop(ap, "*", num(-1, true), unary(ap, lx));
-    else if (accept(lx, "+")) v = unary(ap, lx);
-    else v = power(ap, lx);
+    if (accept(lx, "-")) {
+        v = unary(ap, lx);
+        if (v.nk == NK_BOOL) ap_fail(ap, "unary '-' on a bool (numpy refuses it)");
+        v = v.nk == NK_FLOAT ? binop(ap, "*", num_f(-1), v) : binop(ap, "-", num_i(0), v);
+    } else if (accept(lx, "+")) v = unary(ap, lx);
+    else if (accept(lx, "~")) {
+        v = unary(ap, lx);
+        v = binop(ap, "^", v, v.nk == NK_BOOL ? num_b(true) : num_i(-1));
+    } else v = power(ap, lx);
     ap->depth--;
     return v;
 }
 
-/* binary operators by precedence climbing: << >> below + - below * / // % */
-static int binary_prec(Lex *lx, const char **op) {
-    static const struct { const char *op; int prec; } ops[] = {
-        {"<<", 1}, {">>", 1}, {"+", 2}, {"-", 2}, {"//", 3}, {"*", 3}, {"/", 3}, {"%", 3},
+/* binary operators by precedence climbing, loosest first: | ^ & (<< >>) (+ -) (* / // %) */
+static const char *const *binary_ops(int level) {
+    static const char *const ops[][5] = {
+        {"|", NULL}, {"^", NULL}, {"&", NULL}, {"<<", ">>", NULL}, {"+", "-", NULL}, {"//", "*", "/", "%", NULL},
     };
-    skip_ws(lx);
-    for (size_t i = 0; i < ARRAY_LEN(ops); i++) {
-        size_t n = strlen(ops[i].op);
-        if ((size_t)(lx->end - lx->p) >= n && strncmp(lx->p, ops[i].op, n) == 0 &&
-            !(n == 1 && ops[i].op[0] == '*' && lx->p[1] == '*')) {
-            *op = ops[i].op;
-            return ops[i].prec;
-        }
-    }
-    return 0;
+    return level < (int)ARRAY_LEN(ops) ? ops[level] : NULL;
 }
 
-static AVal binary(AP *ap, Lex *lx, int min_prec) {
-    AVal v = unary(ap, lx);
-    const char *op;
-    int prec;
-    while ((prec = binary_prec(lx, &op)) >= min_prec && prec > 0) {
-        lx->p += strlen(op);
-        v = binop(ap, op, v, binary(ap, lx, prec + 1));
-    }
+static AVal binary(AP *ap, Lex *lx, int level) {
+    const char *const *ops = binary_ops(level);
+    if (!ops) return unary(ap, lx);
+    AVal v = binary(ap, lx, level + 1);
+    for (const char *op; (op = take_op(lx, ops));) v = binop(ap, op, v, binary(ap, lx, level + 1));
     return v;
 }
 
-static AVal expr(AP *ap, Lex *lx) { return binary(ap, lx, 1); }
+/* expr = binary [cmpop binary]   (a chain of comparisons is refused) */
+static AVal expr(AP *ap, Lex *lx) {
+    static const char *const cmps[] = {"==", "!=", "<=", ">=", "<", ">", NULL};
+    AVal v = binary(ap, lx, 0);
+    const char *op = take_op(lx, cmps);
+    if (!op) return v;
+    v = binop(ap, op, v, binary(ap, lx, 0));
+    if (take_op(lx, cmps)) ap_fail(ap, "a chain of comparisons is not supported: use parentheses");
+    return v;
+}
 
 /* ---- statements ---- */
 
@@ -420,14 +1093,20 @@ static Stmt *find_stmt(AP *ap, const char *name) {
     return NULL;
 }
 
+/* the value of the text [p, end), all of it an expression */
+static AVal eval_text(AP *ap, const char *p, const char *end) {
+    Lex lx = {p, end};
+    AVal v = expr(ap, &lx);
+    skip_ws(&lx);
+    if (lx.p != lx.end) ap_fail(ap, "unexpected text '%s'", rest(ap, &lx));
+    return v;
+}
+
 static void eval_stmt(AP *ap, Stmt *s) {
     if (s->state == 2) return;
     if (s->state == 1) ap_fail(ap, "'%s' is defined in terms of itself", s->name);
     s->state = 1;
-    Lex lx = {s->expr, s->end};
-    s->val = expr(ap, &lx);
-    skip_ws(&lx);
-    if (lx.p != lx.end) ap_fail(ap, "unexpected text '%s'", arena_strndup(ap->a, lx.p, (size_t)(lx.end - lx.p)));
+    s->val = eval_text(ap, s->expr, s->end);
     s->state = 2;
 }
 
@@ -438,7 +1117,7 @@ static AVal eval_name(AP *ap, const char *name) {
     return s->val;
 }
 
-/* stmts = [NAME "="] expr (";" ...)* */
+/* stmts = [NAME "="] expr (";" ...)*   (no expression contains a ';') */
 static void split_stmts(AP *ap, const char *text) {
     const char *p = text;
     int k = 0;
@@ -449,6 +1128,7 @@ static void split_stmts(AP *ap, const char *text) {
         if (lx.p < lx.end) {
             Stmt s = {.name = arena_printf(ap->a, "arg%d", k)};
             const char *eq = memchr(lx.p, '=', (size_t)(lx.end - lx.p));
+            if (eq && eq + 1 < lx.end && eq[1] == '=') eq = NULL;
             if (eq && peek_name(&lx)) {
                 Lex nl = {lx.p, eq};
                 s.name = take_name(ap, &nl);
@@ -468,6 +1148,29 @@ static void split_stmts(AP *ap, const char *text) {
 
 /* ---- binding to the kernel's parameters ---- */
 
+/* the buffer's bytes as the array of values the kernel sees */
+static AVal read_back(AP *ap, const AVal *shape_of, const InterpBuffer *b) {
+    AVal v = new_array(ap, b->elem == ET_I1 ? NK_INT : nk_of(b->elem), shape_of->ndim, shape_of->shape);
+    size_t eb = (size_t)elem_bytes(b->elem);
+    for (int64_t k = 0; k < v.n && !shape_of->poison; k++) {
+        uint64_t raw = 0;
+        memcpy(&raw, (const uint8_t *)b->base + (size_t)k * eb, eb);
+        if (v.nk == NK_FLOAT) put_f(&v, k, interp_slot_to_double(b->elem, raw));
+        else put_i(&v, k, b->elem == ET_I1 ? (raw & 0xFF) != 0 : (int64_t)interp_int_norm(b->elem, raw));
+    }
+    return v;
+}
+
+/* empty() buffers hold NaN (floats) or 0xAB bytes, as run_kernels.py poisons them */
+static void poison(uint8_t *data, size_t bytes, ElemType e) {
+    if (!elem_is_float(e)) {
+        memset(data, 0xAB, bytes);
+        return;
+    }
+    uint64_t nan = elem_float_bits(e, NAN);
+    for (size_t k = 0; k < bytes; k += (size_t)elem_bytes(e)) memcpy(data + k, &nan, (size_t)elem_bytes(e));
+}
+
 static void bind_pointer(AP *ap, IrFunc *fn, uint32_t i, Stmt *s, InterpSetup *out, InterpBuffer *buf) {
     IrType t = ir_type(fn, fn->params[i].val);
     ElemType e = (ElemType)t.pointee;
@@ -475,10 +1178,10 @@ static void bind_pointer(AP *ap, IrFunc *fn, uint32_t i, Stmt *s, InterpSetup *o
         ap_fail(ap, "parameter '%s' is a pointer: give it a buffer (rand, zeros, ...)", fn->params[i].name);
     size_t bytes = (size_t)s->val.n * (size_t)elem_bytes(e);
     uint8_t *data = arena_alloc(ap->a, bytes ? bytes : 1);
-    if (s->val.poison) memset(data, 0xAB, bytes);
+    if (s->val.poison) poison(data, bytes, e);
     else
         for (int64_t k = 0; k < s->val.n; k++) {
-            uint64_t v = interp_slot_from_double(e, s->val.data[k]);
+            uint64_t v = el_slot(&s->val, k, e);
             memcpy(data + (size_t)k * (size_t)elem_bytes(e), &v, (size_t)elem_bytes(e));
         }
     *buf = (InterpBuffer){data, bytes, s->name, e};
@@ -487,8 +1190,7 @@ static void bind_pointer(AP *ap, IrFunc *fn, uint32_t i, Stmt *s, InterpSetup *o
 
 static void bind(AP *ap, IrFunc *fn, InterpSetup *out) {
     if ((uint32_t)ap->n_stmts != fn->n_params)
-        ap_fail(ap, "%s", arena_printf(ap->a, "kernel '%s' takes %u arguments, --args gives %d", fn->name,
-                                       fn->n_params, ap->n_stmts));
+        ap_fail(ap, "kernel '%s' takes %u arguments, --args gives %d", fn->name, fn->n_params, ap->n_stmts);
     out->n_args = fn->n_params;
     out->args = arena_alloc(ap->a, sizeof(uint64_t) * (fn->n_params + 1));
     out->buffers = arena_alloc(ap->a, sizeof(InterpBuffer) * (fn->n_params + 1));
@@ -501,8 +1203,23 @@ static void bind(AP *ap, IrFunc *fn, InterpSetup *out) {
             continue;
         }
         if (s->val.kind != V_NUM) ap_fail(ap, "parameter '%s' is a scalar: give it a number", fn->params[i].name);
-        out->args[i] = interp_slot_from_double((ElemType)t.elem, s->val.num);
+        out->args[i] = el_slot(&s->val, 0, (ElemType)t.elem);
     }
+}
+
+/* The names for checks: each buffer as the kernel saw it, scalars as written. */
+static void keep_names(AP *ap, InterpSetup *out) {
+    struct InterpNames *names = arena_alloc(ap->a, sizeof *names);
+    names->n = ap->n_stmts;
+    names->stmts = arena_alloc(ap->a, sizeof(Stmt) * (size_t)(ap->n_stmts + 1));
+    uint32_t b = 0;
+    for (int i = 0; i < ap->n_stmts; i++) {
+        Stmt s = ap->stmts[i];
+        if (s.val.kind == V_ARRAY && b < out->n_buffers && out->buffers[b].name == s.name)
+            s.val = read_back(ap, &s.val, &out->buffers[b++]);
+        names->stmts[i] = s;
+    }
+    out->names = names;
 }
 
 /* grid = expr ["," expr [, expr]], or one tuple */
@@ -537,12 +1254,50 @@ bool interp_setup(Arena *a, IrFunc *fn, const char *args_text, const char *grid_
     AP *ap = arena_alloc(a, sizeof *ap);   /* in the arena: written between setjmp and longjmp */
     ap->a = a;
     ap->err = err;
+    ap->what = "--args";
     ap->rng = seed;
     if (setjmp(ap->bail) != 0) return false;
     split_stmts(ap, args_text ? args_text : "");
     bind(ap, fn, out);
     for (int i = 0; i < ap->n_stmts; i++) eval_stmt(ap, &ap->stmts[i]);
     if (grid_text) eval_grid(ap, grid_text, out);
+    keep_names(ap, out);
+    return true;
+}
+
+/* ---- references: expressions over the names of a setup ---- */
+
+static void to_array(const AVal *v, InterpArray *out) {
+    memset(out, 0, sizeof *out);
+    out->is_float = v->nk == NK_FLOAT;
+    out->is_bool = v->nk == NK_BOOL;
+    if (v->kind == V_NUM) {
+        out->n = 1;
+        out->f = v->nk == NK_FLOAT ? &v->f : NULL;
+        out->i = v->nk == NK_FLOAT ? NULL : &v->i;
+        return;
+    }
+    out->ndim = v->ndim;
+    memcpy(out->shape, v->shape, sizeof v->shape);
+    out->n = v->n;
+    out->f = v->fdata;
+    out->i = v->idata;
+}
+
+bool interp_eval(Arena *a, const InterpSetup *s, const char *text, InterpArray *out, Buf *err) {
+    AP *ap = arena_alloc(a, sizeof *ap);
+    ap->a = a;
+    ap->err = err;
+    ap->what = "check";
+    if (setjmp(ap->bail) != 0) return false;
+    if (s->names) {
+        ap->stmts = s->names->stmts;
+        ap->n_stmts = ap->cap_stmts = s->names->n;
+    }
+    AVal *v = arena_alloc(a, sizeof *v);
+    *v = eval_text(ap, text, text + strlen(text));
+    if (!is_numeric(v)) ap_fail(ap, "'%s' is not a number or an array", text);
+    to_array(v, out);
     return true;
 }
 

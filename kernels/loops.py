@@ -60,5 +60,5 @@ def steps_kernel(out_ptr, n, BLOCK: tl.constexpr):
 # grid: (cdiv(n, 128), 1, 1)
 # args: out = empty(n, i32); n = 5000
 # bench_args: out = empty(n, i32); n = 1 << 26
-# check: out == np.array([(p.bit_length() * 2 if p % 2 else p.bit_length() + 100) for p in (np.arange(n) // 128).tolist()]) + np.arange(n) % 3
+# check: out == np.where((np.arange(n) // 128) % 2, np.ceil(np.log2(np.arange(n) // 128 + 1)) * 2, np.ceil(np.log2(np.arange(n) // 128 + 1)) + 100) + np.arange(n) % 3
 # tol: 0

@@ -125,6 +125,7 @@ static bool fold_float2(Opcode opc, ElemType e, bool propagate, double a, double
     case OP_MAX: r = float_minmax(true, propagate, a, b); break;
     default: return false;
     }
+    if (isnan(r)) return false;   /* the GPU's NaN is 0x7FFFFFFF, not the constant's canonical one */
     *out = elem_round(e, r);
     return true;
 }
@@ -145,7 +146,8 @@ static bool fold_unary(Opcode opc, ElemType e, Konst a, Konst *out) {
     switch (opc) {
     case OP_NEG: r = -x; break;
     case OP_ABS: r = fabs(x); break;
-    case OP_EXP: r = exp(x); break;
+    /* below f64, exp is ex2(x * log2(e)) with the product rounded to f32, as the GPU and interpreter do it */
+    case OP_EXP: r = e == ET_F64 ? exp(x) : exp2((double)((float)x * 0x1.715476p+0f)); break;
     case OP_EXP2: r = exp2(x); break;
     case OP_LOG: r = log(x); break;
     case OP_LOG2: r = log2(x); break;
@@ -153,6 +155,7 @@ static bool fold_unary(Opcode opc, ElemType e, Konst a, Konst *out) {
     case OP_RSQRT: r = 1.0 / sqrt(x); break;
     default: return false;
     }
+    if (isnan(r)) return false;
     out->f = elem_round(e, r);
     out->i = 0;
     return true;

@@ -128,7 +128,7 @@ static void test_hit_and_miss(const char *dir) {
     k = compile(edited, sig, &opt);
     CHECK(k && !tric_kernel_cache_hit(k));
     tric_kernel_free(k);
-    CHECK(count_entries(dir) == 6);
+    CHECK(count_entries(dir) == 7);
 
     tric_kernel_free(a);
     tric_kernel_free(b);

@@ -5,9 +5,14 @@
  * 2. Whole IR: masked loads with `other`, a loop with carried values, the
  *    exact messages for an out-of-bounds access and a division by zero.
  * 3. Every kernel test block of kernels/NAME.py: the IR after lowering and
- *    after each pass of the standard pipeline runs on the same inputs (fixed
- *    seed); every buffer must come out bit-identical from one stage to the
- *    next, or the test names the pass and the first differing element. */
+ *    after each pass of the standard pipeline runs on the same fresh random
+ *    inputs (seed from TRIC_TEST_SEED, else the clock; printed); every
+ *    buffer must come out bit-identical from one stage to the next, or the
+ *    test names the pass and the first differing element. Then the last
+ *    stage's outputs must match the block's `# check:` reference within its
+ *    `# tol:` (interp_check, numpy-free).
+ * 4. The reference language and interp_check themselves: numpy's semantics
+ *    on small expressions, and the exact messages of failing comparisons. */
 #include "base/base.h"
 #include "interp/interp.h"
 #include "interp/scalar.h"
@@ -17,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "blocks.h"
 #include "differential.h"
@@ -151,7 +157,8 @@ static void run_ir(Run *r, const char *text, InterpBuffer *bufs, uint32_t nb, co
         return;
     }
     r->fn = ir_parse(r->ctx, srcfile_from_string(r->ctx, "test.tir", text));
-    InterpLaunch l = {{grid, 1, 1}, args, na, bufs, nb, 1000};
+    InterpLaunch l = {.grid = {grid, 1, 1}, .args = args, .n_args = na, .buffers = bufs, .n_buffers = nb,
+                      .max_loop_iters = 1000};
     r->ok = interp_run(r->fn, &l, &r->err);
 }
 
@@ -290,11 +297,390 @@ static void test_fold_cse_ir(void) {
     free(diag);
 }
 
-static void test_kernels(void) {
+/* The stage-by-stage comparison plus what the reference needs: a setup of
+ * the same inputs (same args, grid and seed), made from the lowered IR. */
+typedef struct RefRun {
+    Diff d;
+    Arena *arena;
+    InterpSetup setup;
+    bool have_setup;
+} RefRun;
+
+static void ref_on_stage(IrFunc *fn, const char *stage, int index, void *ud) {
+    RefRun *r = ud;
+    if (index == 0) {
+        Buf err = {0};
+        r->have_setup = interp_setup(r->arena, fn, r->d.args, r->d.grid, r->d.seed, &r->setup, &err);
+        buf_free(&err);
+    }
+    diff_on_stage(fn, stage, index, &r->d);
+}
+
+/* The last stage's outputs (r->d.prev) against the block's `# check:`. */
+static bool matches_reference(RefRun *r, const TestBlock *tb, const char *where, uint64_t seed) {
+    if (!tb->check[0]) {
+        printf("FAIL %s: the block has no '# check:' line\n", where);
+        return false;
+    }
+    if (!r->have_setup || !r->d.prev.ok || r->d.prev.n != r->setup.n_buffers) {
+        printf("FAIL %s: no outputs to compare with the reference\n", where);
+        return false;
+    }
+    for (uint32_t i = 0; i < r->setup.n_buffers; i++) {
+        const InterpBuffer *got = &r->d.prev.bufs[i];
+        if (got->bytes != r->setup.buffers[i].bytes) {
+            printf("FAIL %s: buffer '%s' changed size\n", where, got->name);
+            return false;
+        }
+        memcpy(r->setup.buffers[i].base, got->base, got->bytes);
+    }
+    Buf err = {0};
+    bool ok = interp_check(r->arena, &r->setup, tb->check, tb->tol, &err);
+    if (!ok)
+        printf("FAIL %s: the outputs differ from '# check: %s' (TRIC_TEST_SEED=%llu repeats this run):\n%s", where,
+               tb->check, (unsigned long long)seed, buf_str(&err));
+    buf_free(&err);
+    return ok;
+}
+
+/* More constants for fold: float arithmetic (NaN, inf, -0.0, minnum,
+ * the constant NaN itself), casts of constants (truncation, saturation, NaN,
+ * rtz, i32 -> f32 rounding, narrowing and widening), compares (NaN,
+ * unsigned order), selects with a constant condition, shifts by amounts at
+ * or past the width (or negative), and i8 / u16 wrap-around. Ops whose
+ * result is NaN (inf * 0, max {propagate_nan} of a NaN) must stay unfolded:
+ * a `const nan` would be 0x7FC00000 where the op gives the GPU's 0x7FFFFFFF. */
+static const char fold_more_tir[] =
+    "func @fold_consts(%oi: ptr<i32>, %of: ptr<f32>, %oh: ptr<f16>) {\n"
+    "  %f1 = const 1.5 : f32\n"
+    "  %f2 = const -0.1 : f32\n"
+    "  %f0 = const 0.0 : f32\n"
+    "  %fnz = const -0.0 : f32\n"
+    "  %fnan = const nan : f32\n"
+    "  %finf = const inf : f32\n"
+    "  %fbig = const 3000000000.0 : f32\n"
+    "  %fodd = const 1.0009765625 : f32\n"
+    "  %fa = add %f1, %f2 : f32\n"
+    "  %fm = mul %fa, %f2 : f32\n"
+    "  %fd = div %f1, %f2 : f32\n"
+    "  %fr = rem %f1, %f2 : f32\n"
+    "  %fn = neg %fd : f32\n"
+    "  %fz = add %fnz, %f0 : f32\n"
+    "  %fmx = max %fnan, %f1 : f32\n"
+    "  %fmn = min %f0, %fnz : f32\n"
+    "  %fsq = sqrt %f1 : f32\n"
+    "  %fab = abs %f2 : f32\n"
+    "  %ci = cast %fd : i32\n"
+    "  %cs = cast %fbig : i32\n"
+    "  %cn = cast %fnan : i32\n"
+    "  %cu = cast %fn : u32\n"
+    "  %cu2 = cast %cu : i32\n"
+    "  %ch = cast %fodd : f16\n"
+    "  %chz = cast %fodd {rounding = rtz} : f16\n"
+    "  %chd = cast %fd : f16\n"
+    "  %i17 = const 16777217 : i32\n"
+    "  %cf = cast %i17 : f32\n"
+    "  %i300 = const 300 : i32\n"
+    "  %c8 = cast %i300 : i8\n"
+    "  %c8b = cast %c8 : i32\n"
+    "  %im1 = const -1 : i8\n"
+    "  %c8u = cast %im1 : u32\n"
+    "  %c8ub = cast %c8u : i32\n"
+    "  %cb = cast %f2 : i1\n"
+    "  %cbi = cast %cb : i32\n"
+    "  %q1 = cmp lt %fnan, %f1 : i1\n"
+    "  %q1i = cast %q1 : i32\n"
+    "  %q2 = cmp ne %fnan, %fnan : i1\n"
+    "  %q2i = cast %q2 : i32\n"
+    "  %umax = const 4294967295 : u32\n"
+    "  %u1 = const 1 : u32\n"
+    "  %q3 = cmp lt %u1, %umax : i1\n"
+    "  %q3i = cast %q3 : i32\n"
+    "  %sm1 = const -1 : i32\n"
+    "  %s1 = const 1 : i32\n"
+    "  %q4 = cmp lt %s1, %sm1 : i1\n"
+    "  %q4i = cast %q4 : i32\n"
+    "  %sel = select %q2, %fd, %f1 : f32\n"
+    "  %sel2 = select %q1, %s1, %sm1 : i32\n"
+    "  %s32 = const 32 : i32\n"
+    "  %s40 = const 40 : i32\n"
+    "  %sm8 = const -8 : i32\n"
+    "  %s31 = const 31 : i32\n"
+    "  %sh1 = shl %s1, %s32 : i32\n"
+    "  %sh2 = shr %sm8, %s40 : i32\n"
+    "  %sh3 = shl %s1, %s31 : i32\n"
+    "  %sh4 = shr %sm8, %sm1 : i32\n"
+    "  %uhi = const 2147483648 : u32\n"
+    "  %u32c = const 32 : u32\n"
+    "  %u31 = const 31 : u32\n"
+    "  %sh5 = shr %uhi, %u32c : u32\n"
+    "  %sh5i = cast %sh5 : i32\n"
+    "  %sh6 = shr %uhi, %u31 : u32\n"
+    "  %sh6i = cast %sh6 : i32\n"
+    "  %b1 = const 1 : i8\n"
+    "  %b9 = const 9 : i8\n"
+    "  %b7 = const 7 : i8\n"
+    "  %sh7 = shl %b1, %b9 : i8\n"
+    "  %sh7i = cast %sh7 : i32\n"
+    "  %sh8 = shl %b1, %b7 : i8\n"
+    "  %sh8i = cast %sh8 : i32\n"
+    "  %b100 = const 100 : i8\n"
+    "  %b3 = const 3 : i8\n"
+    "  %w1 = add %b100, %b100 : i8\n"
+    "  %w1i = cast %w1 : i32\n"
+    "  %w2 = mul %b100, %b3 : i8\n"
+    "  %w2i = cast %w2 : i32\n"
+    "  %bmin = const -128 : i8\n"
+    "  %bm1 = const -1 : i8\n"
+    "  %w3 = div %bmin, %bm1 : i8\n"
+    "  %w3i = cast %w3 : i32\n"
+    "  %w4 = neg %bmin : i8\n"
+    "  %w4i = cast %w4 : i32\n"
+    "  %h3 = const 3 : u16\n"
+    "  %h5 = const 5 : u16\n"
+    "  %h300 = const 300 : u16\n"
+    "  %w5 = sub %h3, %h5 : u16\n"
+    "  %w5i = cast %w5 : i32\n"
+    "  %w6 = mul %h300, %h300 : u16\n"
+    "  %w6i = cast %w6 : i32\n"
+    "  %w7 = div %w5, %h3 : u16\n"
+    "  %w7i = cast %w7 : i32\n"
+    "  %imin = const -2147483648 : i32\n"
+    "  %w8 = div %imin, %sm1 : i32\n"
+    "  %w9 = rem %sm8, %s1 : i32\n"
+    "  %oik0 = const 0 : i32\n"
+    "  %oip0 = addptr %oi, %oik0 : ptr<i32>\n"
+    "  store %oip0, %ci\n"
+    "  %oik1 = const 1 : i32\n"
+    "  %oip1 = addptr %oi, %oik1 : ptr<i32>\n"
+    "  store %oip1, %cs\n"
+    "  %oik2 = const 2 : i32\n"
+    "  %oip2 = addptr %oi, %oik2 : ptr<i32>\n"
+    "  store %oip2, %cn\n"
+    "  %oik3 = const 3 : i32\n"
+    "  %oip3 = addptr %oi, %oik3 : ptr<i32>\n"
+    "  store %oip3, %cu2\n"
+    "  %oik4 = const 4 : i32\n"
+    "  %oip4 = addptr %oi, %oik4 : ptr<i32>\n"
+    "  store %oip4, %c8b\n"
+    "  %oik5 = const 5 : i32\n"
+    "  %oip5 = addptr %oi, %oik5 : ptr<i32>\n"
+    "  store %oip5, %c8ub\n"
+    "  %oik6 = const 6 : i32\n"
+    "  %oip6 = addptr %oi, %oik6 : ptr<i32>\n"
+    "  store %oip6, %cbi\n"
+    "  %oik7 = const 7 : i32\n"
+    "  %oip7 = addptr %oi, %oik7 : ptr<i32>\n"
+    "  store %oip7, %q1i\n"
+    "  %oik8 = const 8 : i32\n"
+    "  %oip8 = addptr %oi, %oik8 : ptr<i32>\n"
+    "  store %oip8, %q2i\n"
+    "  %oik9 = const 9 : i32\n"
+    "  %oip9 = addptr %oi, %oik9 : ptr<i32>\n"
+    "  store %oip9, %q3i\n"
+    "  %oik10 = const 10 : i32\n"
+    "  %oip10 = addptr %oi, %oik10 : ptr<i32>\n"
+    "  store %oip10, %q4i\n"
+    "  %oik11 = const 11 : i32\n"
+    "  %oip11 = addptr %oi, %oik11 : ptr<i32>\n"
+    "  store %oip11, %sel2\n"
+    "  %oik12 = const 12 : i32\n"
+    "  %oip12 = addptr %oi, %oik12 : ptr<i32>\n"
+    "  store %oip12, %sh1\n"
+    "  %oik13 = const 13 : i32\n"
+    "  %oip13 = addptr %oi, %oik13 : ptr<i32>\n"
+    "  store %oip13, %sh2\n"
+    "  %oik14 = const 14 : i32\n"
+    "  %oip14 = addptr %oi, %oik14 : ptr<i32>\n"
+    "  store %oip14, %sh3\n"
+    "  %oik15 = const 15 : i32\n"
+    "  %oip15 = addptr %oi, %oik15 : ptr<i32>\n"
+    "  store %oip15, %sh4\n"
+    "  %oik16 = const 16 : i32\n"
+    "  %oip16 = addptr %oi, %oik16 : ptr<i32>\n"
+    "  store %oip16, %sh5i\n"
+    "  %oik17 = const 17 : i32\n"
+    "  %oip17 = addptr %oi, %oik17 : ptr<i32>\n"
+    "  store %oip17, %sh6i\n"
+    "  %oik18 = const 18 : i32\n"
+    "  %oip18 = addptr %oi, %oik18 : ptr<i32>\n"
+    "  store %oip18, %sh7i\n"
+    "  %oik19 = const 19 : i32\n"
+    "  %oip19 = addptr %oi, %oik19 : ptr<i32>\n"
+    "  store %oip19, %sh8i\n"
+    "  %oik20 = const 20 : i32\n"
+    "  %oip20 = addptr %oi, %oik20 : ptr<i32>\n"
+    "  store %oip20, %w1i\n"
+    "  %oik21 = const 21 : i32\n"
+    "  %oip21 = addptr %oi, %oik21 : ptr<i32>\n"
+    "  store %oip21, %w2i\n"
+    "  %oik22 = const 22 : i32\n"
+    "  %oip22 = addptr %oi, %oik22 : ptr<i32>\n"
+    "  store %oip22, %w3i\n"
+    "  %oik23 = const 23 : i32\n"
+    "  %oip23 = addptr %oi, %oik23 : ptr<i32>\n"
+    "  store %oip23, %w4i\n"
+    "  %oik24 = const 24 : i32\n"
+    "  %oip24 = addptr %oi, %oik24 : ptr<i32>\n"
+    "  store %oip24, %w5i\n"
+    "  %oik25 = const 25 : i32\n"
+    "  %oip25 = addptr %oi, %oik25 : ptr<i32>\n"
+    "  store %oip25, %w6i\n"
+    "  %oik26 = const 26 : i32\n"
+    "  %oip26 = addptr %oi, %oik26 : ptr<i32>\n"
+    "  store %oip26, %w7i\n"
+    "  %oik27 = const 27 : i32\n"
+    "  %oip27 = addptr %oi, %oik27 : ptr<i32>\n"
+    "  store %oip27, %w8\n"
+    "  %oik28 = const 28 : i32\n"
+    "  %oip28 = addptr %oi, %oik28 : ptr<i32>\n"
+    "  store %oip28, %w9\n"
+    "  %ofk0 = const 0 : i32\n"
+    "  %ofp0 = addptr %of, %ofk0 : ptr<f32>\n"
+    "  store %ofp0, %fa\n"
+    "  %ofk1 = const 1 : i32\n"
+    "  %ofp1 = addptr %of, %ofk1 : ptr<f32>\n"
+    "  store %ofp1, %fm\n"
+    "  %ofk2 = const 2 : i32\n"
+    "  %ofp2 = addptr %of, %ofk2 : ptr<f32>\n"
+    "  store %ofp2, %fd\n"
+    "  %ofk3 = const 3 : i32\n"
+    "  %ofp3 = addptr %of, %ofk3 : ptr<f32>\n"
+    "  store %ofp3, %fr\n"
+    "  %ofk4 = const 4 : i32\n"
+    "  %ofp4 = addptr %of, %ofk4 : ptr<f32>\n"
+    "  store %ofp4, %fn\n"
+    "  %ofk5 = const 5 : i32\n"
+    "  %ofp5 = addptr %of, %ofk5 : ptr<f32>\n"
+    "  store %ofp5, %fz\n"
+    "  %ofk6 = const 6 : i32\n"
+    "  %ofp6 = addptr %of, %ofk6 : ptr<f32>\n"
+    "  store %ofp6, %finf\n"
+    "  %ofk7 = const 7 : i32\n"
+    "  %ofp7 = addptr %of, %ofk7 : ptr<f32>\n"
+    "  store %ofp7, %fmx\n"
+    "  %ofk8 = const 8 : i32\n"
+    "  %ofp8 = addptr %of, %ofk8 : ptr<f32>\n"
+    "  store %ofp8, %fnan\n"
+    "  %ofk9 = const 9 : i32\n"
+    "  %ofp9 = addptr %of, %ofk9 : ptr<f32>\n"
+    "  store %ofp9, %fmn\n"
+    "  %ofk10 = const 10 : i32\n"
+    "  %ofp10 = addptr %of, %ofk10 : ptr<f32>\n"
+    "  store %ofp10, %fsq\n"
+    "  %ofk11 = const 11 : i32\n"
+    "  %ofp11 = addptr %of, %ofk11 : ptr<f32>\n"
+    "  store %ofp11, %fab\n"
+    "  %ofk12 = const 12 : i32\n"
+    "  %ofp12 = addptr %of, %ofk12 : ptr<f32>\n"
+    "  store %ofp12, %cf\n"
+    "  %ofk13 = const 13 : i32\n"
+    "  %ofp13 = addptr %of, %ofk13 : ptr<f32>\n"
+    "  store %ofp13, %sel\n"
+    "  %fin0 = mul %finf, %f0 : f32\n"
+    "  %ofk14 = const 14 : i32\n"
+    "  %ofp14 = addptr %of, %ofk14 : ptr<f32>\n"
+    "  store %ofp14, %fin0\n"
+    "  %fpn = max %fnan, %f1 {propagate_nan} : f32\n"
+    "  %ofk15 = const 15 : i32\n"
+    "  %ofp15 = addptr %of, %ofk15 : ptr<f32>\n"
+    "  store %ofp15, %fpn\n"
+    "  %ohk0 = const 0 : i32\n"
+    "  %ohp0 = addptr %oh, %ohk0 : ptr<f16>\n"
+    "  store %ohp0, %ch\n"
+    "  %ohk1 = const 1 : i32\n"
+    "  %ohp1 = addptr %oh, %ohk1 : ptr<f16>\n"
+    "  store %ohp1, %chz\n"
+    "  %ohk2 = const 2 : i32\n"
+    "  %ohp2 = addptr %oh, %ohk2 : ptr<f16>\n"
+    "  store %ohp2, %chd\n"
+    "  ret\n"
+    "}\n";
+
+/* For cse: ops that differ only in an attribute must stay apart: loads
+ * with another `other` or cache / eviction hint, max with and without
+ * propagate_nan, compares of every predicate on the same operands, casts
+ * rounding to nearest and toward zero, and aranges of different bounds
+ * (used as store offsets: merged, the stores would overlap). */
+static const char cse_more_tir[] =
+    "func @cse_attrs(%x: ptr<f32>, %out: ptr<f32>, %h: ptr<f16>, %c: ptr<i32>) {\n"
+    "  %0 = arange 0, 8 : tile<8xi32>\n"
+    "  %1 = arange 8, 16 : tile<8xi32>\n"
+    "  %2 = splat %x : tile<8xptr<f32>>\n"
+    "  %3 = addptr %2, %0 : tile<8xptr<f32>>\n"
+    "  %n = const 5 : i32\n"
+    "  %ns = splat %n : tile<8xi32>\n"
+    "  %m = cmp lt %0, %ns : tile<8xi1>\n"
+    "  %o1 = const 1.0 : tile<8xf32>\n"
+    "  %o2 = const 2.0 : tile<8xf32>\n"
+    "  %a = load %3, %m, %o1 : tile<8xf32>\n"
+    "  %b = load %3, %m, %o2 : tile<8xf32>\n"
+    "  %b2 = load %3, %m, %o2 {cache = cg} : tile<8xf32>\n"
+    "  %b3 = load %3 {evict = evict_last} : tile<8xf32>\n"
+    "  %s1 = add %a, %b : tile<8xf32>\n"
+    "  %s2 = mul %b2, %b3 : tile<8xf32>\n"
+    "  %s3 = add %s1, %s2 : tile<8xf32>\n"
+    "  %mx = max %a, %o1 : tile<8xf32>\n"
+    "  %mxp = max %a, %o1 {propagate_nan} : tile<8xf32>\n"
+    "  %eq = cmp eq %a, %b3 : tile<8xi1>\n"
+    "  %ne = cmp ne %a, %b3 : tile<8xi1>\n"
+    "  %lt = cmp lt %a, %b3 : tile<8xi1>\n"
+    "  %le = cmp le %a, %b3 : tile<8xi1>\n"
+    "  %v1 = select %eq, %mx, %mxp : tile<8xf32>\n"
+    "  %v2 = select %ne, %v1, %s3 : tile<8xf32>\n"
+    "  %op = splat %out : tile<8xptr<f32>>\n"
+    "  %op0 = addptr %op, %0 : tile<8xptr<f32>>\n"
+    "  %op1 = addptr %op, %1 : tile<8xptr<f32>>\n"
+    "  store %op0, %v2\n"
+    "  store %op1, %mxp\n"
+    "  %r1 = cast %s3 : tile<8xf16>\n"
+    "  %r2 = cast %s3 {rounding = rtz} : tile<8xf16>\n"
+    "  %hp = splat %h : tile<8xptr<f16>>\n"
+    "  %hp0 = addptr %hp, %0 : tile<8xptr<f16>>\n"
+    "  %hp1 = addptr %hp, %1 : tile<8xptr<f16>>\n"
+    "  store %hp0, %r1\n"
+    "  store %hp1, %r2\n"
+    "  %lti = cast %lt : tile<8xi32>\n"
+    "  %lei = cast %le : tile<8xi32>\n"
+    "  %k = const 2 : tile<8xi32>\n"
+    "  %lek = mul %lei, %k : tile<8xi32>\n"
+    "  %flags = add %lti, %lek : tile<8xi32>\n"
+    "  %cp = splat %c : tile<8xptr<i32>>\n"
+    "  %cp0 = addptr %cp, %0 : tile<8xptr<i32>>\n"
+    "  store %cp0, %flags\n"
+    "  ret\n"
+    "}\n";
+
+/* Each runs after lowering-equivalent parsing and after every pass of the
+ * standard pipeline; the buffers must be bit-identical at every stage. */
+static void test_fold_cse_more(uint64_t seed) {
+    static const struct { const char *name, *tir, *args; } cases[] = {
+        {"fold_consts.tir", fold_more_tir, "oi = zeros(40, i32); of = zeros(16, fp32); oh = zeros(4, fp16)"},
+        {"cse_attrs.tir", cse_more_tir,
+         "x = np.array([1.0, -2.5, 1.0009765625, np.nan, 65519.0, -0.0, 3.3, 7.7]); out = empty(16, fp32); "
+         "h = empty(16, fp16); c = empty(8, i32)"},
+        {"cse_attrs.tir (random)", cse_more_tir, "x = randn(8, fp32) * 1000; out = empty(16, fp32); h = empty(16, fp16); "
+                                                 "c = empty(8, i32)"},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        RtRequest rq = {.path = cases[i].name, .source = cases[i].tir, .is_ir = true, .passes = "all"};
+        rt_default_target(&rq.target);
+        Diff d = {.where = cases[i].name, .args = cases[i].args, .grid = "1", .seed = seed};
+        char *diag = NULL;
+        bool ok = rt_each_stage(&rq, diff_on_stage, &d, &diag);
+        CHECK(ok && !d.unsupported && !d.failed && d.stages == 7, "%s: %s%s", cases[i].name, diag ? diag : "",
+              d.unsupported_why ? d.unsupported_why : "");
+        if (d.failed) failures++;
+        diff_free(&d);
+        free(diag);
+    }
+}
+
+static void test_kernels(uint64_t seed) {
     int n_blocks = 0;
     TestBlock *blocks = blocks_read_dir("kernels", &n_blocks);
     CHECK(n_blocks > 0, "no kernel test blocks (run from the repository root)");
-    int ran = 0, skipped = 0, stages = 0;
+    int ran = 0, skipped = 0, stages = 0, matched = 0;
     for (int b = 0; b < n_blocks; b++) {
         const TestBlock *tb = &blocks[b];
         char where[768];
@@ -302,36 +688,248 @@ static void test_kernels(void) {
         RtRequest rq = {.path = tb->path, .kernel = tb->kernel, .signature = tb->signature};
         rt_default_target(&rq.target);
         if (tb->num_warps[0]) rq.target.num_warps = atoi(tb->num_warps);
-        Diff d = {.where = where, .args = tb->args, .grid = tb->grid, .seed = 12345};
+        /* fresh inputs per block, all from the one printed seed */
+        uint64_t block_seed = seed ^ ((uint64_t)(b + 1) * UINT64_C(0x9E3779B97F4A7C15));
+        RefRun r = {.d = {.where = where, .args = tb->args, .grid = tb->grid, .seed = block_seed},
+                    .arena = arena_new()};
         char *diag = NULL;
-        bool ok = rt_each_stage(&rq, diff_on_stage, &d, &diag);
+        bool ok = rt_each_stage(&rq, ref_on_stage, &r, &diag);
         CHECK(ok, "%s does not compile:\n%s", where, diag);
-        if (d.unsupported) {
-            printf("note: %s: skipped: %s", where, d.unsupported_why);
+        if (r.d.unsupported) {
+            printf("note: %s: skipped: %s", where, r.d.unsupported_why);
             skipped++;
-        } else if (d.failed) {
+        } else if (r.d.failed) {
             failures++;
         } else {
             ran++;
-            stages += d.stages;
+            stages += r.d.stages;
+            if (matches_reference(&r, tb, where, seed)) matched++;
+            else failures++;
         }
-        diff_free(&d);
+        diff_free(&r.d);
+        arena_free_all(r.arena);
         free(diag);
     }
     free(blocks);
-    printf("kernels: %d test blocks, %d ran through %d stages bit-identically, %d skipped\n", n_blocks, ran, stages,
-           skipped);
-    CHECK(n_blocks > 0 && ran * 10 >= n_blocks * 8, "fewer than 80%% of the blocks ran (%d of %d)", ran, n_blocks);
+    printf("kernels: %d test blocks, %d ran through %d stages bit-identically, %d matched their reference (seed %llu)\n",
+           n_blocks, ran, stages, matched, (unsigned long long)seed);
+    if (skipped) printf("kernels: %d skipped\n", skipped);
+    CHECK(n_blocks > 0 && matched == n_blocks, "only %d of %d blocks matched their reference", matched, n_blocks);
+}
+
+/* ---- 4. the reference language and interp_check ---- */
+
+static const char add_f32_tir[] =
+    "func @add(%x: ptr<f32>, %y: ptr<f32>, %out: ptr<f32>, %n: i32) {\n"
+    "  %0 = arange 0, 8 : tile<8xi32>\n"
+    "  %1 = splat %n : tile<8xi32>\n"
+    "  %2 = cmp lt %0, %1 : tile<8xi1>\n"
+    "  %3 = splat %x : tile<8xptr<f32>>\n"
+    "  %4 = addptr %3, %0 : tile<8xptr<f32>>\n"
+    "  %5 = load %4, %2 : tile<8xf32>\n"
+    "  %6 = splat %y : tile<8xptr<f32>>\n"
+    "  %7 = addptr %6, %0 : tile<8xptr<f32>>\n"
+    "  %8 = load %7, %2 : tile<8xf32>\n"
+    "  %9 = add %5, %8 : tile<8xf32>\n"
+    "  %10 = splat %out : tile<8xptr<f32>>\n"
+    "  %11 = addptr %10, %0 : tile<8xptr<f32>>\n"
+    "  store %11, %9, %2\n"
+    "  ret\n"
+    "}\n";
+
+/* A parsed kernel and a setup of its inputs (grid 1), run when `run`. */
+typedef struct RefCase {
+    Ctx *ctx;
+    Arena *arena;
+    InterpSetup setup;
+    bool ok;
+} RefCase;
+
+static void ref_case_open(RefCase *rc, const char *tir, const char *args, bool run) {
+    Target t;
+    rt_default_target(&t);
+    rc->ctx = ctx_new(&t);
+    rc->arena = arena_new();
+    rc->ok = false;
+    jmp_buf bail;
+    rc->ctx->bail = &bail;
+    if (setjmp(bail) != 0) {
+        printf("FAIL: IR does not parse:\n%s", buf_str(&rc->ctx->diag));
+        failures++;
+        return;
+    }
+    IrFunc *fn = ir_parse(rc->ctx, srcfile_from_string(rc->ctx, "ref.tir", tir));
+    Buf err = {0};
+    rc->ok = interp_setup(rc->arena, fn, args, "1", 7, &rc->setup, &err);
+    CHECK(rc->ok, "setup of '%s': %s", args, buf_str(&err));
+    if (rc->ok && run) {
+        InterpLaunch l = {.grid = {1, 1, 1}, .args = rc->setup.args, .n_args = rc->setup.n_args,
+                          .buffers = rc->setup.buffers, .n_buffers = rc->setup.n_buffers};
+        rc->ok = interp_run(fn, &l, &err);
+        CHECK(rc->ok, "run: %s", buf_str(&err));
+    }
+    buf_free(&err);
+}
+
+static void ref_case_close(RefCase *rc) {
+    arena_free_all(rc->arena);
+    ctx_free(rc->ctx);
+}
+
+/* interp_check of `check` after running tir on args: passes when want is
+ * "", else fails with exactly the message want. */
+static void expect_check(const char *tir, const char *args, const char *check, const char *tol, const char *want) {
+    RefCase rc;
+    ref_case_open(&rc, tir, args, true);
+    if (rc.ok) {
+        Buf err = {0};
+        bool ok = interp_check(rc.arena, &rc.setup, check, tol, &err);
+        CHECK(ok == !*want && strcmp(buf_str(&err), want) == 0, "check '%s' on '%s':\ngot:  %s\nwant: %s", check, args,
+              buf_str(&err), want);
+        buf_free(&err);
+    }
+    ref_case_close(&rc);
+}
+
+/* The value of text over rc's names, printed as "i(2, 3): 0 1 2 3 4 5"
+ * (i/f/b: int64, float64, bool; the shape; the elements), or the error. */
+static void expect_eval(RefCase *rc, const char *text, const char *want) {
+    InterpArray v;
+    Buf got = {0};
+    if (interp_eval(rc->arena, &rc->setup, text, &v, &got)) {
+        buf_printf(&got, "%c(", v.is_float ? 'f' : v.is_bool ? 'b' : 'i');
+        for (int d = 0; d < v.ndim; d++) buf_printf(&got, d ? ", %lld" : "%lld", (long long)v.shape[d]);
+        buf_puts(&got, v.ndim == 1 ? ",):" : "):");
+        for (int64_t k = 0; k < v.n; k++) {
+            if (v.is_float) buf_printf(&got, " %.17g", v.f[k]);
+            else buf_printf(&got, " %lld", (long long)v.i[k]);
+        }
+    }
+    CHECK(strcmp(buf_str(&got), want) == 0, "'%s':\ngot:  %s\nwant: %s", text, buf_str(&got), want);
+    buf_free(&got);
+}
+
+/* numpy's semantics, which the references of the test blocks rely on */
+static void test_reference_language(void) {
+    RefCase rc;
+    ref_case_open(&rc, add_f32_tir, "x = arange(8, fp32) - 2.5; y = full(8, 0.5, fp16); out = empty(8, fp32); n = 8",
+                  false);
+    if (!rc.ok) {
+        ref_case_close(&rc);
+        return;
+    }
+    /* the names: buffers as the kernel saw them (empty() as zeros), scalars as written */
+    expect_eval(&rc, "x", "f(8,): -2.5 -1.5 -0.5 0.5 1.5 2.5 3.5 4.5");
+    expect_eval(&rc, "out + n", "f(8,): 8 8 8 8 8 8 8 8");
+    /* Python's floor division and modulo, C's fmod, exact int64 */
+    expect_eval(&rc, "-7 // 2", "i(): -4");
+    expect_eval(&rc, "np.array([-7, 7, -7, 7]) // np.array([2, -2, 3, -3])", "i(4,): -4 -4 -3 -3");
+    expect_eval(&rc, "np.array([-7, 7]) % np.array([3, -3])", "i(2,): 2 -2");
+    expect_eval(&rc, "np.fmod(np.array([-7, 7]), 3)", "i(2,): -1 1");
+    expect_eval(&rc, "np.array([-7.5, 7.5]) // 2", "f(2,): -4 3");
+    expect_eval(&rc, "np.array([-7.5, 7.5]) % -2", "f(2,): -1.5 -0.5");
+    expect_eval(&rc, "2**62 + 1", "i(): 4611686018427387905");
+    expect_eval(&rc, "(2**62 + 1) % 10", "i(): 5");
+    expect_eval(&rc, "2**63", "i(): -9223372036854775808");   /* int64 wraps */
+    expect_eval(&rc, "2 ** -1", "f(): 0.5");
+    expect_eval(&rc, "np.array([-8, 8]) >> 1", "i(2,): -4 4");
+    expect_eval(&rc, "1 << 3 | 1", "i(): 9");
+    expect_eval(&rc, "5 & 3 ^ 1", "i(): 0");                  /* & binds tighter than ^ */
+    expect_eval(&rc, "6 | 1 ^ 3", "i(): 6");
+    expect_eval(&rc, "wrap(np.array([300, -1, 128]), i8)", "i(3,): 44 -1 -128");
+    expect_eval(&rc, "wrap(-1, u16)", "i(): 65535");
+    expect_eval(&rc, "np.array([2.7, -2.7]).astype(np.int32)", "i(2,): 2 -2");
+    expect_eval(&rc, "np.trunc(-7 / 2)", "f(): -3");
+    expect_eval(&rc, "-x[:2]", "f(2,): 2.5 1.5");
+    /* shapes: broadcasting, indexing, .T, .sum, .reshape */
+    expect_eval(&rc, "np.arange(3)[:, None] * 10 + np.arange(2)[None, :]", "i(3, 2): 0 1 10 11 20 21");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3).T", "i(3, 2): 0 3 1 4 2 5");
+    expect_eval(&rc, "np.arange(6).reshape((2, 3)).sum(axis=0)", "i(3,): 3 5 7");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3).sum(axis=-1)", "i(2,): 3 12");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3).sum()", "i(): 15");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3)[1]", "i(3,): 3 4 5");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3)[:, :2]", "i(2, 2): 0 1 3 4");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3)[-1, ::-2]", "i(2,): 5 3");
+    expect_eval(&rc, "np.arange(10)[2:8:3]", "i(2,): 2 5");
+    expect_eval(&rc, "np.arange(10)[-3:]", "i(3,): 7 8 9");
+    /* bools: comparisons, + is or, where, isnan, isposinf */
+    expect_eval(&rc, "(np.arange(4) > 1) + (np.arange(4) > 2)", "b(4,): 0 0 1 1");
+    expect_eval(&rc, "(np.arange(4) > 1) + 1", "i(4,): 1 1 2 2");
+    expect_eval(&rc, "np.where(np.arange(4) % 2, 1, -1)", "i(4,): -1 1 -1 1");
+    expect_eval(&rc, "np.where(x > 0, x, 0.0)", "f(8,): 0 0 0 0.5 1.5 2.5 3.5 4.5");
+    expect_eval(&rc, "np.clip(np.arange(5) * 2 - 3, 0, 4)", "i(5,): 0 0 1 3 4");
+    expect_eval(&rc, "np.maximum(np.arange(3), 1.5)", "f(3,): 1.5 1.5 2");
+    expect_eval(&rc, "np.maximum(np.array([1.0, np.nan]), 0)", "f(2,): 1 nan");
+    expect_eval(&rc, "np.isnan(np.array([1.0, np.nan]))", "b(2,): 0 1");
+    expect_eval(&rc, "np.isposinf(np.array([np.inf, -np.inf, 1.0]))", "b(3,): 1 0 0");
+    expect_eval(&rc, "np.isneginf(np.array([np.inf, -np.inf, 1.0]))", "b(3,): 0 1 0");
+    expect_eval(&rc, "np.ldexp(1.0, np.array([-1074, 1023]))", "f(2,): 4.9406564584124654e-324 8.9884656743115795e+307");
+    expect_eval(&rc, "np.ceil(np.log2(np.arange(5) + 1))", "f(5,): 0 1 2 2 3");
+    expect_eval(&rc, "np.abs(np.array([-3, 4]))", "i(2,): 3 4");
+    /* what numpy or Python refuses is refused */
+    expect_eval(&rc, "np.arange(3) + np.arange(4)",
+                "tric: error: check: operator '+': shapes (3,) and (4,) do not broadcast\n");
+    expect_eval(&rc, "1 < 2 < 3", "tric: error: check: a chain of comparisons is not supported: use parentheses\n");
+    expect_eval(&rc, "1 / 0", "tric: error: check: division by zero\n");
+    expect_eval(&rc, "np.arange(3) ** -1", "tric: error: check: integers to negative integer powers are not allowed\n");
+    expect_eval(&rc, "x & 1", "tric: error: check: operator '&' needs integers or bools\n");
+    expect_eval(&rc, "(x > 0) - (x > 1)", "tric: error: check: operator '-' on two bools (numpy refuses it)\n");
+    expect_eval(&rc, "x[8]", "tric: error: check: index 8 is out of bounds for a dimension of size 8\n");
+    expect_eval(&rc, "x[0, 0]", "tric: error: check: too many indices for an array of shape (8,)\n");
+    expect_eval(&rc, "x.sum(axis=1)", "tric: error: check: axis 1 is out of bounds for an array of shape (8,)\n");
+    expect_eval(&rc, "np.frexp(x)", "tric: error: check: unknown function 'np.frexp'\n");
+    ref_case_close(&rc);
+}
+
+static void test_check_messages(void) {
+    const char *f32 = "x = arange(8, fp32); y = full(8, 0.5, fp32); out = empty(8, fp32); n = 8";
+    expect_check(add_f32_tir, f32, "out == x + y", "0", "");
+    expect_check(add_f32_tir, f32, "out == x - y", "1e-5",
+                 "out: relative error 0.265 > 1e-05; worst at (0,): got 0.5, expected -0.5\n");
+    expect_check(add_f32_tir, f32, "out == x - y", "out: 0.3", "");                   /* per-output tol */
+    expect_check(add_f32_tir, f32, "out == x + y * 1.000001", "", "");                 /* fp32's default 1e-5 */
+    expect_check(add_f32_tir, f32, "out == x + y * 1.001", "",
+                 "out: relative error 0.000108 > 1e-05; worst at (0,): got 0.5, expected 0.50049999999999994\n");
+    /* n = 6: the last two elements are never written and keep empty()'s NaN */
+    expect_check(add_f32_tir, "x = arange(8, fp32); y = full(8, 0.5, fp32); out = empty(8, fp32); n = 6",
+                 "out == x + y", "", "out: 2 NaN in the output (first at (6,): not written?)\n");
+    expect_check(add_f32_tir, "x = arange(8, fp32); y = full(8, 0.5, fp32); out = empty(8, fp32); n = 6",
+                 "out == np.where(np.arange(8) < n, x + y, np.nan)", "", "");
+    expect_check(add_f32_tir, f32, "out == x + y + np.where(np.arange(8) == 2, np.inf, 0)", "",
+                 "out: 1 differ where the reference is infinite; first at (2,): got 2.5, expected inf\n");
+    expect_check(add_f32_tir, f32, "out == x[:4]", "", "out: reference shape (4,) != output shape (8,)\n");
+    expect_check(add_f32_tir, f32, "out == z", "", "tric: error: check: unknown name 'z'\n");
+    expect_check(add_f32_tir, f32, "out = x + y", "", "tric: error: check: 'out = x + y' is not 'name == expression'\n");
+    expect_check(add_f32_tir, f32, "n == x + y", "",
+                 "tric: error: check: 'n == x + y' names 'n', which is not a pointer argument\n");
+    expect_check(add_f32_tir, f32, "", "", "tric: error: check: no 'name == expression' to check\n");
+    /* integers: exact, after wrapping the reference to the output type */
+    const char *i32 = "x = arange(8, i32); out = empty(8, i32); n = 5";
+    const char *ref = "out == np.where(np.arange(8) < n, x, -7) * 8";
+    expect_check(masked_tir, i32, ref, "", "");
+    expect_check(masked_tir, i32, "out == np.where(np.arange(8) < n, x, -7) * 8 + (np.arange(8) == 3)", "",
+                 "out: 1 of 8 differ; first at (3,): got 24, expected 25\n");
+    expect_check(masked_tir, i32, "out == np.where(np.arange(8) < n, x, -7) * 8 + 2**32", "", "");   /* wraps */
+    /* a float reference truncates toward zero: 8.9 -> 8, 17.8 -> 17, -62.3 -> -62 */
+    expect_check(masked_tir, i32, "out == np.where(np.arange(8) < n, x, -7) * 8.9", "",
+                 "out: 6 of 8 differ; first at (2,): got 16, expected 17\n");
 }
 
 int main(void) {
+    const char *env = getenv("TRIC_TEST_SEED");
+    uint64_t seed = env && *env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) * 1000003u + (uint64_t)clock();
+    printf("test_interp: seed %llu (TRIC_TEST_SEED=%llu repeats this run)\n", (unsigned long long)seed,
+           (unsigned long long)seed);
     test_integers();
     test_floats();
     test_masked_and_loop();
     test_out_of_bounds();
     test_div_zero();
     test_fold_cse_ir();
-    test_kernels();
+    test_fold_cse_more(seed);
+    test_reference_language();
+    test_check_messages();
+    test_kernels(seed);
     if (failures) printf("%d failures\n", failures);
     return failures != 0;
 }
