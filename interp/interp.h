@@ -9,8 +9,9 @@
  * Values are arrays of 64-bit slots, one per element, row-major (a scalar is
  * one slot). A slot holds an integer sign- or zero-extended from its width,
  * i1 as 0/1, a pointer as a host address, a float as its bits (f16/bf16 in
- * the low 16, f32 in the low 32, f64 all 64). Layouts are ignored:
- * convert_layout is the identity. See doc/interp.md for the semantics and
+ * the low 16, f32 in the low 32, f64 all 64). Layouts are ignored
+ * (convert_layout is the identity), except that a reduce combines in the
+ * order its operand's layout defines (layout_reduce_levels). See doc/interp.md for the semantics and
  * the error bounds of the approximate math.
  */
 #ifndef TRIC_INTERP_H
