@@ -113,6 +113,12 @@ static double float_minmax(bool is_max, bool propagate, double a, double b) {
     return (a < b) != is_max ? a : b;
 }
 
+/* f16 and bf16 divide, take remainders and run math functions in f32 on
+ * the GPU, then round to their own type: two roundings, as folded here. */
+static double through_f32(ElemType e, double r) {
+    return e == ET_F16 || e == ET_BF16 ? elem_round(ET_F32, r) : r;
+}
+
 static bool fold_float2(Opcode opc, ElemType e, bool propagate, double a, double b, double *out) {
     double r;
     switch (opc) {
@@ -126,6 +132,7 @@ static bool fold_float2(Opcode opc, ElemType e, bool propagate, double a, double
     default: return false;
     }
     if (isnan(r)) return false;   /* the GPU's NaN is 0x7FFFFFFF, not the constant's canonical one */
+    if (opc == OP_DIV || opc == OP_REM) r = through_f32(e, r);
     *out = elem_round(e, r);
     return true;
 }
@@ -156,7 +163,7 @@ static bool fold_unary(Opcode opc, ElemType e, Konst a, Konst *out) {
     default: return false;
     }
     if (isnan(r)) return false;
-    out->f = elem_round(e, r);
+    out->f = elem_round(e, through_f32(e, r));
     out->i = 0;
     return true;
 }

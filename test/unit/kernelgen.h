@@ -1,0 +1,965 @@
+/* A generator of random well-typed Triton kernels for differential testing.
+ *
+ *   char *src = kgen_kernel(seed, &opt);     (heap; free())
+ *
+ * gives a whole Python file: `import triton`, `@triton.jit` helpers, one
+ * `@triton.jit` kernel named `kern`, and a kernel test block in the format
+ * of kernels/NAME.py (test/unit/blocks.h reads it), so a saved kernel is a
+ * test by itself. The same seed and options always give the same text.
+ *
+ * Every expression carries its type (element type and shape class) computed
+ * by the rules tric follows (frontend/lower_expr.c, Triton's): an operation
+ * that would need another type gets an explicit cast first, so the kernel
+ * compiles by construction, and runs without integer division by zero or an
+ * access outside a buffer (masks, `% n`, divisors `(x & 7) + 1`).
+ *
+ * Kernels are 1-D (BLOCK of 1..1024) or 2-D (BLOCK_M x BLOCK_N tiles up to
+ * 4096 elements, row and column vectors broadcast with [:, None] and
+ * [None, :]); sizes are not multiples of the blocks, so masks matter. */
+#ifndef TRIC_TEST_KERNELGEN_H
+#define TRIC_TEST_KERNELGEN_H
+
+#include "base/base.h"
+#include "ir/ir.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* features; a reducer turns them off one by one */
+enum {
+    KG_LOOPS = 1,      /* for / tl.range / static_range / while */
+    KG_IFS = 2,        /* dynamic and static if, conditional expressions */
+    KG_HELPERS = 4,    /* calls to generated @jit functions */
+    KG_2D = 8,         /* 2-D tiles (else always 1-D) */
+    KG_CASTS = 16,     /* .to(), bitcasts, tl.cast */
+    KG_MATH = 32,      /* exp, log, sqrt, ... */
+    KG_BITS = 64,      /* & | ^ ~ << >> // % */
+    KG_GATHER = 128,   /* loads inside expressions: gathers, scalar loads */
+    KG_STORES = 256,   /* stores inside ifs and loops, extra masks */
+    KG_ALL = 511,
+};
+
+typedef struct KgenOptions {
+    int stmts;            /* statements in the kernel body (top level) */
+    int depth;            /* expression nesting */
+    unsigned features;
+} KgenOptions;
+
+static const KgenOptions kgen_default = {8, 3, KG_ALL};
+
+/* shape classes: a 1-D kernel uses S and F; a 2-D one all four.
+ * The join of two classes (broadcasting) is their bitwise or. */
+enum { SH_S = 0, SH_R = 1, SH_C = 2, SH_F = 3 };
+
+typedef struct KgVal {
+    const char *s;       /* the text, parenthesized when composite */
+    uint8_t et, sh;
+    bool lit;            /* a compile-time number (exempt from promotion) */
+} KgVal;
+
+typedef struct KgVar {
+    const char *name;
+    uint8_t et, sh;
+    int level;           /* block nesting where it was defined */
+    bool fixed;          /* parameters, indices, loop variables: never assigned */
+    bool lit;            /* static_range variables, constexpr ints */
+} KgVar;
+
+typedef struct KgBuf {   /* an input or output buffer */
+    const char *name;
+    uint8_t et;
+    int kind;            /* KB_VEC (n or M x S), KB_ROW (N), KB_COL (M) */
+    const char *stride;  /* 2-D matrices: the row stride parameter */
+    bool stored;
+} KgBuf;
+
+enum { KB_VEC, KB_ROW, KB_COL };
+
+typedef struct Kg {
+    Arena *a;
+    uint64_t rng;
+    KgenOptions o;
+    bool two_d;
+    int block, bm, bn;             /* constexpr sizes */
+    int n, m, ncols;               /* 1-D: n; 2-D: m x ncols */
+    int grid0, grid1;
+    KgVar vars[512];
+    int n_vars, var_base, level;
+    bool in_helper;
+    int helper_const;              /* the helper's constexpr C */
+    int uid, n_helpers, loop_depth;
+    KgBuf ins[6], outs[4];
+    int n_ins, n_outs;
+    bool flag[2];                  /* constexpr flags F0, F1 */
+    int k0;                        /* constexpr int K0 */
+    Buf *out;                      /* where statements go */
+    int indent;
+    Buf helpers;
+} Kg;
+
+/* ---- random numbers: splitmix64 ---- */
+
+static uint64_t kg_next(Kg *g) {
+    uint64_t z = (g->rng += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+static int kg_rand(Kg *g, int n) { return n <= 1 ? 0 : (int)(kg_next(g) % (uint64_t)n); }
+static bool kg_chance(Kg *g, int percent) { return kg_rand(g, 100) < percent; }
+static bool kg_has(const Kg *g, unsigned f) { return (g->o.features & f) != 0; }
+
+/* ---- types ---- */
+
+static const uint8_t kg_value_types[] = {ET_F16, ET_BF16, ET_F32, ET_F64, ET_I8, ET_I16,
+                                         ET_I32, ET_I64,  ET_U8,  ET_U16, ET_U32};
+
+static const char *kg_tl_name(uint8_t et) {
+    switch (et) {
+    case ET_I1: return "int1";
+    case ET_I8: return "int8";
+    case ET_I16: return "int16";
+    case ET_I32: return "int32";
+    case ET_I64: return "int64";
+    case ET_U8: return "uint8";
+    case ET_U16: return "uint16";
+    case ET_U32: return "uint32";
+    case ET_U64: return "uint64";
+    case ET_F16: return "float16";
+    case ET_BF16: return "bfloat16";
+    case ET_F32: return "float32";
+    default: return "float64";
+    }
+}
+
+static uint8_t kg_any_type(Kg *g) { return kg_value_types[kg_rand(g, (int)ARRAY_LEN(kg_value_types))]; }
+static bool kg_float(uint8_t et) { return elem_is_float((ElemType)et); }
+static bool kg_int(uint8_t et) { return et != ET_I1 && elem_is_int((ElemType)et); }
+static bool kg_signed(uint8_t et) { return elem_is_signed((ElemType)et); }
+
+/* tric's int_promote: the wider wins; at equal width the unsigned one */
+static uint8_t kg_int_promote(uint8_t a, uint8_t b) {
+    int wa = elem_bits(a), wb = elem_bits(b);
+    bool sa = kg_signed(a), sb = kg_signed(b);
+    if (sa == sb) return wa > wb ? a : b;
+    if (!sa) return wa >= wb ? a : b;
+    return wb >= wa ? b : a;
+}
+
+/* The computation type of a binary operation (Triton's
+ * binary_op_type_checking): a literal adopts the other operand's type
+ * when it is of the same or a lower kind (int < float). */
+static uint8_t kg_ctype(KgVal a, KgVal b, bool div_or_mod) {
+    if (a.lit != b.lit) {
+        KgVal s = a.lit ? a : b, t = a.lit ? b : a;
+        if (kg_float(t.et) || !kg_float(s.et)) {
+            if (div_or_mod && (t.et == ET_F16 || t.et == ET_BF16)) return ET_F32;
+            return t.et;
+        }
+    }
+    uint8_t x = a.et, y = b.et;
+    if (x == ET_F64 || y == ET_F64) return ET_F64;
+    if (x == ET_F32 || y == ET_F32) return ET_F32;
+    if (x == ET_F16 || y == ET_F16) return div_or_mod ? ET_F32 : ET_F16;
+    if (x == ET_BF16 && y == ET_BF16) return div_or_mod ? ET_F32 : ET_BF16;
+    if (x == ET_BF16 || y == ET_BF16) return ET_F32;
+    return kg_int_promote(x, y);
+}
+
+static KgVal kg_val(const char *s, uint8_t et, uint8_t sh) { return (KgVal){s, et, sh, false}; }
+
+/* ---- text ---- */
+
+static const char *kg_fmt(Kg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static const char *kg_fmt(Kg *g, const char *fmt, ...) {
+    Buf b = {.arena = g->a};
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    return buf_str(&b);
+}
+
+static void kg_line(Kg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void kg_line(Kg *g, const char *fmt, ...) {
+    for (int i = 0; i < g->indent; i++) buf_puts(g->out, "    ");
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(g->out, fmt, ap);
+    va_end(ap);
+    buf_putc(g->out, '\n');
+}
+
+static const char *kg_name(Kg *g, const char *prefix) { return kg_fmt(g, "%s%d", prefix, g->uid++); }
+
+/* A shape tuple for tl.zeros/tl.full: constexpr names in the kernel,
+ * numbers inside helpers (which do not see the kernel's names). */
+static const char *kg_shape(Kg *g, uint8_t sh) {
+    bool h = g->in_helper;
+    if (!g->two_d) return h ? kg_fmt(g, "(%d,)", g->block) : "(BLOCK,)";
+    const char *m = h ? kg_fmt(g, "%d", g->bm) : "BLOCK_M", *n = h ? kg_fmt(g, "%d", g->bn) : "BLOCK_N";
+    if (sh == SH_R) return kg_fmt(g, "(1, %s)", n);
+    if (sh == SH_C) return kg_fmt(g, "(%s, 1)", m);
+    return kg_fmt(g, "(%s, %s)", m, n);
+}
+
+/* ---- variables ---- */
+
+static void kg_define(Kg *g, const char *name, uint8_t et, uint8_t sh, bool fixed) {
+    if (g->n_vars == (int)ARRAY_LEN(g->vars)) return;   /* the generator's limit; never reached in practice */
+    g->vars[g->n_vars++] = (KgVar){name, et, sh, g->level, fixed, false};
+}
+
+/* A random visible variable of shape within sh, bool or not; NULL if none. */
+static KgVar *kg_pick_var(Kg *g, uint8_t sh, bool want_bool, bool assignable) {
+    int cand[512], n = 0;
+    for (int i = g->var_base; i < g->n_vars; i++) {
+        KgVar *v = &g->vars[i];
+        if ((v->sh & ~sh) || (v->et == ET_I1) != want_bool || v->lit) continue;
+        if (assignable && v->fixed) continue;
+        cand[n++] = i;
+    }
+    return n ? &g->vars[cand[kg_rand(g, n)]] : NULL;
+}
+
+/* One of the latest few variables of shape within sh (their values are
+ * what the stores write, so fewer computations end as dead code). */
+static KgVar *kg_pick_recent(Kg *g, uint8_t sh, bool scalar_only) {
+    int seen = 0;
+    for (int i = g->n_vars - 1; i >= g->var_base && seen < 4; i--) {
+        KgVar *v = &g->vars[i];
+        if ((v->sh & ~sh) || v->et == ET_I1 || v->lit || v->fixed || (scalar_only && v->sh != SH_S)) continue;
+        seen++;
+        if (kg_chance(g, 50)) return v;
+    }
+    return NULL;
+}
+
+/* An outer variable (defined before the current block): in a loop it is
+ * carried, in a dynamic if it is a result. */
+static KgVar *kg_pick_outer(Kg *g) {
+    int cand[512], n = 0;
+    for (int i = g->var_base; i < g->n_vars; i++)
+        if (g->vars[i].level < g->level && !g->vars[i].fixed && !g->vars[i].lit && g->vars[i].et != ET_I1) cand[n++] = i;
+    return n ? &g->vars[cand[kg_rand(g, n)]] : NULL;
+}
+
+/* Leaves a block: its variables go out of scope (they are never used
+ * after it, so Python's scoping and Triton's region results agree). */
+static void kg_leave(Kg *g, int n_before) {
+    g->n_vars = n_before;
+    g->level--;
+}
+
+/* ---- expressions ---- */
+
+static KgVal kg_expr(Kg *g, uint8_t sh, int depth);
+static KgVal kg_bool(Kg *g, uint8_t sh, int depth);
+
+/* v converted to et (no text when it already is); v is never a literal */
+static KgVal kg_cast(Kg *g, KgVal v, uint8_t et) {
+    if (v.et == et) return v;
+    return kg_val(kg_fmt(g, "%s.to(tl.%s)", v.s, kg_tl_name(et)), et, v.sh);
+}
+
+/* v as an integer (floats and bools converted to i32) */
+static KgVal kg_as_int(Kg *g, KgVal v) { return kg_int(v.et) ? v : kg_cast(g, v, ET_I32); }
+
+/* v as an f32 or f64, for the math functions */
+static KgVal kg_as_f32_f64(Kg *g, KgVal v) { return v.et == ET_F32 || v.et == ET_F64 ? v : kg_cast(g, v, ET_F32); }
+
+/* A literal to combine with a value of type et: it must fit et (an
+ * unsigned type takes no negative number, an 8-bit one nothing past 127). */
+static KgVal kg_literal(Kg *g, uint8_t et, bool nonzero) {
+    if (!g->in_helper && kg_chance(g, 10)) {                 /* a constexpr or static_range variable */
+        for (int i = g->n_vars - 1; i >= g->var_base; i--)
+            if (g->vars[i].lit && (!nonzero || strcmp(g->vars[i].name, "K0") == 0))
+                return (KgVal){g->vars[i].name, ET_I32, SH_S, true};
+    }
+    if (g->in_helper && !nonzero && kg_chance(g, 25)) return (KgVal){"C", ET_I32, SH_S, true};
+    if (kg_float(et) && kg_chance(g, 60)) {
+        static const char *const fl[] = {"0.5", "2.0", "1.5", "0.25", "3.0", "1e-3", "7.5", "100.0"};
+        const char *s = fl[kg_rand(g, (int)ARRAY_LEN(fl))];
+        if (!nonzero && kg_chance(g, 10)) s = "0.0";
+        if (kg_chance(g, 30)) s = kg_fmt(g, "(-%s)", s);
+        return (KgVal){s, ET_F32, SH_S, true};
+    }
+    int v = nonzero ? 1 + kg_rand(g, 9) : kg_rand(g, kg_chance(g, 50) ? 8 : 101);
+    if (kg_signed(et) && kg_chance(g, 30) && v) return (KgVal){kg_fmt(g, "(-%d)", v), ET_I32, SH_S, true};
+    return (KgVal){kg_fmt(g, "%d", v), ET_I32, SH_S, true};
+}
+
+/* a number that et holds exactly enough: no negative unsigned, no float for ints */
+static const char *kg_number(Kg *g, uint8_t et) {
+    if (kg_float(et) && kg_chance(g, 70)) return kg_fmt(g, "%s%d.%d", kg_chance(g, 30) ? "-" : "", kg_rand(g, 20), kg_rand(g, 10));
+    return kg_fmt(g, "%s%d", kg_signed(et) && kg_chance(g, 30) ? "-" : "", kg_rand(g, 101));
+}
+
+/* leaves: variables, indices, program ids, constants, loads */
+static KgVal kg_load_expr(Kg *g, uint8_t sh);
+
+static KgVal kg_leaf(Kg *g, uint8_t sh) {
+    for (int tries = 0; tries < 8; tries++) {
+        switch (kg_rand(g, 10)) {
+        case 0: case 1: case 2: case 3: case 4: {
+            KgVar *v = kg_pick_var(g, sh, false, false);
+            if (v) return kg_val(v->name, v->et, v->sh);
+            break;
+        }
+        case 5:
+            if (g->in_helper) break;
+            if (!g->two_d && sh == SH_F)
+                return kg_val(kg_chance(g, 50) ? "tl.arange(0, BLOCK)" : "tl.arange(3, 3 + BLOCK)", ET_I32, SH_F);
+            if (g->two_d && (sh & SH_R) && kg_chance(g, 50)) return kg_val("tl.arange(0, BLOCK_N)[None, :]", ET_I32, SH_R);
+            if (g->two_d && (sh & SH_C)) return kg_val("tl.arange(0, BLOCK_M)[:, None]", ET_I32, SH_C);
+            break;
+        case 6:
+            return kg_val(kg_fmt(g, "tl.program_id(%d)", g->two_d ? kg_rand(g, 2) : 0), ET_I32, SH_S);
+        case 7:
+            if (sh == SH_S) break;
+            {
+                uint8_t et = kg_any_type(g), s = g->two_d ? (uint8_t)(1 + kg_rand(g, 3)) : SH_F;
+                s &= sh;
+                if (!s) s = sh;
+                if (kg_chance(g, 30)) return kg_val(kg_fmt(g, "tl.zeros(%s, dtype=tl.%s)", kg_shape(g, s), kg_tl_name(et)), et, s);
+                return kg_val(kg_fmt(g, "tl.full(%s, %s, tl.%s)", kg_shape(g, s), kg_number(g, et), kg_tl_name(et)), et, s);
+            }
+        default:
+            if (!g->in_helper && kg_has(g, KG_GATHER)) return kg_load_expr(g, sh);
+        }
+    }
+    return kg_val(kg_fmt(g, "tl.program_id(0)"), ET_I32, SH_S);
+}
+
+/* a + b, a - b, a * b, with a literal on one side now and then */
+static KgVal kg_arith(Kg *g, uint8_t sh, int depth) {
+    static const char *const ops[] = {"+", "-", "*"};
+    KgVal a = kg_expr(g, sh, depth - 1);
+    KgVal b = kg_chance(g, 35) ? kg_literal(g, a.et, false) : kg_expr(g, sh, depth - 1);
+    if (kg_chance(g, 50)) {
+        KgVal t = a;
+        a = b;
+        b = t;
+    }
+    uint8_t et = kg_ctype(a, b, false);
+    return kg_val(kg_fmt(g, "(%s %s %s)", a.s, ops[kg_rand(g, 3)], b.s), et, a.sh | b.sh);
+}
+
+/* makes the integer signedness of b agree with a (/, //, % demand it) */
+static KgVal kg_same_sign(Kg *g, KgVal a, KgVal b) {
+    if (!b.lit && kg_int(a.et) && kg_int(b.et) && kg_signed(a.et) != kg_signed(b.et)) return kg_cast(g, b, a.et);
+    return b;
+}
+
+/* an integer divisor that cannot be 0: a constant, or (x & 7) + 1 */
+static KgVal kg_divisor(Kg *g, KgVal a, uint8_t sh, int depth) {
+    if (kg_chance(g, 50)) return kg_literal(g, a.et, true);
+    KgVal x = kg_as_int(g, kg_expr(g, sh, depth - 1));
+    KgVal d = kg_val(kg_fmt(g, "((%s & 7) + 1)", x.s), x.et, x.sh);
+    return kg_same_sign(g, a, d);
+}
+
+static KgVal kg_division(Kg *g, uint8_t sh, int depth) {
+    KgVal a = kg_expr(g, sh, depth - 1);
+    int what = kg_rand(g, 3);            /* 0: /, 1: //, 2: % */
+    if (what == 1 || (!kg_has(g, KG_BITS) && what == 2)) what = kg_has(g, KG_BITS) ? 1 : 0;
+    KgVal b;
+    if (what == 1 || (kg_int(a.et) && what == 2)) {
+        a = kg_as_int(g, a);
+        b = kg_divisor(g, a, sh, depth);
+    } else if (what == 2) {
+        /* float %: ptxgen's fmod is exact while |a / b| < 2^24 (doc/interp.md), so
+         * the dividend is clamped and the divisor a constant of at least 0.5 */
+        static const char *const divs[] = {"0.5", "1.5", "2.0", "3", "7", "7.5", "(-2.5)"};
+        a = kg_val(kg_fmt(g, "tl.minimum(tl.maximum(%s, -1e6), 1e6)", a.s), a.et == ET_F64 ? ET_F64 : ET_F32, a.sh);
+        const char *d = divs[kg_rand(g, (int)ARRAY_LEN(divs))];
+        b = (KgVal){d, strchr(d, '.') ? ET_F32 : ET_I32, SH_S, true};
+    } else {
+        b = kg_chance(g, 30) ? kg_literal(g, a.et, true) : kg_same_sign(g, a, kg_expr(g, sh, depth - 1));
+        if (kg_int(a.et) && kg_int(b.et) && !b.lit) b = kg_divisor(g, a, sh, depth);   /* int / int */
+    }
+    uint8_t et = kg_ctype(a, b, true);
+    if (what == 0 && kg_int(et)) et = ET_F32;      /* int / int divides in fp32 */
+    static const char *const ops[] = {"/", "//", "%"};
+    return kg_val(kg_fmt(g, "(%s %s %s)", a.s, ops[what], b.s), et, a.sh | b.sh);
+}
+
+/* & | ^ << >> on integers (shift amounts kept below 8) */
+static KgVal kg_bitop(Kg *g, uint8_t sh, int depth) {
+    static const char *const ops[] = {"&", "|", "^", "<<", ">>"};
+    int op = kg_rand(g, 5);
+    KgVal a = kg_as_int(g, kg_expr(g, sh, depth - 1)), b;
+    if (op >= 3) {
+        b = kg_chance(g, 50) ? kg_val(kg_fmt(g, "%d", kg_rand(g, 8)), ET_I32, SH_S) : kg_as_int(g, kg_expr(g, sh, depth - 1));
+        if (b.sh != SH_S || b.s[0] < '0' || b.s[0] > '9') b = kg_val(kg_fmt(g, "(%s & 7)", b.s), b.et, b.sh);
+        else b.lit = true;
+    } else {
+        b = kg_chance(g, 30) ? kg_literal(g, a.et, false) : kg_as_int(g, kg_expr(g, sh, depth - 1));
+    }
+    return kg_val(kg_fmt(g, "(%s %s %s)", a.s, ops[op], b.s), kg_ctype(a, b, false), a.sh | b.sh);
+}
+
+static KgVal kg_unary(Kg *g, uint8_t sh, int depth) {
+    KgVal a = kg_expr(g, sh, depth - 1);
+    switch (kg_rand(g, 3)) {
+    case 0: return kg_val(kg_fmt(g, "(-%s)", a.s), a.et, a.sh);
+    case 1:
+        if (kg_has(g, KG_BITS)) {
+            a = kg_as_int(g, a);
+            return kg_val(kg_fmt(g, "(~%s)", a.s), a.et, a.sh);
+        }
+        /* fall through */
+    default: return kg_val(kg_fmt(g, "tl.abs(%s)", a.s), a.et, a.sh);
+    }
+}
+
+static KgVal kg_where(Kg *g, uint8_t sh, int depth) {
+    KgVal c = kg_bool(g, sh, depth - 1), a = kg_expr(g, sh, depth - 1);
+    KgVal b = kg_chance(g, 30) ? kg_literal(g, a.et, false) : kg_expr(g, sh, depth - 1);
+    return kg_val(kg_fmt(g, "tl.where(%s, %s, %s)", c.s, a.s, b.s), kg_ctype(a, b, false), c.sh | a.sh | b.sh);
+}
+
+/* tl.minimum/maximum (bf16 goes to fp32 first; literals count as tensors) */
+static KgVal kg_minmax(Kg *g, uint8_t sh, int depth) {
+    KgVal a = kg_expr(g, sh, depth - 1), b = kg_expr(g, sh, depth - 1);
+    const char *f = kg_rand(g, 2) ? "maximum" : "minimum";
+    const char *s = kg_chance(g, 20) ? kg_fmt(g, "%s(%s, %s)", f[1] == 'a' ? "max" : "min", a.s, b.s)
+                                     : kg_fmt(g, "tl.%s(%s, %s)", f, a.s, b.s);
+    if (a.et == ET_BF16) a.et = ET_F32;
+    if (b.et == ET_BF16) b.et = ET_F32;
+    return kg_val(s, kg_ctype(a, b, false), a.sh | b.sh);
+}
+
+static bool kg_fp_narrowing(uint8_t from, uint8_t to) {
+    return kg_float(from) && kg_float(to) && elem_bits(to) < elem_bits(from);
+}
+
+static KgVal kg_convert(Kg *g, uint8_t sh, int depth) {
+    KgVal a = kg_expr(g, sh, depth - 1);
+    uint8_t to = kg_any_type(g);
+    int how = kg_rand(g, 4);
+    if (how == 0) {          /* bitcast between types of one size */
+        uint8_t same[4];
+        int n = 0;
+        for (size_t i = 0; i < ARRAY_LEN(kg_value_types); i++)
+            if (elem_bits(kg_value_types[i]) == elem_bits(a.et) && kg_value_types[i] != a.et) same[n++] = kg_value_types[i];
+        if (n) {
+            to = same[kg_rand(g, n)];
+            return kg_val(kg_fmt(g, "%s.to(tl.%s, bitcast=True)", a.s, kg_tl_name(to)), to, a.sh);
+        }
+    }
+    if (how == 1 && kg_fp_narrowing(a.et, to))
+        return kg_val(kg_fmt(g, "%s.to(tl.%s, fp_downcast_rounding=\"%s\")", a.s, kg_tl_name(to),
+                             kg_rand(g, 2) ? "rtz" : "rtne"), to, a.sh);
+    if (how == 2) return kg_val(kg_fmt(g, "tl.cast(%s, tl.%s)", a.s, kg_tl_name(to)), to, a.sh);
+    return kg_val(kg_fmt(g, "%s.to(tl.%s)", a.s, kg_tl_name(to)), to, a.sh);
+}
+
+/* exp, exp2, log and log2 of positive values, sqrt of non-negative ones, ... */
+static KgVal kg_math(Kg *g, uint8_t sh, int depth) {
+    KgVal a = kg_as_f32_f64(g, kg_expr(g, sh, depth - 1));
+    const char *s;
+    switch (kg_rand(g, 8)) {
+    case 0: s = kg_fmt(g, "tl.exp(%s)", a.s); break;
+    case 1: s = kg_fmt(g, "tl.exp2(%s)", a.s); break;
+    case 2: s = kg_fmt(g, "tl.log(tl.abs(%s) + 1.0)", a.s); break;
+    case 3: s = kg_fmt(g, "tl.log2(tl.abs(%s) + 0.5)", a.s); break;
+    case 4: s = kg_fmt(g, "tl.sqrt(tl.abs(%s))", a.s); break;
+    case 5: s = kg_fmt(g, "tl.rsqrt(tl.abs(%s) + 1.0)", a.s); break;
+    case 6: s = kg_fmt(g, "tl.sigmoid(%s)", a.s); break;
+    default: {
+        KgVal b = kg_as_f32_f64(g, kg_expr(g, sh, depth - 1));
+        return kg_val(kg_fmt(g, "tl.fdiv(%s, %s)", a.s, b.s), kg_ctype(a, b, true), a.sh | b.sh);
+    }
+    }
+    return kg_val(s, a.et, a.sh);
+}
+
+static KgVal kg_cdiv(Kg *g, uint8_t sh, int depth) {
+    KgVal a = kg_as_int(g, kg_expr(g, sh, depth - 1));
+    return kg_val(kg_fmt(g, "tl.cdiv(%s, %d)", a.s, 1 + kg_rand(g, 9)), a.et, a.sh);
+}
+
+/* `a if F0 else b`: a conditional expression on a constexpr, one side lowered */
+static KgVal kg_static_choice(Kg *g, uint8_t sh, int depth) {
+    int f = kg_rand(g, 2);
+    KgVal a = kg_expr(g, sh, depth - 1), b = kg_expr(g, sh, depth - 1);
+    KgVal r = g->flag[f] ? a : b;
+    return kg_val(kg_fmt(g, "(%s if F%d else %s)", a.s, f, b.s), r.et, r.sh);
+}
+
+/* A call to a new @jit helper of one or two tensor arguments and a
+ * constexpr C; its body (a local or two, then return) is generated for
+ * the arguments' types, with only its parameters in scope. */
+static void kg_assign_new(Kg *g, uint8_t sh, int depth);
+
+static KgVal kg_call(Kg *g, uint8_t sh, int depth) {
+    int n_args = 1 + kg_rand(g, 2), c = kg_rand(g, 8);
+    KgVal args[2];
+    for (int i = 0; i < n_args; i++) args[i] = kg_expr(g, sh, depth - 1);
+    const char *name = kg_fmt(g, "helper%d", g->n_helpers++);
+    Buf body = {0}, *saved_out = g->out;
+    int saved_base = g->var_base, saved_n = g->n_vars, saved_indent = g->indent, saved_c = g->helper_const;
+    g->out = &body;
+    g->indent = 1;
+    g->var_base = g->n_vars;
+    g->in_helper = true;
+    g->helper_const = c;
+    g->level++;
+    uint8_t all = 0;
+    for (int i = 0; i < n_args; i++) {
+        kg_define(g, i ? "b" : "a", args[i].et, args[i].sh, false);
+        all |= args[i].sh;
+    }
+    for (int i = kg_rand(g, 3); i > 0; i--) kg_assign_new(g, all, depth - 1);
+    KgVal r = kg_expr(g, all, depth);
+    kg_line(g, "return %s", r.s);
+    kg_leave(g, saved_n);
+    g->in_helper = false;
+    g->var_base = saved_base;
+    g->indent = saved_indent;
+    g->helper_const = saved_c;
+    g->out = saved_out;
+    buf_printf(&g->helpers, "@triton.jit\ndef %s(a%s, C: tl.constexpr):\n%s\n\n", name, n_args == 2 ? ", b" : "",
+               buf_str(&body));
+    buf_free(&body);
+    return kg_val(kg_fmt(g, "%s(%s%s%s, %d)", name, args[0].s, n_args == 2 ? ", " : "", n_args == 2 ? args[1].s : "",
+                         c), r.et, r.sh);
+}
+
+/* An expression of any non-bool type whose shape fits sh. */
+static KgVal kg_expr(Kg *g, uint8_t sh, int depth) {
+    if (depth <= 0 || kg_chance(g, 25)) return kg_leaf(g, sh);
+    for (;;) {
+        switch (kg_rand(g, 16)) {
+        case 0: case 1: case 2: case 3: return kg_arith(g, sh, depth);
+        case 4: return kg_division(g, sh, depth);
+        case 5: case 6: if (kg_has(g, KG_BITS)) return kg_bitop(g, sh, depth); break;
+        case 7: return kg_unary(g, sh, depth);
+        case 8: case 9: return kg_where(g, sh, depth);
+        case 10: return kg_minmax(g, sh, depth);
+        case 11: if (kg_has(g, KG_CASTS)) return kg_convert(g, sh, depth); break;
+        case 12: if (kg_has(g, KG_MATH)) return kg_math(g, sh, depth); break;
+        case 13: if (kg_has(g, KG_HELPERS) && !g->in_helper && g->n_helpers < 4) return kg_call(g, sh, depth); break;
+        case 14: if (kg_has(g, KG_BITS)) return kg_cdiv(g, sh, depth); break;
+        default: if (kg_has(g, KG_IFS) && !g->in_helper) return kg_static_choice(g, sh, depth); break;
+        }
+    }
+}
+
+/* A bool (i1) of shape within sh: comparisons, & | ^ of bools, masks. */
+static KgVal kg_bool(Kg *g, uint8_t sh, int depth) {
+    int r = kg_rand(g, 10);
+    if (r < 2) {
+        KgVar *v = kg_pick_var(g, sh, true, false);
+        if (v) return kg_val(v->name, ET_I1, v->sh);
+    }
+    if (r == 2 && depth > 0) {
+        static const char *const ops[] = {"&", "|", "^"};
+        KgVal a = kg_bool(g, sh, depth - 1), b = kg_bool(g, sh, depth - 1);
+        return kg_val(kg_fmt(g, "(%s %s %s)", a.s, ops[kg_rand(g, 3)], b.s), ET_I1, a.sh | b.sh);
+    }
+    static const char *const cmps[] = {"<", "<=", ">", ">=", "==", "!="};
+    KgVal a = kg_expr(g, sh, depth - 1);
+    KgVal b = kg_chance(g, 40) ? kg_literal(g, a.et, false) : kg_expr(g, sh, depth - 1);
+    return kg_val(kg_fmt(g, "(%s %s %s)", a.s, cmps[kg_rand(g, 6)], b.s), ET_I1, a.sh | b.sh);
+}
+
+/* ---- memory ---- */
+
+/* A load of a random input as an expression: a gather through `% n`, a
+ * reversed or masked load, or one scalar element. */
+static KgVal kg_load_expr(Kg *g, uint8_t sh) {
+    KgBuf *b = &g->ins[kg_rand(g, g->n_ins)];
+    int c1 = 1 + kg_rand(g, 5), c2 = kg_rand(g, 17);
+    if (!g->two_d) {
+        if (sh == SH_S || kg_chance(g, 25))
+            return kg_val(kg_fmt(g, "tl.load(%s + (tl.program_id(0) * %d + %d) %% n)", b->name, c1, c2), b->et, SH_S);
+        switch (kg_rand(g, 3)) {
+        case 0: return kg_val(kg_fmt(g, "tl.load(%s + (offs * %d + %d) %% n)", b->name, c1, c2), b->et, SH_F);
+        case 1: return kg_val(kg_fmt(g, "tl.load(%s + (n - 1 - offs), mask=mask, other=%d)", b->name, kg_rand(g, 3)), b->et, SH_F);
+        default: return kg_val(kg_fmt(g, "tl.load(%s + offs, mask=offs < n - %d)", b->name, c2), b->et, SH_F);
+        }
+    }
+    if (b->kind == KB_ROW && (sh & SH_R))
+        return kg_val(kg_fmt(g, "tl.load(%s + (rn * %d + %d) %% N)", b->name, c1, c2), b->et, SH_R);
+    if (b->kind == KB_COL && (sh & SH_C))
+        return kg_val(kg_fmt(g, "tl.load(%s + (rm * %d + %d) %% M)", b->name, c1, c2), b->et, SH_C);
+    if (b->kind == KB_VEC && sh == SH_F) {
+        if (kg_chance(g, 50))
+            return kg_val(kg_fmt(g, "tl.load(%s + ((rm * %d + %d) %% M) * %s + (rn + %d) %% N)", b->name, c1, c2,
+                                 b->stride, c2), b->et, SH_F);
+        return kg_val(kg_fmt(g, "tl.load(%s + rm * %s + rn, mask=mask, other=%d)", b->name, b->stride, kg_rand(g, 2)), b->et, SH_F);
+    }
+    const char *idx = b->kind == KB_ROW ? "tl.program_id(1) % N" : b->kind == KB_COL ? "tl.program_id(0) % M"
+                                                                    : kg_fmt(g, "(tl.program_id(0) %% M) * %s", b->stride);
+    return kg_val(kg_fmt(g, "tl.load(%s + %s)", b->name, idx), b->et, SH_S);
+}
+
+/* the pointer expression and mask of a whole output tile */
+static void kg_store(Kg *g, KgBuf *b, KgVal v) {
+    const char *mask = "mask";
+    if (kg_has(g, KG_STORES) && kg_chance(g, 25)) mask = kg_fmt(g, "mask & %s", kg_bool(g, SH_F, 1).s);
+    if (b->kind == KB_ROW) {   /* the scalar output: one element per program */
+        KgVar *r = kg_pick_recent(g, SH_S, true);
+        KgVal s = r ? kg_val(r->name, r->et, r->sh) : kg_expr(g, SH_S, g->o.depth - 1);
+        kg_line(g, "tl.store(%s + %s, %s)", b->name, g->two_d ? kg_fmt(g, "tl.program_id(0) * %d + tl.program_id(1)", g->grid1)
+                                                                : "tl.program_id(0)", s.s);
+    } else if (g->two_d) {
+        kg_line(g, "tl.store(%s + rm * N + rn, %s, mask=%s)", b->name, v.s, mask);
+    } else {
+        kg_line(g, "tl.store(%s + offs, %s, mask=%s)", b->name, v.s, mask);
+    }
+    b->stored = true;
+}
+
+/* what a tile store writes: mostly a recent variable */
+static KgVal kg_stored_value(Kg *g) {
+    KgVar *r = kg_chance(g, 70) ? kg_pick_recent(g, SH_F, false) : NULL;
+    return r ? kg_val(r->name, r->et, r->sh) : kg_expr(g, SH_F, g->o.depth);
+}
+
+/* ---- statements ---- */
+
+static void kg_block(Kg *g, int n);
+
+static void kg_assign_new(Kg *g, uint8_t sh, int depth) {
+    if (kg_chance(g, 15)) {
+        KgVal c = kg_bool(g, sh, depth);
+        const char *name = kg_name(g, "c");
+        kg_line(g, "%s = %s", name, c.s);
+        kg_define(g, name, ET_I1, c.sh, false);
+        return;
+    }
+    KgVal v = kg_expr(g, sh, depth);
+    const char *name = kg_name(g, "v");
+    kg_line(g, "%s = %s", name, v.s);
+    kg_define(g, name, v.et, v.sh, false);
+}
+
+/* Re-assigns a variable. Inside a region (loop, dynamic if) its type and
+ * shape must stay: the value is cast and broadcast to them. */
+static void kg_reassign(Kg *g) {
+    KgVar *v = g->level > 0 && kg_chance(g, 70) ? kg_pick_outer(g) : NULL;
+    if (!v) v = kg_pick_var(g, SH_F, false, true);
+    if (!v) {
+        kg_assign_new(g, SH_F, g->o.depth);
+        return;
+    }
+    bool keep = g->level > 0;
+    KgVal e = kg_expr(g, keep ? v->sh : SH_F, g->o.depth);
+    if (!keep) {
+        kg_line(g, "%s = %s", v->name, e.s);
+        v->et = e.et;
+        v->sh = e.sh;
+        return;
+    }
+    static const char *const aug[] = {"+=", "-=", "*=", "&=", "|=", "^="};
+    int op = kg_rand(g, kg_int(v->et) && kg_has(g, KG_BITS) ? 6 : 3);
+    e = kg_cast(g, e, v->et);
+    if (e.sh == v->sh && kg_chance(g, 40)) {
+        kg_line(g, "%s %s %s", v->name, aug[op], e.s);
+        return;
+    }
+    const char *s = e.sh == v->sh ? e.s : kg_fmt(g, "%s + tl.zeros(%s, dtype=tl.%s)", e.s, kg_shape(g, v->sh), kg_tl_name(v->et));
+    kg_line(g, "%s = %s", v->name, s);
+}
+
+/* a scalar int bound for a loop: small constants, parameters, pid */
+static const char *kg_bound(Kg *g) {
+    switch (kg_rand(g, 5)) {
+    case 0: return kg_fmt(g, "%d", kg_rand(g, 5));
+    case 1: return "t0";
+    case 2: return "t1";
+    case 3: return kg_fmt(g, "(tl.program_id(0) %% 3)");
+    default: return kg_fmt(g, "(t0 & 3)");
+    }
+}
+
+static void kg_for(Kg *g) {
+    const char *iv = kg_name(g, "k");
+    int kind = kg_rand(g, 5), n_before = g->n_vars;
+    bool lit = false;
+    uint8_t ivt = ET_I32;
+    const char *lo = kind == 3 ? "0" : kg_bound(g), *hi = kg_bound(g);
+    if (!strcmp(lo, "t1") || !strcmp(hi, "t1")) ivt = ET_I64;   /* t1 is an i64 parameter */
+    switch (kind) {
+    case 0: kg_line(g, "for %s in range(%s, %s):", iv, lo, hi); break;
+    case 1: kg_line(g, "for %s in tl.range(%s, %s, %d):", iv, lo, hi, 1 + kg_rand(g, 2)); break;
+    case 2: kg_line(g, "for %s in range(%s, %s, -1):", iv, hi, lo); break;
+    case 3: kg_line(g, "for %s in range(%s):", iv, hi); break;
+    default:
+        kg_line(g, "for %s in tl.static_range(%d):", iv, 1 + kg_rand(g, 3));
+        lit = true;
+    }
+    g->level++;
+    g->loop_depth++;
+    g->indent++;
+    kg_define(g, iv, ivt, SH_S, true);
+    g->vars[g->n_vars - 1].lit = lit;
+    kg_block(g, 1 + kg_rand(g, 3));
+    kg_reassign(g);
+    g->indent--;
+    g->loop_depth--;
+    kg_leave(g, n_before);
+}
+
+static void kg_while(Kg *g) {
+    const char *w = kg_name(g, "w");
+    kg_line(g, "%s = 0", w);
+    kg_line(g, "while %s < %s:", w, kg_bound(g));
+    int n_before = g->n_vars;
+    g->level++;
+    g->loop_depth++;
+    g->indent++;
+    kg_define(g, w, ET_I32, SH_S, true);
+    kg_block(g, 1 + kg_rand(g, 2));
+    kg_reassign(g);
+    kg_line(g, "%s += 1", w);
+    g->indent--;
+    g->loop_depth--;
+    kg_leave(g, n_before);
+    kg_define(g, w, ET_I32, SH_S, true);   /* the count after the loop */
+}
+
+static void kg_branch(Kg *g, const char *head) {
+    kg_line(g, "%s", head);
+    int n_before = g->n_vars;
+    g->level++;
+    g->indent++;
+    kg_block(g, 1 + kg_rand(g, 2));
+    g->indent--;
+    kg_leave(g, n_before);
+}
+
+static void kg_if(Kg *g) {
+    const char *cond;
+    if (kg_chance(g, 30)) {    /* static: on a constexpr */
+        static const char *const sc[] = {"F0", "not F1", "K0 > 3", "F1"};
+        cond = sc[kg_rand(g, 4)];
+    } else {
+        cond = kg_bool(g, SH_S, 2).s;
+    }
+    kg_branch(g, kg_fmt(g, "if %s:", cond));
+    if (kg_chance(g, 50)) kg_branch(g, "else:");
+}
+
+static void kg_stmt(Kg *g) {
+    bool nest = g->level < 2;
+    switch (kg_rand(g, 12)) {
+    case 0: case 1: case 2: case 3: case 4: kg_assign_new(g, SH_F, g->o.depth); return;
+    case 5: case 6: kg_reassign(g); return;
+    case 7: if (nest && kg_has(g, KG_LOOPS)) { kg_for(g); return; } break;
+    case 8: if (nest && kg_has(g, KG_LOOPS) && kg_chance(g, 50)) { kg_while(g); return; } break;
+    case 9: case 10: if (nest && kg_has(g, KG_IFS)) { kg_if(g); return; } break;
+    default:
+        if (kg_has(g, KG_STORES) && g->level > 0) {
+            KgBuf *b = &g->outs[kg_rand(g, g->n_outs)];
+            kg_store(g, b, kg_stored_value(g));
+            return;
+        }
+    }
+    kg_assign_new(g, SH_F, g->o.depth);
+}
+
+static void kg_block(Kg *g, int n) {
+    for (int i = 0; i < n; i++) kg_stmt(g);
+}
+
+/* ---- the kernel ---- */
+
+/* random input data of a type: what its values can hold */
+static const char *kg_data(Kg *g, uint8_t et, const char *shape) {
+    const char *t = elem_triton_name((ElemType)et);
+    switch (et) {
+    case ET_I8: return kg_fmt(g, "randint(-128, 128, %s, i8)", shape);
+    case ET_I16: return kg_fmt(g, "randint(-3000, 3000, %s, i16)", shape);
+    case ET_I32: case ET_I64:
+        return kg_fmt(g, "randint(%d, %d, %s, %s)", kg_chance(g, 50) ? -20 : -100000, kg_chance(g, 50) ? 20 : 100000, shape, t);
+    case ET_U8: return kg_fmt(g, "randint(0, 256, %s, u8)", shape);
+    case ET_U16: return kg_fmt(g, "randint(0, 65536, %s, u16)", shape);
+    case ET_U32: return kg_fmt(g, "randint(0, 1000000, %s, u32)", shape);
+    default: return kg_fmt(g, "%s(%s, %s)", kg_chance(g, 50) ? "rand" : "randn", shape, t);
+    }
+}
+
+typedef struct KgParams {
+    Buf names, sig, args;
+} KgParams;
+
+static void kg_param(Kg *g, KgParams *p, const char *name, const char *sig, const char *arg) {
+    const char *sep = p->names.len ? ", " : "";
+    buf_printf(&p->names, "%s%s", sep, name);
+    buf_printf(&p->sig, "%s%s", sep, sig);
+    if (arg) buf_printf(&p->args, "%s%s = %s", p->args.len ? "; " : "", name, arg);
+}
+
+static const char *kg_ptr_sig(Kg *g, uint8_t et) {
+    return kg_fmt(g, "*%s%s", elem_triton_name((ElemType)et), kg_chance(g, 50) ? ":16" : "");
+}
+
+static int kg_pow2(Kg *g, int max_log) { return 1 << kg_rand(g, max_log + 1); }
+
+/* sizes not multiples of the block (unless the block is 1) */
+static int kg_size(Kg *g, int block) { return block * kg_rand(g, 3) + 1 + kg_rand(g, block > 1 ? block - 1 : 6); }
+
+static void kg_layout(Kg *g) {
+    g->two_d = kg_has(g, KG_2D) && kg_chance(g, 40);
+    if (!g->two_d) {
+        g->block = kg_pow2(g, 10);
+        g->n = kg_size(g, g->block);
+        g->grid0 = (g->n + g->block - 1) / g->block;
+        g->grid1 = 1;
+        return;
+    }
+    do {
+        g->bm = kg_pow2(g, 7);
+        g->bn = kg_pow2(g, 7);
+    } while (g->bm * g->bn > 4096);
+    g->m = kg_size(g, g->bm);
+    g->ncols = kg_size(g, g->bn);
+    g->grid0 = (g->m + g->bm - 1) / g->bm;
+    g->grid1 = (g->ncols + g->bn - 1) / g->bn;
+}
+
+/* The parameters: inputs, outputs, the per-program scalar output, sizes,
+ * strides, scalars t0 (i32) t1 (i64) t2 (fp32), constexprs. */
+static void kg_params(Kg *g, KgParams *p) {
+    g->n_ins = 1 + kg_rand(g, 3);
+    for (int i = 0; i < g->n_ins; i++) {
+        KgBuf *b = &g->ins[i];
+        b->name = kg_fmt(g, "in%d", i);
+        b->et = kg_any_type(g);
+        b->kind = g->two_d && i > 0 ? kg_rand(g, 3) : KB_VEC;
+        const char *shape = "n";
+        if (g->two_d) shape = b->kind == KB_ROW ? "N" : b->kind == KB_COL ? "M" : kg_fmt(g, "(M, stride%d)", i);
+        if (g->two_d && b->kind == KB_VEC) b->stride = kg_fmt(g, "stride%d", i);
+        kg_param(g, p, b->name, kg_ptr_sig(g, b->et), kg_data(g, b->et, shape));
+    }
+    g->n_outs = 1 + kg_rand(g, 3);
+    for (int i = 0; i < g->n_outs; i++) {
+        KgBuf *b = &g->outs[i];
+        b->name = kg_fmt(g, "out%d", i);
+        b->et = kg_any_type(g);
+        b->kind = i == 2 ? KB_ROW : KB_VEC;   /* the third output holds one scalar per program */
+        const char *shape = b->kind == KB_ROW ? kg_fmt(g, "%d", g->grid0 * g->grid1) : g->two_d ? "(M, N)" : "n";
+        kg_param(g, p, b->name, kg_ptr_sig(g, b->et),
+                 kg_fmt(g, "%s(%s, %s)", kg_chance(g, 50) ? "zeros" : "empty", shape, elem_triton_name((ElemType)b->et)));
+    }
+    if (!g->two_d) {
+        kg_param(g, p, "n", "i32", kg_fmt(g, "%d", g->n));
+    } else {
+        kg_param(g, p, "M", "i32", kg_fmt(g, "%d", g->m));
+        kg_param(g, p, "N", "i32", kg_fmt(g, "%d", g->ncols));
+        for (int i = 0; i < g->n_ins; i++) {
+            if (!g->ins[i].stride) continue;
+            bool hint = kg_chance(g, 50);
+            int s = hint ? (g->ncols + 15) / 16 * 16 + 16 * kg_rand(g, 2) : g->ncols + kg_rand(g, 5);
+            kg_param(g, p, g->ins[i].stride, hint ? "i32:16" : "i32", kg_fmt(g, "%d", s));
+        }
+    }
+    kg_param(g, p, "t0", "i32", kg_fmt(g, "%d", kg_rand(g, 9) - 3));
+    kg_param(g, p, "t1", "i64", kg_fmt(g, "%d", kg_rand(g, 6)));
+    kg_param(g, p, "t2", "fp32", kg_chance(g, 50) ? "0.75" : "-2.5");
+    if (g->two_d) {
+        kg_param(g, p, "BLOCK_M: tl.constexpr", kg_fmt(g, "%d", g->bm), NULL);
+        kg_param(g, p, "BLOCK_N: tl.constexpr", kg_fmt(g, "%d", g->bn), NULL);
+    } else {
+        kg_param(g, p, "BLOCK: tl.constexpr", kg_fmt(g, "%d", g->block), NULL);
+    }
+    for (int i = 0; i < 2; i++) {
+        g->flag[i] = kg_rand(g, 2);
+        kg_param(g, p, kg_fmt(g, "F%d: tl.constexpr", i), g->flag[i] ? "True" : "False", NULL);
+    }
+    g->k0 = 1 + kg_rand(g, 7);
+    kg_param(g, p, "K0: tl.constexpr", kg_fmt(g, "%d", g->k0), NULL);
+}
+
+/* indices, masks and the first loads */
+static void kg_prologue(Kg *g) {
+    kg_define(g, "t0", ET_I32, SH_S, true);
+    kg_define(g, "t1", ET_I64, SH_S, true);
+    kg_define(g, "t2", ET_F32, SH_S, true);
+    kg_define(g, "K0", ET_I32, SH_S, true);
+    g->vars[g->n_vars - 1].lit = true;
+    if (!g->two_d) {
+        kg_define(g, "n", ET_I32, SH_S, true);
+        kg_line(g, "pid = tl.program_id(0)");
+        kg_line(g, "offs = pid * BLOCK + tl.arange(0, BLOCK)");
+        kg_line(g, "mask = offs < n");
+        kg_define(g, "pid", ET_I32, SH_S, true);
+        kg_define(g, "offs", ET_I32, SH_F, true);
+        kg_define(g, "mask", ET_I1, SH_F, true);
+    } else {
+        kg_define(g, "M", ET_I32, SH_S, true);
+        kg_define(g, "N", ET_I32, SH_S, true);
+        kg_line(g, "pid_m = tl.program_id(0)");
+        kg_line(g, "pid_n = tl.program_id(1)");
+        kg_line(g, "rm1 = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)");
+        kg_line(g, "rn1 = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)");
+        kg_line(g, "rm = rm1[:, None]");
+        kg_line(g, "rn = rn1[None, :]");
+        kg_line(g, "mask = (rm < M) & (rn < N)");
+        kg_define(g, "pid_m", ET_I32, SH_S, true);
+        kg_define(g, "pid_n", ET_I32, SH_S, true);
+        kg_define(g, "rm", ET_I32, SH_C, true);
+        kg_define(g, "rn", ET_I32, SH_R, true);
+        kg_define(g, "mask", ET_I1, SH_F, true);
+    }
+    for (int i = 0; i < g->n_ins; i++) {
+        KgBuf *b = &g->ins[i];
+        const char *name = kg_fmt(g, "x%d", i), *other = kg_chance(g, 50) ? "" : kg_fmt(g, ", other=%d", kg_rand(g, 3));
+        uint8_t sh = SH_F;
+        if (!g->two_d) {
+            kg_line(g, "%s = tl.load(%s + offs, mask=mask%s)", name, b->name, other);
+        } else if (b->kind == KB_ROW) {
+            kg_line(g, "%s = tl.load(%s + rn1, mask=rn1 < N%s)[None, :]", name, b->name, other);
+            sh = SH_R;
+        } else if (b->kind == KB_COL) {
+            kg_line(g, "%s = tl.load(%s + rm1, mask=rm1 < M%s)[:, None]", name, b->name, other);
+            sh = SH_C;
+        } else {
+            kg_line(g, "%s = tl.load(%s + rm * %s + rn, mask=mask%s)", name, b->name, b->stride, other);
+        }
+        kg_define(g, name, b->et, sh, false);
+    }
+}
+
+/* The whole file for `seed` (heap; free()). */
+static char *kgen_kernel(uint64_t seed, const KgenOptions *opt) {
+    Kg g0 = {0}, *g = &g0;
+    g->a = arena_new();
+    g->rng = seed;
+    g->o = opt ? *opt : kgen_default;
+    g->level = 0;
+    int num_warps = 1 << kg_rand(g, 4);
+    kg_layout(g);
+    KgParams p = {{0}, {0}, {0}};
+    kg_params(g, &p);
+    Buf body = {0};
+    g->out = &body;
+    g->indent = 1;
+    kg_prologue(g);
+    kg_block(g, g->o.stmts);
+    for (int i = 0; i < g->n_outs; i++)
+        if (!g->outs[i].stored || kg_chance(g, 30)) kg_store(g, &g->outs[i], kg_stored_value(g));
+    Buf file = {0};
+    buf_puts(&file, "import triton\nimport triton.language as tl\n\n\n");
+    buf_puts(&file, buf_str(&g->helpers));
+    buf_printf(&file, "@triton.jit\ndef kern(%s):\n%s\n", buf_str(&p.names), buf_str(&body));
+    buf_printf(&file, "# kernel: kern\n# signature: %s\n# num_warps: %d\n", buf_str(&p.sig), num_warps);
+    if (g->two_d) buf_printf(&file, "# grid: (cdiv(M, %d), cdiv(N, %d), 1)\n", g->bm, g->bn);
+    else buf_printf(&file, "# grid: (cdiv(n, %d), 1, 1)\n", g->block);
+    buf_printf(&file, "# args: %s\n", buf_str(&p.args));
+    buf_free(&body);
+    buf_free(&p.names);
+    buf_free(&p.sig);
+    buf_free(&p.args);
+    buf_free(&g->helpers);
+    arena_free_all(g->a);
+    return buf_take(&file);
+}
+
+#endif
