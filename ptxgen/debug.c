@@ -11,7 +11,8 @@
  *
  * The strings are .global .b8 arrays at module scope, one per distinct
  * text. A print writes Triton's device_print lines, one vprintf per element,
- * only from the element's canonical holder, so each element prints once
+ * only from the element's canonical holder (a predicate on the stores and
+ * the call, not a branch), so each element prints once
  * per program (Triton prints replicated elements once per holder); the
  * interpreter writes the same lines in row-major order (interp.c).
  */
@@ -139,14 +140,31 @@ static Reg print_value_reg(Ptx *P, IrOp *op, ElemType e, Reg v, bool hex) {
     return r;
 }
 
-/* The store of a register into the argument buffer at byte offset off. */
-static void put_arg(Ptx *P, Reg buf, int off, Reg v) {
-    static const char *const sfx[RC_COUNT] = {"", "b16", "b32", "f32", "b64", "f64"};
-    ptx_ins(P, "st.local.%s [%R+%d], %R;", sfx[REG_CLASS(v)], buf, off, v);
+/* A ptx_ins format with the guard "@%p " (or "@!%p ") in front; fmt itself
+ * when g is REG_NONE. Only the threads that print store arguments and call
+ * vprintf, through predicates rather than branches: a branch that threads
+ * of one warp take differently is divergent control flow, which the code
+ * around it never needs (and the simulator, sim/, refuses). */
+static const char *guarded(Ptx *P, Reg g, bool neg, const char *fmt) {
+    if (!g) return fmt;
+    Buf b = {.arena = P->arena};
+    buf_puts(&b, neg ? "@!%" : "@%");   /* ptx_put_reg writes "%p3": one '%' more escapes it */
+    ptx_put_reg(&b, g);
+    buf_putc(&b, ' ');
+    buf_puts(&b, fmt);
+    return b.data;
 }
 
-/* vprintf(fmt, args) where both are generic addresses. */
-static void call_vprintf(Ptx *P, Reg fmt, Reg args) {
+/* The store of a register into the argument buffer at byte offset off,
+ * under guard g. */
+static void put_arg(Ptx *P, Reg g, Reg buf, int off, Reg v) {
+    static const char *const sfx[RC_COUNT] = {"", "b16", "b32", "f32", "b64", "f64"};
+    ptx_ins(P, guarded(P, g, false, "st.local.%s [%R+%d], %R;"), sfx[REG_CLASS(v)], buf, off, v);
+}
+
+/* vprintf(fmt, args) where both are generic addresses, called by the
+ * threads where g holds (every thread when g is REG_NONE). */
+static void call_vprintf(Ptx *P, Reg g, Reg fmt, Reg args) {
     P->uses_vprintf = true;
     Reg ret = ptx_reg(P, RC_B32);
     ptx_ins(P, "{");
@@ -155,7 +173,7 @@ static void call_vprintf(Ptx *P, Reg fmt, Reg args) {
     ptx_ins(P, ".param .b64 args_arg;");
     ptx_ins(P, "st.param.b64 [args_arg], %R;", args);
     ptx_ins(P, ".param .b32 ret_arg;");
-    ptx_ins(P, "call (ret_arg), vprintf, (fmt_arg, args_arg);");
+    ptx_ins(P, guarded(P, g, false, "call (ret_arg), vprintf, (fmt_arg, args_arg);"));
     ptx_ins(P, "ld.param.b32 %R, [ret_arg];", ret);
     ptx_ins(P, "}");
 }
@@ -189,7 +207,7 @@ static Reg element_flat(Ptx *P, int32_t li, int r) {
 
 /* Stores the coordinates of row-major index flat (dims are powers of two,
  * so each is a bit field) from byte offset 12. */
-static void put_index(Ptx *P, Reg buf, IrType t, Reg flat) {
+static void put_index(Ptx *P, Reg g, Reg buf, IrType t, Reg flat) {
     int shift = 0;
     for (int d = t.rank - 1; d >= 0; d--) {
         Reg i = ptx_reg(P, RC_B32);
@@ -200,20 +218,10 @@ static void put_index(Ptx *P, Reg buf, IrType t, Reg flat) {
         } else {
             ptx_ins(P, "and.b32 %R, %R, %d;", i, flat, (int)t.shape[d] - 1);
         }
-        put_arg(P, buf, 12 + 4 * d, i);
+        put_arg(P, g, buf, 12 + 4 * d, i);
         for (int32_t n = t.shape[d]; n > 1; n >>= 1) shift++;
     }
 }
-
-/* Code under `pred` (REG_NONE: always) is skipped by a branch, since a
- * call cannot take a guard predicate in every PTX version. */
-static int skip_unless(Ptx *P, Reg pred) {
-    int label = P->n_labels++;
-    if (pred) ptx_ins(P, "@!%R bra $L_noprint_%d;", pred, label);
-    return label;
-}
-
-static void skip_end(Ptx *P, int label) { buf_printf(P->out, "$L_noprint_%d:\n", label); }
 
 static void print_operand(Ptx *P, IrOp *op, uint32_t k, const Reg pid[3], PrintBuf buf) {
     ValId v = op->operands[k];
@@ -230,12 +238,10 @@ static void print_operand(Ptx *P, IrOp *op, uint32_t k, const Reg pid[3], PrintB
     off = (off + vb - 1) / vb * vb;
     for (int r = 0; r < n; r++) {
         if ((uint32_t)r & dup) continue;
-        int label = skip_unless(P, owner);
-        for (int a = 0; a < 3; a++) put_arg(P, buf.local, 4 * a, pid[a]);
-        if (t.rank) put_index(P, buf.local, t, element_flat(P, li, r));
-        put_arg(P, buf.local, off, print_value_reg(P, op, e, regs[r], hex));
-        call_vprintf(P, fmt, buf.generic);
-        skip_end(P, label);
+        for (int a = 0; a < 3; a++) put_arg(P, owner, buf.local, 4 * a, pid[a]);
+        if (t.rank) put_index(P, owner, buf.local, t, element_flat(P, li, r));
+        put_arg(P, owner, buf.local, off, print_value_reg(P, op, e, regs[r], hex));
+        call_vprintf(P, owner, fmt, buf.generic);
     }
 }
 
@@ -264,10 +270,9 @@ void ptx_print(Ptx *P, IrOp *op) {
         put_escaped_format(&f, op->attr.str ? op->attr.str : "");
         buf_putc(&f, '\n');
         Reg fmt = string_addr(P, f.data);
-        int label = skip_unless(P, ptx_tid0(P));
-        for (int a = 0; a < 3; a++) put_arg(P, buf.local, 4 * a, pid[a]);
-        call_vprintf(P, fmt, buf.generic);
-        skip_end(P, label);
+        Reg tid0 = ptx_tid0(P);
+        for (int a = 0; a < 3; a++) put_arg(P, tid0, buf.local, 4 * a, pid[a]);
+        call_vprintf(P, tid0, fmt, buf.generic);
         return;
     }
     for (uint32_t k = 0; k < op->n_operands; k++) print_operand(P, op, k, pid, buf);
@@ -275,8 +280,9 @@ void ptx_print(Ptx *P, IrOp *op) {
 
 /* ---- assert ---- */
 
-/* Any element this thread holds false: __assertfail with the message, the
- * source file and line, and the kernel's name. Compiled only in debug
+/* Any element this thread holds false: __assertfail (under the predicate
+ * "not all true") with the message, the source file and line, and the
+ * kernel's name. Compiled only in debug
  * mode, as Triton does (the interpreter always checks). */
 void ptx_assert(Ptx *P, IrOp *op) {
     if (!P->ctx->target.debug) return;
@@ -288,8 +294,6 @@ void ptx_assert(Ptx *P, IrOp *op) {
         ptx_ins(P, "and.pred %R, %R, %R;", t, all, c[r]);
         all = t;
     }
-    int label = P->n_labels++;
-    ptx_ins(P, "@%R bra $L_assert_ok_%d;", all, label);
     Reg msg = string_addr(P, op->attr.str ? op->attr.str : "");
     Reg file = string_addr(P, op->loc.file ? op->loc.file->path : "<unknown>");
     Reg func = string_addr(P, P->fn->name);
@@ -307,7 +311,6 @@ void ptx_assert(Ptx *P, IrOp *op) {
     ptx_ins(P, "st.param.b64 [func_arg], %R;", func);
     ptx_ins(P, ".param .b64 size_arg;");
     ptx_ins(P, "st.param.b64 [size_arg], %R;", one);
-    ptx_ins(P, "call __assertfail, (msg_arg, file_arg, line_arg, func_arg, size_arg);");
+    ptx_ins(P, guarded(P, all, true, "call __assertfail, (msg_arg, file_arg, line_arg, func_arg, size_arg);"));
     ptx_ins(P, "}");
-    buf_printf(P->out, "$L_assert_ok_%d:\n", label);
 }

@@ -2,7 +2,13 @@
  * executes each instruction before any thread executes the next (lock
  * step), so bar.sync needs nothing and a branch must be taken by all threads
  * or none (ptxgen branches only on scalars). Registers are 64-bit slots,
- * [register][thread]; a write keeps the register's declared width. */
+ * [register][thread]; a write keeps the register's declared width.
+ *
+ * Address spaces: a global address is a host address (the launch's buffers,
+ * the module's .global arrays); shared addresses count from
+ * SIM_SHARED_BASE, local ones from SIM_LOCAL_BASE in each thread's own
+ * frame. A generic address (cvta) is the host address of the byte, so
+ * vprintf and __assertfail can read what any space holds. */
 #include "simops.h"
 
 #include <stdio.h>
@@ -16,10 +22,12 @@ typedef struct Cta {
     uint32_t threads;
     uint8_t *shared;
     uint32_t shared_bytes;    /* from SIM_SHARED_BASE */
+    uint8_t *local;           /* threads * m->local_bytes: thread t's frame at t * local_bytes */
     uint32_t ctaid[3];
+    uint64_t operands[4], result;   /* exec_one's scratch */
 } Cta;
 
-static uint64_t *slot(Cta *c, uint32_t reg, uint32_t t) { return &c->regs[(size_t)reg * c->threads + t]; }
+static inline uint64_t *slot(Cta *c, uint32_t reg, uint32_t t) { return &c->regs[(size_t)reg * c->threads + t]; }
 
 static void put_where(Cta *c, uint32_t t) {
     buf_printf(c->err, " (thread %u of CTA (%u, %u, %u))\n", t, c->ctaid[0], c->ctaid[1], c->ctaid[2]);
@@ -56,7 +64,7 @@ static uint64_t special(Cta *c, SimSpecial s, uint32_t t) {
     return 0;
 }
 
-static uint64_t read_opd(Cta *c, const SimOpd *o, uint32_t t) {
+static inline uint64_t read_opd(Cta *c, const SimOpd *o, uint32_t t) {
     switch (o->kind) {
     case SD_REG: return *slot(c, o->reg[0], t);
     case SD_SPECIAL: return special(c, (SimSpecial)o->imm, t);
@@ -64,7 +72,7 @@ static uint64_t read_opd(Cta *c, const SimOpd *o, uint32_t t) {
     }
 }
 
-static void write_reg(Cta *c, uint32_t reg, uint32_t t, uint64_t v) {
+static inline void write_reg(Cta *c, uint32_t reg, uint32_t t, uint64_t v) {
     int bits = c->m->reg_bits[reg];
     *slot(c, reg, t) = bits == 1 ? v != 0 : sim_trunc(v, bits);
 }
@@ -90,8 +98,24 @@ static int nearest_buffer(const InterpLaunch *d, uint64_t addr, uint64_t n, bool
 }
 
 /* Where an access goes on the host, or NULL after an error. */
-static uint8_t *global_at(Cta *c, const SimIns *in, uint32_t t, uint64_t addr, uint32_t n) {
+__attribute__((noinline)) static uint8_t *global_at(Cta *c, const SimIns *in, uint32_t t, uint64_t addr, uint32_t n) {
     const char *verb = in->op == SO_LD ? "reads" : "writes";
+    for (uint32_t i = 0; i < c->m->n_globals; i++) {
+        const SimGlobal *g = &c->m->globals[i];
+        uint64_t lo = (uint64_t)(uintptr_t)g->data;
+        if (addr < lo || addr >= lo + g->bytes) continue;
+        if (addr - lo + n > g->bytes) {
+            error_at(c, in, t, "%s %u bytes at offset %+lld of global '%s' (%u bytes), past its end", verb, n,
+                     (long long)(addr - lo), g->name, g->bytes);
+            return NULL;
+        }
+        if (addr % n) {
+            error_at(c, in, t, "%s %u bytes at offset %+lld of global '%s', not %u-byte aligned", verb, n,
+                     (long long)(addr - lo), g->name, n);
+            return NULL;
+        }
+        return (uint8_t *)(uintptr_t)addr;
+    }
     bool inside;
     int b = nearest_buffer(c->l->data, addr, n, &inside);
     if (b < 0) {
@@ -129,11 +153,35 @@ static uint8_t *shared_at(Cta *c, const SimIns *in, uint32_t t, uint64_t addr, u
     return c->shared + (a32 - SIM_SHARED_BASE);
 }
 
+/* thread t's own frame of .local memory */
+static uint8_t *local_at(Cta *c, const SimIns *in, uint32_t t, uint64_t addr, uint32_t n) {
+    const char *verb = in->op == SO_LD ? "reads" : "writes";
+    uint32_t lb = c->m->local_bytes;
+    if (addr < SIM_LOCAL_BASE || addr - SIM_LOCAL_BASE + n > lb) {
+        error_at(c, in, t, "%s %u bytes at local offset %lld, outside the %u bytes of local memory", verb, n,
+                 (long long)(addr - SIM_LOCAL_BASE), lb);
+        return NULL;
+    }
+    if (addr % n) {
+        error_at(c, in, t, "%s %u bytes at local offset %lld, not %u-byte aligned", verb, n,
+                 (long long)(addr - SIM_LOCAL_BASE), n);
+        return NULL;
+    }
+    return c->local + (size_t)t * lb + (addr - SIM_LOCAL_BASE);
+}
+
 static bool exec_ldst(Cta *c, const SimIns *in, uint32_t t) {
     bool ld = in->op == SO_LD;
     const SimOpd *addr = &in->opd[ld ? 1 : 0], *val = &in->opd[ld ? 0 : 1];
     uint32_t eb = (uint32_t)(sim_ty_bits(in->ty[0]) + 7) / 8, n = eb * in->vec;
     const uint32_t *regs = val->kind == SD_VEC ? val->reg : &val->reg[0];
+    if (addr->kind == SD_PARAM && addr->reg[0] != SIM_NOREG) {   /* a call's .param variable */
+        uint64_t *var = slot(c, addr->reg[0], t);
+        if (ld) write_reg(c, regs[0], t, sim_extend(in->ty[0], *var));
+        else write_reg(c, addr->reg[0], t, sim_trunc(val->kind == SD_IMM ? (uint64_t)val->imm : *slot(c, regs[0], t),
+                                                     sim_ty_bits(in->ty[0])));
+        return true;
+    }
     if (addr->kind == SD_PARAM) {
         if (!ld) return error_at(c, in, t, "writes a parameter");
         if ((uint32_t)addr->imm >= c->l->data->n_args)
@@ -142,7 +190,9 @@ static bool exec_ldst(Cta *c, const SimIns *in, uint32_t t) {
         return true;
     }
     uint64_t a = (uint64_t)addr->imm + (addr->reg[0] == SIM_NOREG ? 0 : *slot(c, addr->reg[0], t));
-    uint8_t *p = (in->mods & SM_GLOBAL) ? global_at(c, in, t, a, n) : shared_at(c, in, t, a, n);
+    uint8_t *p = (in->mods & SM_GLOBAL)   ? global_at(c, in, t, a, n)
+                 : (in->mods & SM_LOCAL) ? local_at(c, in, t, a, n)
+                                         : shared_at(c, in, t, a, n);
     if (!p) return false;
     for (uint32_t j = 0; j < in->vec; j++) {
         uint64_t v = 0;
@@ -176,25 +226,127 @@ static void exec_mov(Cta *c, const SimIns *in, uint32_t t) {
     }
 }
 
+/* cvta: a shared or local address to the generic one (the byte's host
+ * address), or back with .to; global addresses are host addresses already. */
+static void exec_cvta(Cta *c, const SimIns *in, uint32_t t) {
+    uint64_t a = read_opd(c, &in->opd[1], t), host, base;
+    if (in->mods & SM_SHARED) host = (uint64_t)(uintptr_t)c->shared, base = SIM_SHARED_BASE;
+    else if (in->mods & SM_LOCAL) host = (uint64_t)(uintptr_t)(c->local + (size_t)t * c->m->local_bytes), base = SIM_LOCAL_BASE;
+    else host = base = 0;
+    write_reg(c, in->opd[0].reg[0], t, (in->mods & SM_TO) ? a - host + base : a - base + host);
+}
+
+/* ---- system calls ---- */
+
+/* The host bytes at generic address addr as thread t sees them, and how
+ * many bytes of the same object follow; NULL if it is in none. */
+static const uint8_t *generic_at(Cta *c, uint32_t t, uint64_t addr, size_t *avail) {
+    uint32_t lb = c->m->local_bytes;
+    struct { uint64_t lo; size_t n; } objs[2] = {
+        {(uint64_t)(uintptr_t)(c->local + (size_t)t * lb), lb},
+        {(uint64_t)(uintptr_t)c->shared, c->shared_bytes},
+    };
+    for (int i = 0; i < 2; i++)
+        if (addr >= objs[i].lo && addr < objs[i].lo + objs[i].n) {
+            *avail = objs[i].n - (addr - objs[i].lo);
+            return (const uint8_t *)(uintptr_t)addr;
+        }
+    for (uint32_t i = 0; i < c->m->n_globals; i++) {
+        uint64_t lo = (uint64_t)(uintptr_t)c->m->globals[i].data;
+        if (addr >= lo && addr < lo + c->m->globals[i].bytes) {
+            *avail = c->m->globals[i].bytes - (addr - lo);
+            return (const uint8_t *)(uintptr_t)addr;
+        }
+    }
+    bool inside;
+    int b = nearest_buffer(c->l->data, addr, 1, &inside);
+    if (!inside) return NULL;
+    *avail = c->l->data->buffers[b].bytes - (addr - (uint64_t)(uintptr_t)c->l->data->buffers[b].base);
+    return (const uint8_t *)(uintptr_t)addr;
+}
+
+typedef struct ThreadRef {
+    Cta *c;
+    uint32_t t;
+} ThreadRef;
+
+/* A NUL-terminated string at a generic address, or NULL. */
+static const char *generic_string(void *ud, uint64_t addr) {
+    ThreadRef *r = ud;
+    size_t avail;
+    const uint8_t *p = generic_at(r->c, r->t, addr, &avail);
+    return p && memchr(p, 0, avail) ? (const char *)p : NULL;
+}
+
+/* The system calls and global_at are kept out of line: inlined into
+ * exec_one, their address-taken locals would make every instruction set
+ * up their stack redzones under ASan (the test build).
+ *
+ * vprintf(fmt, args): the line goes to the launch's print_out (when set);
+ * the result is the number of arguments, as CUDA's printf returns. */
+__attribute__((noinline)) static bool exec_vprintf(Cta *c, const SimIns *in, uint32_t t) {
+    ThreadRef r = {c, t};
+    const char *fmt = generic_string(&r, *slot(c, in->args[0], t));
+    if (!fmt) return error_at(c, in, t, "(vprintf): the format is not a NUL-terminated string the thread can read");
+    uint64_t aa = *slot(c, in->args[1], t);
+    size_t n = 0;
+    const uint8_t *args = aa ? generic_at(c, t, aa, &n) : NULL;
+    if (aa && !args) return error_at(c, in, t, "(vprintf): the argument buffer is not memory the thread can read");
+    Buf scratch = {0}, why = {0};
+    Buf *out = c->l->data->print_out ? c->l->data->print_out : &scratch;
+    size_t before = out->len;
+    int used;
+    bool ok = sim_format(fmt, args, n, generic_string, &r, out, &why, &used);
+    if (!ok) {
+        out->len = before;
+        if (out->data) out->data[before] = 0;
+        Buf shown = {0};   /* the format as a C literal would spell it, newlines as \n */
+        for (const char *f = fmt; *f && shown.len < 40; f++)
+            if (*f == '\n') buf_puts(&shown, "\\n");
+            else buf_putc(&shown, *f);
+        error_at(c, in, t, "(vprintf \"%s\"): %s", buf_str(&shown), buf_str(&why));
+        buf_free(&shown);
+    } else if (in->ret != SIM_NOREG) {
+        write_reg(c, in->ret, t, (uint64_t)used);
+    }
+    buf_free(&scratch);
+    buf_free(&why);
+    return ok;
+}
+
+/* __assertfail(message, file, line, function, char_size) stops the run with
+ * the message the GPU prints before it traps. */
+__attribute__((noinline)) static bool exec_assertfail(Cta *c, const SimIns *in, uint32_t t) {
+    ThreadRef r = {c, t};
+    const char *s[5] = {0};
+    for (int i = 0; i < 5; i++)
+        if (i != 2 && i != 4 && !(s[i] = generic_string(&r, *slot(c, in->args[i], t))))
+            return error_at(c, in, t, "(__assertfail): argument %d is not a NUL-terminated string", i + 1);
+    buf_printf(c->err, "sim: %s:%u: %s: block: [%u,%u,%u], thread: [%u,0,0] Assertion `%s` failed.\n", s[1],
+               (unsigned)*slot(c, in->args[2], t), s[3], c->ctaid[0], c->ctaid[1], c->ctaid[2], t, s[0]);
+    return false;
+}
+
 /* One instruction on one thread (its guard already true). */
 static bool exec_one(Cta *c, const SimIns *in, uint32_t t) {
     switch (in->op) {
     case SO_LD: case SO_ST: return exec_ldst(c, in, t);
     case SO_MOV: exec_mov(c, in, t); return true;
-    case SO_CVTA: write_reg(c, in->opd[0].reg[0], t, read_opd(c, &in->opd[1], t)); return true;
+    case SO_CVTA: exec_cvta(c, in, t); return true;
+    case SO_CALL: return in->callee == SF_VPRINTF ? exec_vprintf(c, in, t) : exec_assertfail(c, in, t);
     default: break;
     }
-    uint64_t v[4] = {0};
+    uint64_t *v = c->operands;   /* not a local array: no stack redzones per instruction under ASan */
+    v[1] = v[2] = v[3] = 0;
     for (int i = 1; i < in->n_opd; i++) v[i] = read_opd(c, &in->opd[i], t);
-    uint64_t r = 0;
-    SimStatus st = sim_alu(in, v, &r);
+    SimStatus st = sim_alu(in, v, &c->result);
     if (st == SIM_DIV_ZERO) return error_at(c, in, t, "divides by zero");
     if (st != SIM_OK) return error_at(c, in, t, "is not modelled");
-    write_reg(c, in->opd[0].reg[0], t, r);
+    write_reg(c, in->opd[0].reg[0], t, c->result);
     return true;
 }
 
-static bool guard_of(Cta *c, const SimIns *in, uint32_t t) {
+static inline bool guard_of(Cta *c, const SimIns *in, uint32_t t) {
     if (in->guard == SIM_NOREG) return true;
     return (*slot(c, in->guard, t) != 0) != in->guard_neg;
 }
@@ -218,6 +370,7 @@ static bool run_cta(Cta *c) {
     uint64_t max_steps = c->l->max_steps ? c->l->max_steps : UINT64_C(1) << 28;
     memset(c->regs, 0xAB, sizeof(uint64_t) * m->n_regs * c->threads);   /* undefined, as on the GPU */
     memset(c->shared, 0xAB, c->shared_bytes);
+    memset(c->local, 0xAB, (size_t)m->local_bytes * c->threads);
     uint64_t steps = 0;
     for (uint32_t pc = 0;;) {
         const SimIns *in = &m->ins[pc];
@@ -245,8 +398,13 @@ static bool run_cta(Cta *c) {
             continue;
         default: break;
         }
-        for (uint32_t t = 0; t < c->threads; t++)
-            if (guard_of(c, in, t) && !exec_one(c, in, t)) return false;
+        if (in->guard == SIM_NOREG) {
+            for (uint32_t t = 0; t < c->threads; t++)
+                if (!exec_one(c, in, t)) return false;
+        } else {
+            for (uint32_t t = 0; t < c->threads; t++)
+                if (guard_of(c, in, t) && !exec_one(c, in, t)) return false;
+        }
         pc++;
     }
 }
@@ -269,6 +427,7 @@ bool sim_run(const SimLaunch *l, Buf *err) {
         c.shared_bytes = m.has_extern_shared ? m.dynamic_at + l->shared_bytes : m.static_shared;
         c.regs = arena_alloc(a, sizeof(uint64_t) * ((size_t)m.n_regs * l->threads + 1));
         c.shared = arena_alloc(a, c.shared_bytes + 1);
+        c.local = arena_alloc(a, (size_t)m.local_bytes * l->threads + 1);
         uint32_t g[3];
         for (int i = 0; i < 3; i++) g[i] = l->data->grid[i] ? l->data->grid[i] : 1;
         for (uint32_t z = 0; ok && z < g[2]; z++)

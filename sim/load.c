@@ -16,15 +16,12 @@ static const struct { const char *name; int n_opd; } op_info[] = {
 #undef X
 };
 
-static const struct { const char *name; int bits; SimKind kind; } ty_info[] = {
-    {"", 0, SK_NONE},
-#define X(e, s, b, k) {s, b, k},
+static const char *const ty_names[] = {
+    "",
+#define X(e, s, b, k) s,
     SIM_TYPES(X)
 #undef X
 };
-
-int sim_ty_bits(SimTy t) { return ty_info[t].bits; }
-SimKind sim_ty_kind(SimTy t) { return ty_info[t].kind; }
 const char *sim_op_name(SimOp op) { return op_info[op].name; }
 
 static const struct { const char *name; uint32_t bit; } mod_names[] = {
@@ -32,7 +29,7 @@ static const struct { const char *name; uint32_t bit; } mod_names[] = {
     {"rmi", SM_RMI}, {"rpi", SM_RPI}, {"ftz", SM_FTZ}, {"sat", SM_SAT}, {"approx", SM_APPROX},
     {"full", SM_FULL}, {"wide", SM_WIDE}, {"NaN", SM_NAN}, {"global", SM_GLOBAL},
     {"shared", SM_SHARED}, {"param", SM_PARAM}, {"to", SM_TO}, {"uni", SM_UNI}, {"sync", SM_SYNC},
-    {"volatile", SM_VOLATILE},
+    {"volatile", SM_VOLATILE}, {"local", SM_LOCAL},
 };
 
 /* cache operators and eviction priorities: hints only */
@@ -63,10 +60,28 @@ typedef struct Label {
     uint32_t ins;
 } Label;
 
-typedef struct SharedSym {
+/* A symbol: a .shared or .local array (its address in that space) or a
+ * .global one (a host address). */
+typedef struct Sym {
     const char *name;
-    uint32_t addr;
-} SharedSym;
+    int64_t addr;
+    uint32_t space;          /* SM_SHARED, SM_LOCAL or SM_GLOBAL */
+} Sym;
+
+/* A call's .param variable, alive until the '}' of its block: a register
+ * of the parameter's width that st.param writes and the call reads (or the
+ * call writes and ld.param reads). */
+typedef struct CallParam {
+    const char *name;
+    uint32_t reg;
+    int depth;
+} CallParam;
+
+/* The functions a module may call: name, results, parameters. */
+static const struct { const char *name; int n_ret, n_params; } callees[SF_COUNT] = {
+    [SF_VPRINTF] = {"vprintf", 1, 2},
+    [SF_ASSERTFAIL] = {"__assertfail", 0, 5},
+};
 
 typedef struct Loader {
     Arena *a;
@@ -78,8 +93,11 @@ typedef struct Loader {
     uint32_t n_fams, cap_fams;
     Label *labels, *uses;    /* uses: label name + the instruction that names it */
     uint32_t n_labels, cap_labels, n_uses, cap_uses;
-    SharedSym *syms;
+    Sym *syms;
     uint32_t n_syms, cap_syms;
+    CallParam *cparams;
+    uint32_t n_cparams, cap_cparams;
+    bool declared[SF_COUNT];     /* by .extern .func */
     int in_entry;            /* 0 before, 1 inside the entry's body, 2 after */
     bool skip;               /* inside an entry we are not running */
     int depth;
@@ -124,7 +142,7 @@ static char *trimmed(Arena *a, const char *s, size_t n) {
 
 static SimTy find_type(const char *s) {
     for (int t = 1; t < ST_COUNT; t++)
-        if (!strcmp(ty_info[t].name, s)) return (SimTy)t;
+        if (!strcmp(ty_names[t], s)) return (SimTy)t;
     return ST_NONE;
 }
 
@@ -150,7 +168,7 @@ static bool declare_regs(Loader *L, const char *s) {
             if (*s++ != '>') return fail(L, "expected '>' in .reg");
         }
         for (uint32_t i = 0; i < f.count; i++)
-            VEC_PUSH(L->a, L->m->reg_bits, L->m->n_regs, L->m->cap_regs, (uint8_t)ty_info[ty].bits);
+            VEC_PUSH(L->a, L->m->reg_bits, L->m->n_regs, L->m->cap_regs, (uint8_t)sim_ty_bits(ty));
         VEC_PUSH(L->a, L->fams, L->n_fams, L->cap_fams, f);
         s = skip_ws(s);
         if (*s == ',') {
@@ -201,17 +219,21 @@ static bool parse_imm(const char *s, int64_t *out) {
     uint64_t v = strtoull(d, &end, (d[0] == '0' && (d[1] == 'x' || d[1] == 'X')) ? 16 : 10);
     if (*end == 'U') end++;
     if (*end) return false;
-    *out = neg ? -(int64_t)v : (int64_t)v;
+    *out = (int64_t)(neg ? 0 - v : v);   /* -9223372036854775808 wraps to itself */
     return true;
 }
 
-static bool find_symbol(Loader *L, const char *name, int64_t *addr) {
+static const Sym *find_symbol(Loader *L, const char *name) {
     for (uint32_t i = 0; i < L->n_syms; i++)
-        if (!strcmp(L->syms[i].name, name)) {
-            *addr = L->syms[i].addr;
-            return true;
-        }
-    return false;
+        if (!strcmp(L->syms[i].name, name)) return &L->syms[i];
+    return NULL;
+}
+
+/* The innermost call .param variable called name, or NULL. */
+static const CallParam *find_call_param(Loader *L, const char *name) {
+    for (uint32_t i = L->n_cparams; i-- > 0;)
+        if (!strcmp(L->cparams[i].name, name)) return &L->cparams[i];
+    return NULL;
 }
 
 static bool parse_address(Loader *L, SimIns *in, char *s, SimOpd *o) {
@@ -234,20 +256,27 @@ static bool parse_address(Loader *L, SimIns *in, char *s, SimOpd *o) {
         return o->reg[0] != SIM_NOREG;
     }
     if (in->mods & SM_PARAM) {
+        if (off) return fail(L, "offsets into parameters are not modelled");
+        o->kind = SD_PARAM;
+        o->reg[0] = SIM_NOREG;
+        const CallParam *cp = find_call_param(L, body);
+        if (cp) {
+            o->reg[0] = cp->reg;
+            return true;
+        }
         for (uint32_t i = 0; i < L->m->n_params; i++)
             if (!strcmp(L->m->params[i].name, body)) {
-                if (off) return fail(L, "offsets into parameters are not modelled");
-                o->kind = SD_PARAM;
                 o->imm = i;
                 return true;
             }
         return fail(L, "unknown parameter '%s'", body);
     }
-    int64_t addr;
-    if (!find_symbol(L, body, &addr)) return fail(L, "unknown symbol '%s' in an address", body);
+    const Sym *sym = find_symbol(L, body);
+    if (!sym) return fail(L, "unknown symbol '%s' in an address", body);
+    if (!(in->mods & sym->space)) return fail(L, "'%s' addresses '%s', which is in another state space", in->name, body);
     o->kind = SD_MEM;
     o->reg[0] = SIM_NOREG;
-    o->imm = addr + off;
+    o->imm = sym->addr + off;
     return true;
 }
 
@@ -291,7 +320,11 @@ static bool parse_operand(Loader *L, SimIns *in, char *s, SimOpd *o) {
     }
     o->kind = SD_IMM;
     if (parse_imm(s, &o->imm)) return true;
-    if (find_symbol(L, s, &o->imm)) return true;
+    const Sym *sym = find_symbol(L, s);   /* mov.u64 %rd1, name: the symbol's address in its space */
+    if (sym) {
+        o->imm = sym->addr;
+        return true;
+    }
     return fail(L, "bad operand '%s'", s);
 }
 
@@ -391,8 +424,8 @@ static bool check_shape(Loader *L, SimIns *in) {
         if (in->cmp < SC_FINITE) return fail(L, "'%s' needs a class to test", in->name);
         break;
     case SO_LD: case SO_ST: {
-        if (!(in->mods & (SM_GLOBAL | SM_SHARED | SM_PARAM)))
-            return fail(L, "'%s': only .global, .shared and .param are modelled", in->name);
+        if (!(in->mods & (SM_GLOBAL | SM_SHARED | SM_PARAM | SM_LOCAL)))
+            return fail(L, "'%s': only .global, .shared, .local and .param are modelled", in->name);
         SimOpd *addr = &in->opd[in->op == SO_LD ? 1 : 0], *val = &in->opd[in->op == SO_LD ? 0 : 1];
         if (addr->kind != SD_MEM && addr->kind != SD_PARAM) return fail(L, "'%s' needs an address", in->name);
         if ((addr->kind == SD_PARAM) != ((in->mods & SM_PARAM) != 0))
@@ -422,10 +455,71 @@ static bool check_shape(Loader *L, SimIns *in) {
         if (kd != SD_REG && kd != SD_IMM && kd != SD_SPECIAL && !(in->op == SO_MOV && kd == SD_VEC))
             return fail(L, "'%s': operand %d must be a register or an immediate", in->name, i + 1);
     }
-    if (in->op == SO_MOV || in->op == SO_CVTA) return true;
+    if (in->op == SO_CVTA) {
+        uint32_t sp = in->mods & (SM_GLOBAL | SM_SHARED | SM_LOCAL);
+        if (sp != SM_GLOBAL && sp != SM_SHARED && sp != SM_LOCAL)
+            return fail(L, "'%s' needs one state space: .global, .shared or .local", in->name);
+        return true;
+    }
+    if (in->op == SO_MOV) return true;
     /* every op x type x modifiers combination the executor would reject */
     uint64_t v[4] = {0, 1, 1, 1}, r;
     if (sim_alu(in, v, &r) == SIM_BAD) return fail(L, "unknown instruction '%s' (not modelled)", in->name);
+    return true;
+}
+
+/* "(a, b)" at *sp: the call .param variables named, as registers */
+static bool call_list(Loader *L, const char **sp, uint32_t *regs, int cap, int *n) {
+    const char *s = skip_ws(*sp), *close = strchr(s, ')');
+    if (*s != '(' || !close) return fail(L, "expected '(' and ')' around a call's parameters");
+    *n = 0;
+    char *list = arena_strndup(L->a, s + 1, (size_t)(close - s - 1));
+    for (char *p = list; p;) {
+        char *comma = strchr(p, ',');
+        if (comma) *comma = 0;
+        char *name = trimmed(L->a, p, strlen(p));
+        p = comma ? comma + 1 : NULL;
+        if (!*name && !p && *n == 0) break;   /* "()" */
+        const CallParam *cp = find_call_param(L, name);
+        if (!cp) return fail(L, "'%s' is not a .param variable of the call's block", name);
+        if (*n == cap) return fail(L, "too many call parameters");
+        regs[(*n)++] = cp->reg;
+    }
+    *sp = close + 1;
+    return true;
+}
+
+/* call (ret), name, (a, b);  or  call name, (a, b, c, d, e); */
+static bool parse_call(Loader *L, SimIns *in, const char *s) {
+    if (in->ty[0] || (in->mods & ~SM_UNI)) return fail(L, "unknown instruction '%s'", in->name);
+    uint32_t rets[1], args[8];
+    int n_ret = 0, n_args = 0;
+    s = skip_ws(s);
+    if (*s == '(') {
+        if (!call_list(L, &s, rets, 1, &n_ret)) return false;
+        s = skip_ws(s);
+        if (*s++ != ',') return fail(L, "expected ',' after a call's result");
+    }
+    s = skip_ws(s);
+    const char *n = s;
+    while (isalnum((unsigned char)*s) || *s == '_' || *s == '$') s++;
+    char *name = arena_strndup(L->a, n, (size_t)(s - n));
+    int c = 0;
+    while (c < SF_COUNT && strcmp(callees[c].name, name)) c++;
+    if (c == SF_COUNT || !L->declared[c]) return fail(L, "call to '%s', which no .extern .func declares", name);
+    s = skip_ws(s);
+    if (*s++ != ',') return fail(L, "expected ',' after the callee '%s'", name);
+    if (!call_list(L, &s, args, 8, &n_args)) return false;
+    if (*skip_ws(s) != ';') return fail(L, "expected ';' after the call");
+    if (n_ret != callees[c].n_ret || n_args != callees[c].n_params)
+        return fail(L, "'%s' takes %d parameters and gives %d results; the call passes %d and takes %d", name,
+                    callees[c].n_params, callees[c].n_ret, n_args, n_ret);
+    in->callee = (uint8_t)c;
+    in->n_args = (uint8_t)n_args;
+    in->args = arena_alloc(L->a, sizeof(uint32_t) * (size_t)n_args);
+    memcpy(in->args, args, sizeof(uint32_t) * (size_t)n_args);
+    in->ret = n_ret ? rets[0] : SIM_NOREG;
+    VEC_PUSH(L->a, L->m->ins, L->m->n_ins, L->m->cap_ins, *in);
     return true;
 }
 
@@ -448,6 +542,7 @@ static bool parse_instruction(Loader *L, const char *s) {
     while (*s && !isspace((unsigned char)*s) && *s != ';') s++;
     char *opcode = arena_strndup(L->a, op, (size_t)(s - op));
     if (!decode_opcode(L, &in, opcode)) return false;
+    if (in.op == SO_CALL) return parse_call(L, &in, s);
     const char *semi = strrchr(s, ';');
     if (!semi) return fail(L, "expected ';' after '%s'", opcode);
     char *ops[8];
@@ -480,35 +575,166 @@ static bool parse_loc(Loader *L, const char *s) {
     return true;
 }
 
+/* An array declaration: [.extern] .SPACE [.align A] .TYPE NAME[N] [= {v, ...}]; */
+typedef struct ArrayDecl {
+    const char *name;
+    uint32_t align, elem, count;   /* elem in bytes */
+    SimTy ty;
+    bool sized;                    /* [N], not [] */
+    const char *init;              /* just after '{', or NULL */
+} ArrayDecl;
+
+static bool parse_array(Loader *L, const char *s, ArrayDecl *d) {
+    memset(d, 0, sizeof *d);
+    d->align = 1;
+    const char *br = strchr(s, '[');
+    if (!br) return fail(L, "expected an array 'NAME[N]' in '%s'", s);
+    char *head = arena_strndup(L->a, s, (size_t)(br - s));
+    char *save = NULL;
+    for (char *tok = strtok_r(head, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+        if (!strcmp(tok, ".align")) {
+            char *num = strtok_r(NULL, " \t", &save);
+            d->align = num ? (uint32_t)strtoul(num, NULL, 10) : 0;
+        } else if (tok[0] == '.' && find_type(tok + 1)) {
+            d->ty = find_type(tok + 1);
+            d->elem = (uint32_t)sim_ty_bits(d->ty) / 8;
+        } else if (tok[0] == '.') {
+            if (strcmp(tok, ".extern") && strcmp(tok, ".shared") && strcmp(tok, ".global") && strcmp(tok, ".local") &&
+                strcmp(tok, ".visible"))
+                return fail(L, "'%s' in a declaration is not modelled", tok);
+        } else {
+            d->name = tok;
+        }
+    }
+    if (!d->name || !d->elem || !d->align || (d->align & (d->align - 1)) || d->align > 16)
+        return fail(L, "bad array declaration '%s' (a name, an integer or float type, .align up to 16)", s);
+    char *end;
+    d->count = (uint32_t)strtoul(br + 1, &end, 10);
+    d->sized = end != br + 1;
+    if (*end != ']') return fail(L, "expected ']' in '%s'", s);
+    const char *p = skip_ws(end + 1);
+    if (*p == '=') {
+        p = skip_ws(p + 1);
+        if (*p != '{') return fail(L, "expected '{' after '=' in '%s'", s);
+        d->init = p + 1;
+    } else if (*p != ';') {
+        return fail(L, "expected ';' after '%s'", s);
+    }
+    return true;
+}
+
 /* .shared .align A .bT NAME[N];  .extern .shared .align A .b8 NAME[]; */
 static bool parse_shared(Loader *L, const char *s, bool is_extern) {
-    uint32_t align = 1;
-    const char *al = strstr(s, ".align");
-    if (al) align = (uint32_t)strtoul(al + 6, NULL, 10);
-    const char *br = strchr(s, '[');
-    const char *name_end = br;
-    if (!br || !align || (align & (align - 1))) return fail(L, "bad .shared declaration");
-    const char *name = name_end;
-    while (name > s && (isalnum((unsigned char)name[-1]) || name[-1] == '_' || name[-1] == '$')) name--;
-    int elem = 1;
-    for (int t = ST_B8; t < ST_COUNT; t++) {
-        char pat[16];
-        snprintf(pat, sizeof pat, ".%s ", ty_info[t].name);
-        if (strstr(s, pat)) elem = ty_info[t].bits / 8;
-    }
-    uint32_t count = (uint32_t)strtoul(br + 1, NULL, 10);
-    uint32_t addr = (L->m->static_shared + align - 1) & ~(align - 1);
-    SharedSym sym = {arena_strndup(L->a, name, (size_t)(name_end - name)), SIM_SHARED_BASE + addr};
+    ArrayDecl d;
+    if (!parse_array(L, s, &d)) return false;
+    if (d.init) return fail(L, "initialized shared memory is not modelled");
+    uint32_t addr = (L->m->static_shared + d.align - 1) & ~(d.align - 1);
+    Sym sym = {d.name, SIM_SHARED_BASE + addr, SM_SHARED};
     if (is_extern) {
-        if (strchr(br, ']') != br + 1) return fail(L, "an .extern .shared array has no size");
+        if (d.sized) return fail(L, "an .extern .shared array has no size");
         /* the dynamic part follows the static one */
         L->m->has_extern_shared = true;
         L->m->dynamic_at = addr;
     } else {
         if (L->m->has_extern_shared) return fail(L, "a .shared declaration after the .extern one is not modelled");
-        L->m->static_shared = addr + count * (uint32_t)elem;
+        L->m->static_shared = addr + d.count * d.elem;
     }
     VEC_PUSH(L->a, L->syms, L->n_syms, L->cap_syms, sym);
+    return true;
+}
+
+/* .local .align A .bT NAME[N]; inside the entry: each thread's own */
+static bool parse_local(Loader *L, const char *s) {
+    ArrayDecl d;
+    if (!parse_array(L, s, &d)) return false;
+    if (d.init || !d.sized) return fail(L, "a .local array needs a size and no initializer");
+    uint32_t addr = (L->m->local_bytes + d.align - 1) & ~(d.align - 1);
+    L->m->local_bytes = addr + d.count * d.elem;
+    Sym sym = {d.name, SIM_LOCAL_BASE + addr, SM_LOCAL};
+    VEC_PUSH(L->a, L->syms, L->n_syms, L->cap_syms, sym);
+    return true;
+}
+
+/* .global .align A .bT NAME[N] = {1, 2, 0x3}; at module scope: host
+ * memory the loader fills (the rest zeros, as PTX says), whose host address
+ * the symbol stands for */
+static bool parse_global(Loader *L, const char *s) {
+    ArrayDecl d;
+    if (!parse_array(L, s, &d)) return false;
+    if (d.init && sim_ty_kind(d.ty) == SK_FLOAT) return fail(L, "float initializers are not modelled");
+    int64_t *vals = NULL;
+    uint32_t n = 0, cap = 0;
+    for (const char *p = d.init; p;) {
+        size_t k = strcspn(p, ",}");
+        if (!p[k]) return fail(L, "expected '}' closing the initializer of '%s'", d.name);
+        char *text = trimmed(L->a, p, k);
+        int64_t v;
+        if (*text || p[k] == ',') {
+            if (!parse_imm(text, &v)) return fail(L, "bad initializer '%s' of '%s'", text, d.name);
+            VEC_PUSH(L->a, vals, n, cap, v);
+        }
+        if (p[k] == '}') {
+            if (*skip_ws(p + k + 1) != ';') return fail(L, "expected ';' after the initializer of '%s'", d.name);
+            break;
+        }
+        p += k + 1;
+    }
+    if (!d.sized && !d.init) return fail(L, "the .global array '%s' has neither a size nor an initializer", d.name);
+    uint32_t count = d.sized ? d.count : n;
+    if (n > count) return fail(L, "%u initializers for the %u elements of '%s'", n, count, d.name);
+    SimGlobal g = {d.name, arena_alloc(L->a, (size_t)count * d.elem + 1), count * d.elem};
+    for (uint32_t i = 0; i < n; i++) memcpy(g.data + (size_t)i * d.elem, &vals[i], d.elem);   /* little-endian */
+    VEC_PUSH(L->a, L->m->globals, L->m->n_globals, L->m->cap_globals, g);
+    Sym sym = {d.name, (int64_t)(uintptr_t)g.data, SM_GLOBAL};
+    VEC_PUSH(L->a, L->syms, L->n_syms, L->cap_syms, sym);
+    return true;
+}
+
+/* .extern .func (.param .b32 retval) vprintf (.param .b64 fmt, .param .b64 args);
+ * only the driver's system calls, with their own signatures */
+static int count_params(const char *from, const char *to) {
+    int n = 0;
+    for (const char *p = from; (p = strstr(p, ".param")) && p < to; p += 6) n++;
+    return n;
+}
+
+static bool parse_func_decl(Loader *L, const char *s) {
+    const char *p = skip_ws(strstr(s, ".func") + 5), *close;
+    int n_ret = 0;
+    if (*p == '(') {
+        if (!(close = strchr(p, ')'))) return fail(L, "expected ')' in '%s'", s);
+        n_ret = count_params(p, close);
+        p = skip_ws(close + 1);
+    }
+    const char *n = p;
+    while (isalnum((unsigned char)*p) || *p == '_' || *p == '$') p++;
+    char *name = arena_strndup(L->a, n, (size_t)(p - n));
+    p = skip_ws(p);
+    if (*p != '(' || !(close = strchr(p, ')'))) return fail(L, "expected '(...)' after .func %s", name);
+    int c = 0;
+    while (c < SF_COUNT && strcmp(callees[c].name, name)) c++;
+    if (c == SF_COUNT) return fail(L, "calls to '%s' are not modelled (only vprintf and __assertfail)", name);
+    int n_params = count_params(p, close);
+    if (n_ret != callees[c].n_ret || n_params != callees[c].n_params)
+        return fail(L, "'%s' is declared with %d results and %d parameters, not %d and %d", name, n_ret, n_params,
+                    callees[c].n_ret, callees[c].n_params);
+    L->declared[c] = true;
+    return true;
+}
+
+/* .param .b64 fmt_arg; inside the entry: a call's parameter variable */
+static bool declare_call_param(Loader *L, const char *s) {
+    const char *t = skip_ws(s + 6);
+    const char *te = t + 1;
+    while (isalnum((unsigned char)*te)) te++;
+    SimTy ty = *t == '.' ? find_type(arena_strndup(L->a, t + 1, (size_t)(te - t - 1))) : ST_NONE;
+    const char *n = skip_ws(te), *ne = n;
+    while (isalnum((unsigned char)*ne) || *ne == '_' || *ne == '$') ne++;
+    if (!ty || ty == ST_PRED || ne == n || *skip_ws(ne) != ';')
+        return fail(L, "only scalar '.param .TYPE name;' call parameters are modelled");
+    CallParam cp = {arena_strndup(L->a, n, (size_t)(ne - n)), L->m->n_regs, L->depth};
+    VEC_PUSH(L->a, L->m->reg_bits, L->m->n_regs, L->m->cap_regs, (uint8_t)sim_ty_bits(ty));
+    VEC_PUSH(L->a, L->cparams, L->n_cparams, L->cap_cparams, cp);
     return true;
 }
 
@@ -559,11 +785,13 @@ static bool parse_line(Loader *L, char *s, const char *entry, char **rest) {
     if (!strncmp(s, ".file", 5)) return parse_file(L, s);
     for (size_t i = 0; i < ARRAY_LEN(ignored_directives); i++)
         if (starts(s, ignored_directives[i])) return true;
-    if (starts(s, ".extern") && strstr(s, ".func")) return fail(L, "function calls (%s) are not modelled", s);
-    if (starts(s, ".global") || starts(s, ".const")) return fail(L, "module-level data ('%s') is not modelled", s);
+    if (starts(s, ".extern") && strstr(s, ".func")) return parse_func_decl(L, s);
+    if (strstr(s, ".func") && L->in_entry != 1) return fail(L, "function definitions are not modelled: '%s'", s);
+    if (starts(s, ".global")) return parse_global(L, s);
+    if (starts(s, ".const")) return fail(L, "module-level data ('%s') is not modelled", s);
     if (starts(s, ".extern")) return parse_shared(L, s, true);
     if (starts(s, ".shared")) return parse_shared(L, s, false);
-    if (strstr(s, ".entry") && L->in_entry == 0) {
+    if (strstr(s, ".entry") && L->in_entry != 1) {
         /* the parameter list may span lines: take text up to ')' */
         char *close = strchr(s, ')');
         if (!close) return fail(L, "expected ')' closing the parameters on a later line");
@@ -571,16 +799,20 @@ static bool parse_line(Loader *L, char *s, const char *entry, char **rest) {
         return parse_entry(L, s, entry);
     }
     if (*s == '{') {
-        if (L->depth++ == 0 && L->in_entry == 0) L->in_entry = 1;
+        if (L->depth++ == 0) L->in_entry = 1;
         return parse_line(L, s + 1, entry, rest);
     }
     if (*s == '}') {
         if (--L->depth == 0 && L->in_entry == 1) L->in_entry = L->skip ? 0 : 2, L->skip = false;
+        while (L->n_cparams && L->cparams[L->n_cparams - 1].depth > L->depth) L->n_cparams--;   /* out of scope */
         return parse_line(L, s + 1, entry, rest);
     }
-    if (L->in_entry != 1 || L->skip) return fail(L, "unexpected '%s' outside an entry's body", s);
-    if (!strncmp(s, ".loc", 4)) return parse_loc(L, s);
+    if (L->in_entry == 1 && L->skip) return true;   /* the body of an entry we do not run */
+    if (L->in_entry != 1) return fail(L, "unexpected '%s' outside an entry's body", s);
+    if (starts(s, ".local")) return parse_local(L, s);
+    if (starts(s, ".loc")) return parse_loc(L, s);
     if (starts(s, ".reg")) return declare_regs(L, s);
+    if (starts(s, ".param")) return declare_call_param(L, s);
     size_t n = strcspn(s, " \t:;");
     if (s[n] == ':') {
         Label l = {arena_strndup(L->a, s, n), L->m->n_ins};

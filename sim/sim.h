@@ -31,7 +31,8 @@ typedef struct SimLaunch {
  * buffer or misaligned, a shared access outside the allocation, a branch
  * the threads of a CTA disagree on, a runaway loop), naming the PTX line,
  * the thread and the CTA, and the kernel source line from the nearest .loc
- * when there is one. */
+ * when there is one; or a failed device assertion (__assertfail), with
+ * the GPU's message. What vprintf prints goes to data->print_out. */
 bool sim_run(const SimLaunch *l, Buf *err);
 
 #endif

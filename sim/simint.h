@@ -17,7 +17,7 @@
     X(BAR, "bar", -1) X(RET, "ret", 0) X(BRA, "bra", 1) X(EX2, "ex2", 2)            \
     X(LG2, "lg2", 2) X(SQRT, "sqrt", 2) X(RSQRT, "rsqrt", 2) X(RCP, "rcp", 2)       \
     X(PRMT, "prmt", 4) X(BFE, "bfe", 4) X(TESTP, "testp", 2)                        \
-    X(COPYSIGN, "copysign", 3)
+    X(COPYSIGN, "copysign", 3) X(CALL, "call", -1)
 
 typedef enum SimOp {
 #define X(e, s, n) SO_##e,
@@ -46,8 +46,15 @@ typedef enum SimTy {
     ST_COUNT
 } SimTy;
 
-int sim_ty_bits(SimTy t);
-SimKind sim_ty_kind(SimTy t);
+/* bits and kind of each type, inline: the executor asks per instruction */
+static const struct { int bits; SimKind kind; } sim_ty_info[ST_COUNT] = {
+    {0, SK_NONE},
+#define X(e, s, b, k) {b, k},
+    SIM_TYPES(X)
+#undef X
+};
+static inline int sim_ty_bits(SimTy t) { return sim_ty_info[t].bits; }
+static inline SimKind sim_ty_kind(SimTy t) { return sim_ty_info[t].kind; }
 
 /* Modifiers (bit set). Cache operators and eviction hints are accepted and
  * ignored: they change nothing a single-threaded memory can observe. */
@@ -57,7 +64,7 @@ enum {
     SM_FTZ = 1u << 8, SM_SAT = 1u << 9, SM_APPROX = 1u << 10, SM_FULL = 1u << 11,
     SM_WIDE = 1u << 12, SM_HI = 1u << 13, SM_LO = 1u << 14, SM_NAN = 1u << 15,
     SM_GLOBAL = 1u << 16, SM_SHARED = 1u << 17, SM_PARAM = 1u << 18, SM_TO = 1u << 19,
-    SM_UNI = 1u << 20, SM_SYNC = 1u << 21, SM_VOLATILE = 1u << 22,
+    SM_UNI = 1u << 20, SM_SYNC = 1u << 21, SM_VOLATILE = 1u << 22, SM_LOCAL = 1u << 23,
 };
 
 /* setp comparisons and testp classes */
@@ -79,7 +86,8 @@ typedef enum SimOpdKind {
     SD_IMM,      /* imm: raw bits (0f/0d floats as their bits) */
     SD_VEC,      /* { reg[0..n-1] } */
     SD_MEM,      /* [reg[0] + imm], reg[0] = SIM_NOREG: [imm] (a shared symbol) */
-    SD_PARAM,    /* [name]: imm = the .param's index */
+    SD_PARAM,    /* [name]: an .entry parameter (imm = its index, reg[0] = SIM_NOREG)
+                    or a call's .param variable (reg[0] = the register holding it) */
     SD_SPECIAL,  /* imm = SimSpecial */
     SD_LABEL,    /* imm = instruction index */
 } SimOpdKind;
@@ -91,6 +99,10 @@ typedef struct SimOpd {
     uint32_t reg[4];
     int64_t imm;
 } SimOpd;
+
+/* The system calls the CUDA driver provides to PTX (the only functions a
+ * module may call). */
+typedef enum SimCallee { SF_VPRINTF, SF_ASSERTFAIL, SF_COUNT } SimCallee;
 
 typedef struct SimIns {
     SimOp op;
@@ -105,12 +117,24 @@ typedef struct SimIns {
     int ptx_line;
     int loc_file, loc_line;   /* from the nearest .loc; 0 = none */
     const char *name;         /* the opcode as written: "ld.global.v4.b32" */
+    /* call: the callee, the .param variables (as registers) it reads and
+     * the one it writes (SIM_NOREG: none) */
+    uint8_t callee, n_args;
+    uint32_t *args, ret;
 } SimIns;
 
 typedef struct SimParam {
     const char *name;
     SimTy ty;
 } SimParam;
+
+/* A module-scope .global array: host memory of its own, so a global
+ * address of it is a host address like the launch's buffers'. */
+typedef struct SimGlobal {
+    const char *name;
+    uint8_t *data;
+    uint32_t bytes;
+} SimGlobal;
 
 typedef struct SimModule {
     const char *entry;
@@ -125,16 +149,32 @@ typedef struct SimModule {
     uint32_t static_shared;  /* bytes of the .shared declarations */
     bool has_extern_shared;
     uint32_t dynamic_at;     /* offset of the .extern .shared array */
+    SimGlobal *globals;      /* .global arrays, initialized when loading */
+    uint32_t n_globals, cap_globals;
+    uint32_t local_bytes;    /* each thread's .local arrays */
 } SimModule;
 
 /* Shared addresses start here, not at 0, so code that forgets to add a
  * symbol's address cannot pass by accident. */
 #define SIM_SHARED_BASE 0x1000u
+/* Local (per-thread) addresses start here, above every shared address, so
+ * a local address used as a shared one (or the reverse) is out of bounds. */
+#define SIM_LOCAL_BASE 0x100000u
 
 /* load.c: PTX text -> module (memory from a); false with the message in *err */
 bool sim_load(Arena *a, const char *ptx, const char *entry, SimModule *m, Buf *err);
 /* "sim: kernels/x.py:25: " or "sim: " when the instruction has no .loc */
 void sim_put_prefix(Buf *err, const SimModule *m, const SimIns *in);
 const char *sim_op_name(SimOp op);
+
+/* print.c: vprintf's formatting. fmt with the arguments packed in
+ * args[0, n) as C varargs (each aligned to its size: 4-byte ints, 8-byte
+ * long longs, doubles and pointers); a %s argument is a generic address
+ * that str turns into a NUL-terminated host string (NULL: it cannot). The
+ * text goes to *out; false with the reason in *why (an unmodelled
+ * conversion, arguments past n). *n_used: arguments read. */
+typedef const char *(*SimStrFn)(void *ud, uint64_t addr);
+bool sim_format(const char *fmt, const uint8_t *args, size_t n, SimStrFn str, void *ud, Buf *out, Buf *why,
+                int *n_used);
 
 #endif

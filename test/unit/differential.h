@@ -19,8 +19,11 @@
  * and compares every buffer with d.prev: bit-identical, except float
  * buffers of kernels whose IR has approximate math (exp, exp2, log, log2,
  * sqrt, rsqrt, float div: see doc/sim.md), which may differ by up to
- * DIFF_SIM_ULPS units in the last place. One FAIL line names the first
- * difference. */
+ * DIFF_SIM_ULPS units in the last place. The lines the kernel prints
+ * (print / tl.device_print) must be the same as well, in program order,
+ * and within one program as a multiset: the interpreter prints operand by
+ * operand in row-major order, the simulator thread by thread per vprintf
+ * call (doc/sim.md). One FAIL line names the first difference. */
 #ifndef TRIC_TEST_DIFFERENTIAL_H
 #define TRIC_TEST_DIFFERENTIAL_H
 
@@ -37,6 +40,7 @@
 typedef struct Snapshot {
     bool ran, ok;
     char *error;
+    char *prints;               /* what print ops wrote */
     uint32_t n;
     InterpBuffer bufs[32];
     char names[32][64];
@@ -52,11 +56,13 @@ typedef struct Diff {
     char *unsupported_why;
     int stages;
     bool failed;
+    size_t print_lines;         /* lines diff_simulate compared */
 } Diff;
 
 static void snapshot_free(Snapshot *s) {
     for (uint32_t i = 0; i < s->n; i++) free(s->bufs[i].base);
     free(s->error);
+    free(s->prints);
     memset(s, 0, sizeof *s);
 }
 
@@ -72,10 +78,13 @@ static void run_stage(Diff *d, IrFunc *fn, Snapshot *s) {
         arena_free_all(a);
         return;
     }
+    Buf prints = {0};
     InterpLaunch l = {.grid = {setup.grid[0], setup.grid[1], setup.grid[2]}, .args = setup.args,
-                      .n_args = setup.n_args, .buffers = setup.buffers, .n_buffers = setup.n_buffers};
+                      .n_args = setup.n_args, .buffers = setup.buffers, .n_buffers = setup.n_buffers,
+                      .print_out = &prints};
     s->ok = interp_run(fn, &l, &err);
     s->error = buf_take(&err);
+    s->prints = buf_take(&prints);
     for (uint32_t i = 0; i < setup.n_buffers && i < 32; i++) {
         InterpBuffer b = setup.buffers[i];
         void *copy = malloc(b.bytes ? b.bytes : 1);
@@ -228,6 +237,72 @@ static inline int64_t diff_ordered(ElemType e, uint64_t bits) {
     return bits & sign ? -mag : mag;
 }
 
+/* The lines of text (copies, in a heap array) */
+static inline char **diff_lines(const char *text, size_t *n) {
+    size_t cap = 16;
+    char **v = malloc(cap * sizeof *v);
+    *n = 0;
+    for (const char *p = text; p && *p;) {
+        const char *e = strchr(p, '\n');
+        size_t k = e ? (size_t)(e - p) : strlen(p);
+        if (*n == cap) v = realloc(v, (cap *= 2) * sizeof *v);
+        v[*n] = malloc(k + 1);
+        memcpy(v[*n], p, k);
+        v[(*n)++][k] = 0;
+        p = e ? e + 1 : NULL;
+    }
+    return v;
+}
+
+static inline int diff_cmp_lines(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The program a device_print line belongs to: its "pid (x, y, z)" prefix;
+ * a line without one belongs to the line before. */
+static inline size_t diff_pid_len(const char *line) {
+    const char *close = strncmp(line, "pid (", 5) ? NULL : strchr(line, ')');
+    return close ? (size_t)(close - line + 1) : 0;
+}
+
+/* Sorts each run of lines of one program. Programs run one after another
+ * in both the interpreter and the simulator, so each program's lines are
+ * one run; within it the order is each side's own (operand by operand and
+ * row-major; thread by thread per vprintf), which a GPU does not fix
+ * either. After this, equal arrays mean: the same programs in the same
+ * order, each with the same multiset of lines. */
+static inline void diff_sort_programs(char **v, size_t n) {
+    for (size_t i = 0; i < n;) {
+        size_t k = diff_pid_len(v[i]), j = i + 1;
+        while (j < n && (diff_pid_len(v[j]) == 0 || (diff_pid_len(v[j]) == k && !strncmp(v[i], v[j], k)))) j++;
+        qsort(v + i, j - i, sizeof *v, diff_cmp_lines);
+        i = j;
+    }
+}
+
+/* Compares the print output of the interpreter (want) with the simulated
+ * PTX's (got); prints one FAIL line at the first difference. */
+static inline bool diff_prints(const Diff *d, const char *arch, const char *want, const char *got, size_t *n_lines) {
+    size_t nw, ng;
+    char **w = diff_lines(want, &nw), **g = diff_lines(got, &ng);
+    diff_sort_programs(w, nw);
+    diff_sort_programs(g, ng);
+    bool ok = true;
+    for (size_t i = 0; ok && (i < nw || i < ng); i++) {
+        if (i < nw && i < ng && !strcmp(w[i], g[i])) continue;
+        printf("FAIL %s [%s]: the printed lines differ (%zu from the interpreter, %zu from the simulated PTX; "
+               "each program's sorted): line %zu is '%s' from the interpreter, '%s' from the simulated PTX\n",
+               d->where, arch, nw, ng, i + 1, i < nw ? w[i] : "(none)", i < ng ? g[i] : "(none)");
+        ok = false;
+    }
+    *n_lines = nw;
+    for (size_t i = 0; i < nw; i++) free(w[i]);
+    for (size_t i = 0; i < ng; i++) free(g[i]);
+    free(w);
+    free(g);
+    return ok;
+}
+
 /* The simulator's side of diff_simulate, run on the IR of the last stage
  * (the IR ptx_emit receives; no reparse of its text). */
 typedef struct DiffSim {
@@ -244,15 +319,17 @@ static inline void diff_sim_stage(IrFunc *fn, const char *stage, int index, void
     if (index != ds->last) return;
     Arena *a = arena_new();
     InterpSetup setup;
-    Buf err = {0};
+    Buf err = {0}, prints = {0};
     if (!interp_setup(a, fn, d->args, d->grid, d->seed, &setup, &err)) {
         printf("FAIL %s [%s]: inputs: %s", d->where, ds->arch, buf_str(&err));
         goto done;
     }
     InterpLaunch l = {.grid = {setup.grid[0], setup.grid[1], setup.grid[2]}, .args = setup.args,
-                      .n_args = setup.n_args, .buffers = setup.buffers, .n_buffers = setup.n_buffers};
-    SimLaunch sl = {ds->res->text, ds->res->kernel_name, 32u * (uint32_t)ds->res->num_warps,
-                    (uint32_t)ds->res->shared_bytes, &l, 0};
+                      .n_args = setup.n_args, .buffers = setup.buffers, .n_buffers = setup.n_buffers,
+                      .print_out = &prints};
+    SimLaunch sl = {.ptx = ds->res->text, .entry = ds->res->kernel_name,
+                    .threads = 32u * (uint32_t)ds->res->num_warps, .shared_bytes = (uint32_t)ds->res->shared_bytes,
+                    .data = &l};
     bool ran = sim_run(&sl, &err);
     if (ran != d->prev.ok) {
         if (ran) printf("FAIL %s [%s]: the interpreter fails, the simulated PTX runs:\n%s", d->where, ds->arch,
@@ -260,7 +337,7 @@ static inline void diff_sim_stage(IrFunc *fn, const char *stage, int index, void
         else printf("FAIL %s [%s]: the simulated PTX fails:\n%s", d->where, ds->arch, buf_str(&err));
         goto done;
     }
-    ds->ok = true;
+    ds->ok = diff_prints(d, ds->arch, d->prev.prints, buf_str(&prints), &d->print_lines);
     bool approx = diff_ir_is_approx(ds->res->ir);
     for (uint32_t i = 0; ran && ds->ok && i < setup.n_buffers && i < d->prev.n; i++) {
         const InterpBuffer *x = &d->prev.bufs[i], *y = &setup.buffers[i];
@@ -285,6 +362,7 @@ static inline void diff_sim_stage(IrFunc *fn, const char *stage, int index, void
         }
     }
 done:
+    buf_free(&prints);
     buf_free(&err);
     arena_free_all(a);
 }
@@ -306,7 +384,7 @@ static inline bool diff_simulate(Diff *d, const RtRequest *rq) {
         rt_result_free(&res);
         return false;
     }
-    DiffSim ds = {d, &res, arch, d->stages - 1, false};
+    DiffSim ds = {.d = d, .res = &res, .arch = arch, .last = d->stages - 1};
     char *diag = NULL;
     if (!rt_each_stage(rq, diff_sim_stage, &ds, &diag)) printf("FAIL %s [%s]:\n%s", d->where, arch, diag);
     free(diag);

@@ -5,18 +5,41 @@
  *    against C's truncating division (MIN / -1 wrapping to MIN, as div.s
  *    and the interpreter do), for every 16-bit dividend and edge plus random
  *    32/64-bit ones, over a few hundred divisors per width, signed and not.
- * 2. The emitted PTX itself, run by the test PTX interpreter for every
- *    element type (8-bit ones in their extended 16-bit registers), so the
- *    text matches the model bit for bit. (test_ptxgen.c assembles kernels
- *    using it with ptxas.)
+ * 2. The emitted PTX itself, run on the PTX simulator (sim/, one thread
+ *    per dividend: sim_snippet.h) for every element type (8-bit ones in
+ *    their extended 16-bit registers), so the text matches the model bit
+ *    for bit. (test_ptxgen.c assembles kernels using it with ptxas.)
  */
 #include "base/base.h"
 #include "check.h"
-#include "ptx_interp.h"
+#include "sim_snippet.h"
 
 static uint64_t mask_of(int w) { return w == 64 ? ~(uint64_t)0 : ((uint64_t)1 << w) - 1; }
 
-static int64_t sext_w(uint64_t x, int w) { return pi_sext(x, w); }
+/* x as a signed w-bit number (w <= 64) */
+static int64_t sext_w(uint64_t x, int w) {
+    uint64_t sign = (uint64_t)1 << (w - 1), mask = mask_of(w);
+    return (int64_t)(((x & mask) ^ sign) - sign);
+}
+
+/* mul.hi: the high w bits of the 2w-bit product, through 32-bit halves
+ * for w == 64 */
+static uint64_t mulhi_w(uint64_t a, uint64_t b, int w, bool sgn) {
+    if (w < 64) {
+        uint64_t mask = mask_of(w);
+        if (sgn) return (uint64_t)(sext_w(a, w) * sext_w(b, w)) >> w & mask;
+        return (a & mask) * (b & mask) >> w;
+    }
+    uint64_t al = a & 0xFFFFFFFFu, ah = a >> 32, bl = b & 0xFFFFFFFFu, bh = b >> 32;
+    uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+    uint64_t mid = (ll >> 32) + (lh & 0xFFFFFFFFu) + (hl & 0xFFFFFFFFu);
+    uint64_t hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+    if (sgn) {   /* two's complement: a*b - 2^64 (a<0 ? b : 0) - 2^64 (b<0 ? a : 0) */
+        if ((int64_t)a < 0) hi -= b;
+        if ((int64_t)b < 0) hi -= a;
+    }
+    return hi;
+}
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15u;
 static uint64_t rnd(void) {   /* xorshift64* */
@@ -81,7 +104,7 @@ static void model(const DivMagic *mg, uint64_t x, uint64_t *q, uint64_t *r) {
         return;
     }
     case DIVK_MUL: {
-        uint64_t t = pi_mulhi(x, mg->magic, w, mg->sgn);
+        uint64_t t = mulhi_w(x, mg->magic, w, mg->sgn);
         if (!mg->sgn) {
             if (mg->add) t = ((((x - t) & m) >> 1) + t) >> (mg->shift - 1);
             else t >>= mg->shift;
@@ -197,34 +220,18 @@ static void test_magic(void) {
     CHECK(ptx_div_magic(0x80000001u, 32, false).kind == DIVK_BIG);
 }
 
-/* ---- the emitted PTX, interpreted ---- */
+/* ---- the emitted PTX, simulated ---- */
 
-typedef struct Emitted {
-    PiProg prog;
-    Reg a, q, r;
-    char *text;
-} Emitted;
+typedef struct DivSpec {
+    ElemType e;
+    uint64_t d_bits;
+} DivSpec;
 
-/* Emits a / d and a % d at type e into one program; false if it cannot run. */
-static bool emit_pair(Emitted *em, ElemType e, uint64_t d_bits) {
-    Target target = {80, false, 4, 2};
-    Ctx *ctx = ctx_new(&target);
-    Ptx P = {0};
-    P.ctx = ctx;
-    P.arena = ctx->arena;
-    P.out = &P.body;
-    RegClass cls = ptx_class_of(e);
-    em->a = ptx_reg(&P, cls), em->q = ptx_reg(&P, cls), em->r = ptx_reg(&P, cls);
-    ptx_divrem_const(&P, true, e, em->q, em->a, d_bits);
-    ptx_divrem_const(&P, false, e, em->r, em->a, d_bits);
-    memset(&em->prog, 0, sizeof em->prog);
-    bool ok = pi_load(&em->prog, P.prologue.data) && pi_load(&em->prog, P.body.data);
-    pi_reg(&em->prog, em->a), pi_reg(&em->prog, em->q), pi_reg(&em->prog, em->r);
-    em->text = strdup(P.body.data ? P.body.data : "");
-    buf_free(&P.body);
-    buf_free(&P.prologue);
-    ctx_free(ctx);
-    return ok;
+/* out[0] = a / d, out[1] = a % d at type e */
+static void emit_divrem(Ptx *P, const Reg *out, const Reg *in, void *ud) {
+    const DivSpec *ds = ud;
+    ptx_divrem_const(P, true, ds->e, out[0], in[0], ds->d_bits);
+    ptx_divrem_const(P, false, ds->e, out[1], in[0], ds->d_bits);
 }
 
 /* v (an e value's bits) as its register holds it: 8-bit ones extended */
@@ -239,47 +246,53 @@ static uint64_t reg_bits(ElemType e, uint64_t v) {
 static void run_type(ElemType e) {
     int eb = elem_bits(e), w = eb < 16 ? 16 : eb;
     bool sgn = elem_is_signed(e);
-    uint64_t ds[1024], xs[256];
+    uint64_t ds[1024], xs[256], in[2256], out[2 * 2256];
     int nd = divisors(eb, ds, (int)ARRAY_LEN(ds));
     for (int i = 0; i < nd; i += (eb == 8 ? 1 : 3)) {   /* a third of them beyond 8 bits: the model covered all */
         uint64_t dreg = reg_bits(e, ds[i]);
-        Emitted em;
-        if (!emit_pair(&em, e, dreg)) {
-            failures++;
-            printf("%s / %#llx: cannot run\n%s", elem_name(e), (unsigned long long)ds[i], em.text);
-            pi_free(&em.prog);
-            free(em.text);
-            return;
-        }
-        CHECK(!strstr(em.text, "div.") && !strstr(em.text, "rem."));
+        DivSpec spec = {e, dreg};
+        RegClass cls = ptx_class_of(e);
+        Snippet sn;
+        snip_build(&sn, &cls, 1, (RegClass[]){cls, cls}, 2, emit_divrem, &spec);
+        CHECK(!strstr(sn.text, "div.") && !strstr(sn.text, "rem."));
         int nx = eb == 8 ? 256 : 2000;
-        int ne = edge_dividends(ds[i], eb, xs);
+        int ne = edge_dividends(ds[i], eb, xs), n = 0;
         for (int j = 0; j < nx + ne; j++) {
             uint64_t x = eb == 8 ? (uint64_t)j : j < ne ? xs[j] : rnd() >> (j % 3 == 2 ? (int)(rnd() % 64) : 0);
             if (eb == 8 && j >= 256) break;
-            uint64_t xv = x & mask_of(eb), wq, wr;
+            in[n++] = reg_bits(e, x & mask_of(eb));
+        }
+        Buf err = {0};
+        if (!snip_run(&sn, in, out, (size_t)n, &err)) {
+            failures++;
+            printf("%s / %#llx: the simulator cannot run the PTX:\n%s%s", elem_name(e), (unsigned long long)ds[i],
+                   buf_str(&err), sn.ptx);
+            buf_free(&err);
+            snip_free(&sn);
+            return;
+        }
+        for (int j = 0; j < n; j++) {
+            uint64_t xv = in[j] & mask_of(eb), wq, wr;
             reference(xv, ds[i], eb, sgn, &wq, &wr);
-            *pi_reg(&em.prog, em.a) = reg_bits(e, xv);
-            pi_run(&em.prog);
-            uint64_t gq = *pi_reg(&em.prog, em.q), gr = *pi_reg(&em.prog, em.r);
+            uint64_t gq = out[2 * j] & mask_of(w), gr = out[2 * j + 1] & mask_of(w);
             if (gq != reg_bits(e, wq) || gr != reg_bits(e, wr)) {
                 failures++;
                 if (reported++ < 10)
                     printf("%s PTX: %#llx / %#llx = %#llx rem %#llx, want %#llx rem %#llx (w %d)\n%s", elem_name(e),
                            (unsigned long long)xv, (unsigned long long)ds[i], (unsigned long long)gq,
                            (unsigned long long)gr, (unsigned long long)reg_bits(e, wq),
-                           (unsigned long long)reg_bits(e, wr), w, em.text);
+                           (unsigned long long)reg_bits(e, wr), w, sn.text);
                 break;
             }
         }
-        pi_free(&em.prog);
-        free(em.text);
+        buf_free(&err);
+        snip_free(&sn);
     }
 }
 
 /* The instructions of a / d (is_div) or a % d alone at type e. */
 static int count_insts(ElemType e, bool is_div, uint64_t d_bits) {
-    Target target = {80, false, 4, 2};
+    Target target = {.sm = 80, .num_warps = 4, .num_stages = 2};
     Ctx *ctx = ctx_new(&target);
     Ptx P = {0};
     P.ctx = ctx;
@@ -308,7 +321,6 @@ static void test_counts(void) {
 }
 
 int main(void) {
-    (void)pi_emit;   /* the header's mathlib helper; divconst needs its own (emit_pair) */
     test_magic();
     static const ElemType types[] = {ET_I8, ET_U8, ET_I16, ET_U16, ET_I32, ET_U32, ET_I64, ET_U64};
     for (size_t i = 0; i < ARRAY_LEN(types); i++) run_type(types[i]);

@@ -14,14 +14,15 @@
  *          && F32MATH_ALL=1 /tmp/f32
  *    (measured: log 0.7282 ulp at 0x1.558698p-1, log2 0.7762 ulp at
  *    0x1.5bce82p+0; every special input exact, log2(2^k) = k for all k).
- * 2. The PTX text mathlib.c writes is executed by ptx_interp.h and must
- *    agree with the C version bit for bit, on the special inputs and a
- *    strided subset of all bit patterns.
+ * 2. The PTX text mathlib.c writes runs on the PTX simulator (sim/, in a
+ *    kernel of one thread per input: sim_snippet.h) and must agree with the
+ *    C version bit for bit, on the special inputs and a strided subset of
+ *    all bit patterns.
  */
 #include "base/base.h"
 #include "ir/ir.h"
 #include "ptxgen/ptx.h"
-#include "ptx_interp.h"
+#include "sim_snippet.h"
 #include "check.h"
 
 #include <math.h>
@@ -50,9 +51,9 @@ static Parts log_parts(float x, const float *c) {
     float xm = x * 0x1p23f;
     float xs = sub ? xm : x;
     uint32_t base = sub ? 0x3F2AAAABu + (23u << 23) : 0x3F2AAAABu;
-    uint32_t t = pi_bits32(xs) - base;
+    uint32_t t = sn_bits32(xs) - base;
     int32_t k = (int32_t)t >> 23;   /* shr.s32 is arithmetic, as gcc's >> */
-    float m = pi_f32((t & 0x007FFFFFu) + 0x3F2AAAABu);
+    float m = sn_f32((t & 0x007FFFFFu) + 0x3F2AAAABu);
     Parts o;
     o.k = (float)k;
     o.f = m + -1.0f;
@@ -66,7 +67,7 @@ static Parts log_parts(float x, const float *c) {
 
 static float log_special(float x, float y) {
     float y1 = x < INFINITY ? y : x;
-    float z = x == 0.0f ? -INFINITY : pi_f32(0x7FFFFFFFu);
+    float z = x == 0.0f ? -INFINITY : sn_f32(0x7FFFFFFFu);
     return x <= 0.0f ? z : y1;
 }
 
@@ -164,7 +165,7 @@ bad:
 
 static int scan_thread(void *arg) {
     Scan *s = arg;
-    for (uint64_t u = s->from; u < s->to; u += s->step) scan_one(s, pi_f32(u));
+    for (uint64_t u = s->from; u < s->to; u += s->step) scan_one(s, sn_f32(u));
     return 0;
 }
 
@@ -212,7 +213,7 @@ static void test_accuracy(void) {
     bool all = getenv("F32MATH_ALL") != NULL;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = all && cpus > 1 ? (int)cpus : 1;
-    uint64_t half = pi_bits32(0.5f), two = pi_bits32(2.0f);
+    uint64_t half = sn_bits32(0.5f), two = sn_bits32(2.0f);
     for (size_t fi = 0; fi < ARRAY_LEN(fns); fi++) {
         const Fn *f = &fns[fi];
         if (all) {
@@ -228,7 +229,7 @@ static void test_accuracy(void) {
 
 static void expect(const Fn *f, float x, float want) {
     float got = f->ref(x);
-    bool ok = isnan(want) ? isnan(got) : pi_bits32(got) == pi_bits32(want);
+    bool ok = isnan(want) ? isnan(got) : sn_bits32(got) == sn_bits32(want);
     if (!ok) {
         printf("%s(%a) = %a, expected %a\n", f->name, x, got, want);
         failures++;
@@ -270,30 +271,36 @@ static void test_special(void) {
 /* ---- 2. executing mathlib.c's PTX ---- */
 
 static void test_ptx_text(void) {
+    uint64_t n_special = ARRAY_LEN(special_inputs), step = 65521;   /* prime: every exponent, many mantissas */
+    size_t n = n_special + (UINT64_C(1) << 32) / step;
+    uint64_t *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
+    for (size_t i = 0; i < n; i++) in[i] = i < n_special ? sn_bits32(special_inputs[i]) : (i - n_special) * step;
     for (size_t fi = 0; fi < ARRAY_LEN(fns); fi++) {
         const Fn *f = &fns[fi];
-        PiProg prog = {0};
-        Reg a, d;
-        bool ok = pi_emit(&prog, RC_F32, f->emit, &a, &d, getenv("F32MATH_DUMP") != NULL);
-        printf("%-5s PTX: %d instructions\n", f->name, prog.n);
-        long bad = 0, total = 0;
-        uint64_t n_special = ARRAY_LEN(special_inputs), step = 65521;   /* prime: every exponent, many mantissas */
-        for (uint64_t i = 0; ok && i < n_special + (UINT64_C(1) << 32) / step; i++) {
-            float x = i < n_special ? special_inputs[i] : pi_f32((i - n_special) * step);
-            *pi_reg(&prog, a) = pi_bits32(x);
-            pi_run(&prog);
-            float got = pi_f32(*pi_reg(&prog, d)), want = f->ref(x);
-            total++;
-            if (pi_bits32(got) != pi_bits32(want) && !(isnan(got) && isnan(want))) {
+        Snippet sn;
+        SnipUnary u = {f->emit};
+        snip_build(&sn, (RegClass[]){RC_F32}, 1, (RegClass[]){RC_F32}, 1, snip_emit_unary, &u);
+        if (getenv("F32MATH_DUMP")) printf("%s", sn.ptx);
+        printf("%-5s PTX: %d instructions\n", f->name, sn.n_ins);
+        Buf err = {0};
+        bool ok = snip_run(&sn, in, out, n, &err);
+        if (!ok) printf("%s: the simulator cannot run the PTX:\n%s", f->name, buf_str(&err));
+        long bad = 0;
+        for (size_t i = 0; ok && i < n; i++) {
+            float x = sn_f32(in[i]), got = sn_f32(out[i]), want = f->ref(x);
+            if (sn_bits32(got) != sn_bits32(want) && !(isnan(got) && isnan(want))) {
                 if (bad++ < 5) printf("%s PTX(%a) = %a, C gives %a\n", f->name, x, got, want);
             }
         }
         if (!ok || bad) {
-            printf("%s: PTX and C differ on %ld of %ld inputs\n", f->name, bad, total);
+            printf("%s: PTX and C differ on %ld of %zu inputs\n", f->name, bad, n);
             failures++;
         }
-        pi_free(&prog);
+        buf_free(&err);
+        snip_free(&sn);
     }
+    free(in);
+    free(out);
 }
 
 int main(void) {

@@ -6,9 +6,10 @@
  *    whole range: the maximum error in ulps must stay under the bound below.
  * 2. Special inputs: overflow, underflow and subnormal results, infinities,
  *    NaN, zeros, negatives, subnormal inputs, exact cases (log 1 = 0).
- * 3. The PTX text mathlib.c writes is executed by a small interpreter of
- *    the instructions it uses (ptx_interp.h), and must agree with the C
- *    version bit for bit, so what 1 and 2 measure is what the GPU runs.
+ * 3. The PTX text mathlib.c writes runs on the PTX simulator (sim/, in a
+ *    kernel of one thread per input: sim_snippet.h), and must agree with
+ *    the C version bit for bit, so what 1 and 2 measure is what the GPU
+ *    runs.
  * 4. rsqrt, which optab.c writes as sqrt.rn.f64 then rcp.rn.f64 (two
  *    correct roundings; C's sqrt and 1.0 / are the same operations): its
  *    error against long double stays under MAX_ULP_RSQRT.
@@ -18,7 +19,7 @@
 #include "base/base.h"
 #include "ir/ir.h"
 #include "ptxgen/ptx.h"
-#include "ptx_interp.h"
+#include "sim_snippet.h"
 #include "check.h"
 
 #include <math.h>
@@ -43,6 +44,14 @@
 
 #define K (&ptx_math_consts)
 
+/* cvt.rni.s32.f64: nearest even, saturating, NaN -> 0 */
+static int32_t cvt_rni_s32(double t) {
+    if (isnan(t)) return 0;
+    if (t >= 2147483647.0) return INT32_MAX;
+    if (t <= -2147483648.0) return INT32_MIN;
+    return (int32_t)rint(t);
+}
+
 /* setp.gt + selp, setp.lt + selp: NaN goes through */
 static double clamp(double x, double lo, double hi) {
     double t = x > hi ? hi : x;
@@ -52,7 +61,7 @@ static double clamp(double x, double lo, double hi) {
 /* mad.lo.s32 hi, e, 1 << 20, 1023 << 20; mov.b64 d, {0, hi} */
 static double pow2(int32_t e) {
     uint32_t hi = (uint32_t)e * 1048576u + 1072693248u;
-    return pi_f64((uint64_t)hi << 32);
+    return sn_f64((uint64_t)hi << 32);
 }
 
 static void fast_two_sum(double a, double b, double *s, double *err) {
@@ -87,7 +96,7 @@ static double ref_exp(double a) {
     double x = clamp(a, -746.0, 710.0);
     double t = x * K->l2e;
     double kd = rint(t);
-    int32_t k = pi_cvt_rni_s32(t);
+    int32_t k = cvt_rni_s32(t);
     double rh = fma(kd, -K->ln2, x);
     double rl = kd * -K->ln2_lo;
     return exp_finish(k, rh, rl);
@@ -96,7 +105,7 @@ static double ref_exp(double a) {
 static double ref_exp2(double a) {
     double x = clamp(a, -1080.0, 1025.0);
     double kd = rint(x);
-    int32_t k = pi_cvt_rni_s32(x);
+    int32_t k = cvt_rni_s32(x);
     double r = x - kd;
     double rh = r * K->ln2;
     double err = fma(r, K->ln2, -rh);
@@ -115,13 +124,13 @@ static Parts log_parts(double x) {
     double xm = x * 0x1p54;
     double xs = sub ? xm : x;
     int32_t adj = sub ? -54 : 0;
-    uint64_t u = pi_bits64(xs);
+    uint64_t u = sn_bits64(xs);
     uint32_t lo = (uint32_t)u, hi = (uint32_t)(u >> 32);
     int32_t t = (int32_t)(hi - 1072079006u);
     Parts o;
     o.k = (t >> 20) + adj;
     uint32_t mhi = hi - ((uint32_t)t & 0xFFF00000u);
-    double m = pi_f64((uint64_t)mhi << 32 | lo);
+    double m = sn_f64((uint64_t)mhi << 32 | lo);
     double f = m + -1.0;
     double den = f + 2.0;
     double s = f / den;
@@ -146,7 +155,7 @@ static Parts log_parts(double x) {
 static double log_special(double x, double y) {
     double y1 = x == INFINITY ? INFINITY : y;
     double y2 = x == 0.0 ? -INFINITY : y1;
-    return x < 0.0 || isnan(x) ? pi_f64(0x7FFFFFFFFFFFFFFFull) : y2;
+    return x < 0.0 || isnan(x) ? sn_f64(0x7FFFFFFFFFFFFFFFull) : y2;
 }
 
 static double ref_log(double x) {
@@ -238,9 +247,9 @@ static double g_exp2_edges(Rng *r) {
 static double g_pos_all(Rng *r) {   /* any positive finite double, subnormals too */
     uint64_t u = rng_next(r) & 0x7FFFFFFFFFFFFFFFull;
     if ((u >> 52) == 0x7FF) u &= 0x7FEFFFFFFFFFFFFFull;
-    return pi_f64(u);
+    return sn_f64(u);
 }
-static double g_pos_subnormal(Rng *r) { return pi_f64(1 + rng_next(r) % 0x000FFFFFFFFFFFFFull); }
+static double g_pos_subnormal(Rng *r) { return sn_f64(1 + rng_next(r) % 0x000FFFFFFFFFFFFFull); }
 static double g_near_one(Rng *r) {   /* log's small results: 1 +- 2^-[1, 52] */
     return 1.0 + rng_log_range(r, -53, -1, true);
 }
@@ -307,7 +316,7 @@ static void test_accuracy(void) {
 
 static void expect(const char *fn, double (*f)(double), double x, double want) {
     double got = f(x);
-    bool ok = isnan(want) ? isnan(got) : pi_bits64(got) == pi_bits64(want);
+    bool ok = isnan(want) ? isnan(got) : sn_bits64(got) == sn_bits64(want);
     if (!ok) {
         printf("%s(%a) = %a (%.17g), expected %a (%.17g)\n", fn, x, got, got, want, want);
         failures++;
@@ -387,7 +396,7 @@ static void test_special(void) {
     }
 }
 
-/* ---- 3. executing mathlib.c's PTX (ptx_interp.h) ---- */
+/* ---- 3. executing mathlib.c's PTX (on the simulator) ---- */
 
 static double special_inputs[] = {
     0.0, -0.0, 1.0, -1.0, 2.0, 0.5, 3.0, 10.0, 0x1p-1074, -0x1p-1074, 0x1p-1022, 0x1p-1030,
@@ -399,38 +408,46 @@ static double special_inputs[] = {
 
 static void test_ptx_text(void) {
     long n = n_inputs() / 8;
+    size_t total = (size_t)n + ARRAY_LEN(special_inputs);
+    uint64_t *in = malloc(total * sizeof *in), *out = malloc(total * sizeof *out);
     for (size_t fi = 0; fi < ARRAY_LEN(fns); fi++) {
         const Fn *f = &fns[fi];
-        PiProg prog = {0};
-        Reg a, d;
-        bool ok = pi_emit(&prog, RC_F64, f->emit, &a, &d, getenv("F64MATH_DUMP") != NULL);
-        printf("%-5s PTX: %d instructions\n", f->name, prog.n);
         Rng r = {0x243F6A8885A308D3ull + fi};
-        long bad = 0, total = 0;
-        for (long i = 0; ok && i < n + (long)ARRAY_LEN(special_inputs); i++) {
+        for (size_t i = 0; i < total; i++) {
             double x;
-            if (i < (long)ARRAY_LEN(special_inputs)) {
+            if (i < ARRAY_LEN(special_inputs)) {
                 x = special_inputs[i];
             } else {   /* each class in turn, and random bit patterns */
                 int ci = (int)(i % 5);
                 const Class *c = &classes[fi][ci < 4 ? ci : 0];
-                x = ci < 4 && c->gen ? c->gen(&r) : pi_f64(rng_next(&r));
+                x = ci < 4 && c->gen ? c->gen(&r) : sn_f64(rng_next(&r));
             }
-            *pi_reg(&prog, a) = pi_bits64(x);
-            pi_run(&prog);
-            double got = pi_f64(*pi_reg(&prog, d));
-            double want = f->ref(x);
-            total++;
-            if (pi_bits64(got) != pi_bits64(want) && !(isnan(got) && isnan(want))) {
+            in[i] = sn_bits64(x);
+        }
+        Snippet sn;
+        SnipUnary u = {f->emit};
+        snip_build(&sn, (RegClass[]){RC_F64}, 1, (RegClass[]){RC_F64}, 1, snip_emit_unary, &u);
+        if (getenv("F64MATH_DUMP")) printf("%s", sn.ptx);
+        printf("%-5s PTX: %d instructions\n", f->name, sn.n_ins);
+        Buf err = {0};
+        bool ok = snip_run(&sn, in, out, total, &err);
+        if (!ok) printf("%s: the simulator cannot run the PTX:\n%s", f->name, buf_str(&err));
+        long bad = 0;
+        for (size_t i = 0; ok && i < total; i++) {
+            double x = sn_f64(in[i]), got = sn_f64(out[i]), want = f->ref(x);
+            if (sn_bits64(got) != sn_bits64(want) && !(isnan(got) && isnan(want))) {
                 if (bad++ < 5) printf("%s PTX(%a) = %a, C gives %a\n", f->name, x, got, want);
             }
         }
         if (!ok || bad) {
-            printf("%s: PTX and C differ on %ld of %ld inputs\n", f->name, bad, total);
+            printf("%s: PTX and C differ on %ld of %zu inputs\n", f->name, bad, total);
             failures++;
         }
-        pi_free(&prog);
+        buf_free(&err);
+        snip_free(&sn);
     }
+    free(in);
+    free(out);
 }
 
 /* ---- 4. rsqrt ---- */

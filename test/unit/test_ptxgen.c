@@ -7,7 +7,8 @@
 #include "base/base.h"
 #include "ir/ir.h"
 #include "ptxgen/ptxgen.h"
-#include "ptx_interp.h"
+#include "interp/interp.h"
+#include "sim/sim.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -48,7 +49,7 @@ typedef struct K {
 } K;
 
 static K kernel_new(const char *name, Tgt t, int num_warps) {
-    Target target = {t.sm, t.arch_a, num_warps, 2};
+    Target target = {.sm = t.sm, .arch_a = t.arch_a, .num_warps = num_warps, .num_stages = 2};
     K k = {0};
     k.ctx = ctx_new(&target);
     k.fn = ir_func_new(k.ctx, name);
@@ -525,134 +526,78 @@ static char *test_convert(Tgt t) {
     return done(&k, s);
 }
 
-/* ---- convert_layout, run: the emitted shared-memory code of every thread
- * goes through the test PTX interpreter (ptx_interp.h), barrier by barrier,
- * and every destination register must hold its element ---- */
+/* ---- convert_layout, run: the kernel's PTX runs on the PTX simulator
+ * (sim/), every thread, barrier by barrier; each converted tile is stored
+ * through offsets computed in its own layout, so a register holding the
+ * wrong element leaves the wrong value in memory ---- */
 
-/* The kernel's instructions the interpreter runs: everything but
- * directives, comments, labels, parameters and ret. */
-static bool run_load(PiProg *p, const char *ptx) {
-    char *copy = strdup(ptx);
-    bool ok = true, in_body = false;
-    for (char *line = copy, *next; line && ok; line = next) {   /* not strtok: pi_load uses it */
-        next = strchr(line, '\n');
-        if (next) *next++ = 0;
-        char *t = line;
-        while (*t == '\t' || *t == ' ') t++;
-        if (*t == '{') in_body = true;
-        if (!in_body || !*t || strchr(".{}/", *t) || t[strlen(t) - 1] == ':') continue;
-        if (!strncmp(t, "ld.param", 8) || !strncmp(t, "cvta", 4) || !strncmp(t, "ret", 3)) continue;
-        ok = pi_load(p, t);
-    }
-    free(copy);
-    return ok;
-}
-
-/* Runs the program's barrier-separated parts for `threads` threads, each
- * with its own registers; after part `check_part`, *dst_out (allocated,
- * threads x n_dst) gets the ld.shared destination registers of that part in
- * order (register 0, 1, ...). */
-static bool run_threads(PiProg *p, int threads, int check_part, uint64_t **dst_out, int *n_dst) {
-    uint64_t *saved[RC_COUNT];
-    for (int c = 0; c < RC_COUNT; c++)
-        saved[c] = calloc((size_t)threads * (size_t)(p->n_regs[c] + 1), sizeof(uint64_t));
-    int from = 0, part = 0;
-    *n_dst = 0;
-    *dst_out = NULL;
-    for (int i = 0; i <= p->n; i++) {
-        if (i < p->n && p->ins[i].op != PI_BAR) continue;
-        for (int th = 0; th < threads; th++) {
-            for (int c = 0; c < RC_COUNT; c++)
-                if (p->n_regs[c]) memcpy(p->regs[c], saved[c] + (size_t)th * (size_t)p->n_regs[c], sizeof(uint64_t) * (size_t)p->n_regs[c]);
-            p->tid = (uint32_t)th;
-            pi_run_range(p, from, i);
-            for (int c = 0; c < RC_COUNT; c++)
-                if (p->n_regs[c]) memcpy(saved[c] + (size_t)th * (size_t)p->n_regs[c], p->regs[c], sizeof(uint64_t) * (size_t)p->n_regs[c]);
-            if (part != check_part) continue;
-            if (!*dst_out) {   /* the destinations, once */
-                for (int j = from; j < i; j++)
-                    if (p->ins[j].op == PI_LD_SHARED) *n_dst += p->ins[j].vec;
-                *dst_out = calloc((size_t)threads * (size_t)*n_dst + 1, sizeof(uint64_t));
-            }
-            int k = 0;
-            for (int j = from; j < i; j++) {
-                const PiIns *in = &p->ins[j];
-                if (in->op != PI_LD_SHARED) continue;
-                for (int e = 0; e < in->vec; e++) {
-                    int num = in->o[0].kind == PI_REG ? in->o[0].num : in->o[0].nums[e];
-                    (*dst_out)[(size_t)th * (size_t)*n_dst + (size_t)k++] = p->regs[in->o[0].cls][num];
-                }
-            }
-        }
-        from = i + 1;
-        part++;
-    }
-    for (int c = 0; c < RC_COUNT; c++) free(saved[c]);
-    return !p->smem_fault;
+/* r * 64 + c over a 64x64 i32 tile, computed in layout L itself */
+static ValId offsets_64x64(K *k, const Layout *L) {
+    int32_t shape[2] = {64, 64};
+    Layout L0 = layout_project(L, (int32_t[]){64, 1}), L1 = layout_project(L, (int32_t[]){1, 64});
+    Layout L0d = layout_drop_dim(&L0, 1), L1d = layout_drop_dim(&L1, 0);
+    IrType t2 = tile_of(ir_scalar(ET_I32), 2, shape);
+    ValId rows = lay(k, ir_build1(&k->b, OP_EXPAND_DIMS, tile_of(ir_scalar(ET_I32), 2, (int32_t[]){64, 1}),
+                                  arange(k, 64, &L0d)), &L0);
+    k->fn->vals[rows].def->attr.i = 1;
+    ValId cols = lay(k, ir_build1(&k->b, OP_EXPAND_DIMS, tile_of(ir_scalar(ET_I32), 2, (int32_t[]){1, 64}),
+                                  arange(k, 64, &L1d)), &L1);
+    k->fn->vals[cols].def->attr.i = 0;
+    ValId rb = lay(k, ir_build1(&k->b, OP_BROADCAST, t2, rows), L);
+    ValId cb = lay(k, ir_build1(&k->b, OP_BROADCAST, t2, cols), L);
+    return bin(k, OP_ADD, bin(k, OP_MUL, rb, tile_const(k, t2, 64, L), L), cb, L);
 }
 
 /* The tile r * 64 + c goes A -> B -> A -> C over shared memory: A <-> B
  * transposes the thread order (scalar accesses, padded rows), A -> C keeps
- * 4 consecutive columns per thread on both sides (v4 writes and reads). */
+ * 4 consecutive columns per thread on both sides (v4 writes and reads).
+ * ob, oa and oc are stored at their own offsets into three buffers. */
 static void test_convert_run(Tgt t) {
     K k = kernel_new("convert_run", t, 4);
+    ValId o[3];
+    for (int i = 0; i < 3; i++) o[i] = ir_param_add(k.fn, i == 0 ? "ob" : i == 1 ? "oa" : "oc", ir_ptr(ET_I32), 16);
     int32_t shape[2] = {64, 64};
     Layout A = layout_blocked(2, shape, (int32_t[]){1, 4}, (int32_t[]){2, 16}, (int32_t[]){4, 1},
                               (int32_t[]){1, 0}, 4);
     Layout B = layout_blocked(2, shape, (int32_t[]){4, 1}, (int32_t[]){16, 2}, (int32_t[]){1, 4},
                               (int32_t[]){0, 1}, 4);
-    Layout A0 = layout_project(&A, (int32_t[]){64, 1}), A1 = layout_project(&A, (int32_t[]){1, 64});
-    Layout A0d = layout_drop_dim(&A0, 1), A1d = layout_drop_dim(&A1, 0);
-    IrType t2 = tile_of(ir_scalar(ET_I32), 2, shape);
-    ValId rows = lay(&k, ir_build1(&k.b, OP_EXPAND_DIMS, tile_of(ir_scalar(ET_I32), 2, (int32_t[]){64, 1}),
-                                   arange(&k, 64, &A0d)), &A0);
-    k.fn->vals[rows].def->attr.i = 1;
-    ValId cols = lay(&k, ir_build1(&k.b, OP_EXPAND_DIMS, tile_of(ir_scalar(ET_I32), 2, (int32_t[]){1, 64}),
-                                   arange(&k, 64, &A1d)), &A1);
-    k.fn->vals[cols].def->attr.i = 0;
-    ValId rb = lay(&k, ir_build1(&k.b, OP_BROADCAST, t2, rows), &A);
-    ValId cb = lay(&k, ir_build1(&k.b, OP_BROADCAST, t2, cols), &A);
-    ValId offs = bin(&k, OP_ADD, bin(&k, OP_MUL, rb, tile_const(&k, t2, 64, &A), &A), cb, &A);
     Layout C = layout_blocked(2, shape, (int32_t[]){1, 4}, (int32_t[]){8, 4}, (int32_t[]){2, 2},
                               (int32_t[]){1, 0}, 4);
+    IrType t2 = tile_of(ir_scalar(ET_I32), 2, shape);
+    ValId offs = offsets_64x64(&k, &A);
     ValId ob = lay(&k, ir_build1(&k.b, OP_CONVERT_LAYOUT, t2, offs), &B);
     ValId oa = lay(&k, ir_build1(&k.b, OP_CONVERT_LAYOUT, t2, ob), &A);
-    lay(&k, ir_build1(&k.b, OP_CONVERT_LAYOUT, t2, oa), &C);
+    ValId oc = lay(&k, ir_build1(&k.b, OP_CONVERT_LAYOUT, t2, oa), &C);
+    const Layout *ls[3] = {&B, &A, &C};
+    ValId vs[3] = {ob, oa, oc};
+    for (int i = 0; i < 3; i++) store(&k, ptrs(&k, o[i], offsets_64x64(&k, ls[i]), ls[i]), vs[i], VAL_NONE, 1);
     ret(&k);
     char *s = compile(&k, t, "convert_run");
     CHECK(count(s, "st.shared.v4.b32") == 8 && count(s, "ld.shared.v4.b32") == 8);   /* A -> C only */
-    int smem = k.fn->shared_bytes;
-    PiProg p = {0};
-    if (s && !run_load(&p, s)) {
-        printf("convert_run: the interpreter cannot run the kernel\n");
-        failures++;
-    } else if (s) {
-        p.smem = calloc((size_t)smem, 1);
-        p.smem_size = (uint32_t)smem;
-        const Layout *want[3] = {&B, &A, &C};
-        for (int part = 1; part <= 5; part += 2) {   /* parts 1, 3, 5 end with the reads */
-            uint64_t *dst;
-            int n;
-            memset(p.smem, 0xEE, (size_t)smem);
-            CHECK(run_threads(&p, 128, part, &dst, &n));
-            const Layout *l = want[part / 2];
-            if (n != layout_n_regs(l)) printf("convert_run part %d: %d registers read, not %d\n", part, n, layout_n_regs(l));
-            CHECK(n == layout_n_regs(l));
-            int bad = 0;
-            for (int th = 0; th < 128 && n == layout_n_regs(l); th++)
-                for (int r = 0; r < n; r++) {
-                    int32_t c[IR_MAX_RANK];
-                    layout_coord(l, r, th % 32, th / 32, c);
-                    if (dst[(size_t)th * (size_t)n + (size_t)r] != (uint64_t)(c[0] * 64 + c[1]) && bad++ < 3)
-                        printf("convert_run part %d: thread %d register %d holds %llu, not %d\n", part, th, r,
-                               (unsigned long long)dst[(size_t)th * (size_t)n + (size_t)r], c[0] * 64 + c[1]);
-                }
-            CHECK(bad == 0);
-            free(dst);
+    if (s) {
+        static int32_t out[3][4096];
+        memset(out, 0xEE, sizeof out);
+        InterpBuffer bufs[3];
+        uint64_t args[3];
+        for (int i = 0; i < 3; i++) {
+            bufs[i] = (InterpBuffer){out[i], sizeof out[i], i == 0 ? "ob" : i == 1 ? "oa" : "oc", ET_I32};
+            args[i] = (uint64_t)(uintptr_t)out[i];
         }
-        free(p.smem);
+        InterpLaunch l = {.grid = {1, 1, 1}, .args = args, .n_args = 3, .buffers = bufs, .n_buffers = 3};
+        SimLaunch sl = {.ptx = s, .threads = 128, .shared_bytes = (uint32_t)k.fn->shared_bytes, .data = &l};
+        Buf err = {0};
+        bool ok = sim_run(&sl, &err);
+        if (!ok) printf("convert_run (%s): the simulator cannot run the kernel:\n%s", t.ptxas_arch, buf_str(&err));
+        CHECK(ok);
+        int bad = 0;
+        for (int i = 0; ok && i < 3; i++)
+            for (int e = 0; e < 4096; e++)
+                if (out[i][e] != e && bad++ < 3)
+                    printf("convert_run (%s): after the convert to %s, element %d is %d\n", t.ptxas_arch,
+                           i == 0 ? "B" : i == 1 ? "A" : "C", e, out[i][e]);
+        CHECK(bad == 0);
+        buf_free(&err);
     }
-    pi_free(&p);
     free(done(&k, s));
 }
 
@@ -1277,7 +1222,6 @@ static void gpu_casts(Cu *cu, const char *ptx, const char *arch) {
 }
 
 int main(void) {
-    (void)pi_emit, (void)pi_run;   /* ptx_interp.h helpers this test does not need */
     if (!ptxas_path()) printf("note: ptxas not found, PTX is checked but not assembled\n");
     Cu cu;
     bool gpu = cu_open(&cu);

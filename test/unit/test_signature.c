@@ -9,7 +9,7 @@
 #include "check.h"
 
 static Ctx *new_ctx(void) {
-    Target t = {80, false, 4, 3};
+    Target t = {.sm = 80, .num_warps = 4, .num_stages = 3};
     return ctx_new(&t);
 }
 

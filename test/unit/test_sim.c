@@ -3,11 +3,14 @@
  * 1. Hand-written PTX: decoding (immediates, vectors, predicates, labels,
  *    special registers), element semantics at their edges, and the exact
  *    messages for an out-of-bounds access, a divergent branch and an
- *    unknown instruction.
+ *    unknown instruction; vprintf's formatting from .global strings and
+ *    .local argument buffers, and a failing __assertfail's message.
  * 2. Every kernel test block of kernels/NAME.py, compiled for sm_80 and
  *    sm_90a (the first block also with 1 and 8 warps): the simulated PTX
  *    must leave every buffer as the IR interpreter does on the IR after all
- *    passes, from the same inputs (diff_simulate in differential.h).
+ *    passes, from the same inputs (diff_simulate in differential.h), and
+ *    print the same lines; kernels with print/assert also with debug on
+ *    (device assertions compiled in).
  * 3. --simulate prints what --interpret prints. */
 #include "base/base.h"
 #include "interp/interp.h"
@@ -50,15 +53,18 @@ static int failures;
 typedef struct PtxRun {
     bool ok;
     Buf err;
+    Buf prints;     /* what vprintf wrote */
 } PtxRun;
 
 static void run_ptx(PtxRun *r, const char *ptx, void *out, size_t bytes, uint64_t n, uint32_t threads,
                     uint32_t grid) {
     InterpBuffer buf = {out, bytes, "out", ET_U32};
     uint64_t args[2] = {(uint64_t)(uintptr_t)out, n};
-    InterpLaunch l = {.grid = {grid, 1, 1}, .args = args, .n_args = 2, .buffers = &buf, .n_buffers = 1};
-    SimLaunch sl = {.ptx = ptx, .threads = threads, .data = &l, .max_steps = 100000};
     r->err = (Buf){0};
+    r->prints = (Buf){0};
+    InterpLaunch l = {.grid = {grid, 1, 1}, .args = args, .n_args = 2, .buffers = &buf, .n_buffers = 1,
+                      .print_out = &r->prints};
+    SimLaunch sl = {.ptx = ptx, .threads = threads, .data = &l, .max_steps = 100000};
     r->ok = sim_run(&sl, &r->err);
 }
 
@@ -127,6 +133,7 @@ static void expect_error(const char *ptx, uint32_t threads, uint32_t grid, const
     run_ptx(&r, ptx, out, sizeof out, 40, threads, grid);
     CHECK(!r.ok && strcmp(buf_str(&r.err), want) == 0, "got:\n%s", buf_str(&r.err));
     buf_free(&r.err);
+    buf_free(&r.prints);
 }
 
 static void test_errors(void) {
@@ -150,16 +157,143 @@ static void test_errors(void) {
                  "(thread 0 of CTA (0, 0, 0))\n");
 }
 
+/* ---- vprintf and __assertfail ---- */
+
+/* A module with the system calls declared and two strings: "%s" and "hi". */
+#define SYSCALL_HEAD                                                                \
+    ".version 7.0\n.target sm_80\n.address_size 64\n\n.file 1 \"k.py\"\n"              \
+    ".extern .func (.param .b32 retval) vprintf (.param .b64 fmt, .param .b64 args);\n"  \
+    ".extern .func __assertfail (.param .b64 message, .param .b64 file, .param .b32 line, " \
+    ".param .b64 function, .param .b64 char_size);\n"
+#define SYSCALL_ENTRY                                                               \
+    ".visible .entry k(\n\t.param .u64 out,\n\t.param .u32 n\n)\n{\n"                  \
+    "\t.reg .pred %p<8>;\n\t.reg .b32 %r<40>;\n\t.reg .f64 %fd<4>;\n\t.reg .b64 %rd<16>;\n" \
+    "\tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd2, %rd1;\n"                  \
+    "\tmov.u32 %r2, %tid.x;\n\tmul.wide.u32 %rd3, %r2, 4;\n\tadd.s64 %rd3, %rd2, %rd3;\n"
+
+/* "t=%d|%5u|%-4x|%llx|%lld|%8.3f|%s|%c|%%|%08X|%hd\n": every conversion
+ * ptxgen writes and a few more, 10 arguments packed as C varargs (the
+ * 8-byte ones at offsets 16, 24, 32, 40), by the threads t < 3 of each
+ * CTA; each stores vprintf's result. */
+static const char printf_ptx[] = SYSCALL_HEAD
+    ".global .align 1 .b8 fmt[50] = {116, 61, 37, 100, 124, 37, 53, 117, 124, 37, 45, 52, 120, 124, 37, 108, "
+    "108, 120, 124, 37, 108, 108, 100, 124, 37, 56, 46, 51, 102, 124, 37, 115, 124, 37, 99, 124, 37, 37, 124, "
+    "37, 48, 56, 88, 124, 37, 104, 100, 10, 0};\n"
+    ".global .align 1 .b8 word[3] = {104, 105};\n"
+    SYSCALL_ENTRY
+    "\t.local .align 8 .b8 args[64];\n"
+    "\tsetp.lt.u32 %p1, %r2, 3;\n"
+    "\tmov.u64 %rd4, args;\n\tcvta.local.u64 %rd5, %rd4;\n"
+    "\tmov.u64 %rd6, fmt;\n\tcvta.global.u64 %rd7, %rd6;\n"
+    "\tmov.u64 %rd8, word;\n\tcvta.global.u64 %rd9, %rd8;\n"
+    "\tmov.u32 %r3, %ctaid.x;\n\tmul.lo.s32 %r4, %r3, 10;\n\tsub.s32 %r4, %r2, %r4;\n"   /* tid - 10 ctaid */
+    "\t@%p1 st.local.b32 [%rd4+0], %r4;\n"
+    "\tmad.lo.s32 %r5, %r2, 1000, 7;\n\t@%p1 st.local.b32 [%rd4+4], %r5;\n"         /* 1000 t + 7 */
+    "\tadd.s32 %r6, %r2, 250;\n\t@%p1 st.local.b32 [%rd4+8], %r6;\n"                /* 250 + t: hex */
+    "\tmov.b64 %rd10, 0x123456789A;\n\t@%p1 st.local.b64 [%rd4+16], %rd10;\n"
+    "\tcvt.s64.s32 %rd11, %r4;\n\tmul.lo.s64 %rd11, %rd11, 10000000000;\n"
+    "\t@%p1 st.local.b64 [%rd4+24], %rd11;\n"                                       /* (t - 10 c) * 1e10 */
+    "\tcvt.rn.f64.s32 %fd1, %r4;\n\tmul.f64 %fd1, %fd1, 0d3FF4000000000000;\n"     /* 1.25 (t - 10 c) */
+    "\t@%p1 st.local.f64 [%rd4+32], %fd1;\n"
+    "\t@%p1 st.local.b64 [%rd4+40], %rd9;\n"
+    "\tadd.s32 %r7, %r2, 65;\n\t@%p1 st.local.b32 [%rd4+48], %r7;\n"               /* 'A' + t */
+    "\tmov.b32 %r8, 0xBEEF;\n\t@%p1 st.local.b32 [%rd4+52], %r8;\n"
+    "\tmov.b32 %r9, 0x18000;\n\t@%p1 st.local.b32 [%rd4+56], %r9;\n"               /* %hd: -32768 */
+    "\t{\n\t.param .b64 fmt_arg;\n\tst.param.b64 [fmt_arg], %rd7;\n"
+    "\t.param .b64 args_arg;\n\tst.param.b64 [args_arg], %rd5;\n\t.param .b32 ret_arg;\n"
+    "\t@%p1 call (ret_arg), vprintf, (fmt_arg, args_arg);\n"
+    "\tld.param.b32 %r10, [ret_arg];\n\t}\n"
+    "\t@%p1 st.global.b32 [%rd3], %r10;\n"
+    "\tret;\n}\n";
+
+static void test_vprintf(void) {
+    uint32_t out[4];
+    memset(out, 0xEE, sizeof out);
+    PtxRun r;
+    run_ptx(&r, printf_ptx, out, sizeof out, 4, 4, 2);
+    CHECK(r.ok, "%s", buf_str(&r.err));
+    /* CTAs in grid order, threads in ascending order */
+    char want[1024] = "";
+    for (int c = 0; c < 2; c++)
+        for (int t = 0; t < 3; t++) {
+            int v = t - 10 * c;
+            char line[128];
+            snprintf(line, sizeof line, "t=%d|%5u|%-4x|%llx|%lld|%8.3f|%s|%c|%%|%08X|%hd\n", v, 1000u * t + 7,
+                     250u + t, 0x123456789AULL, v * 10000000000LL, 1.25 * v, "hi", 'A' + t, 0xBEEFu, (short)-32768);
+            strcat(want, line);
+        }
+    CHECK(strcmp(buf_str(&r.prints), want) == 0, "vprintf wrote:\n%s\nexpected:\n%s", buf_str(&r.prints), want);
+    for (int t = 0; r.ok && t < 4; t++)
+        CHECK(out[t] == (t < 3 ? 10u : 0xEEEEEEEEu), "out[%d] = 0x%x: vprintf returns its argument count", t, out[t]);
+    buf_free(&r.err);
+    buf_free(&r.prints);
+    /* a format that wants more than the buffer holds */
+    static const char short_ptx[] = SYSCALL_HEAD
+        ".global .align 1 .b8 fmt[9] = {37, 100, 32, 37, 108, 108, 100, 10, 0};\n"   /* "%d %lld\n" */
+        SYSCALL_ENTRY
+        "\t.local .align 8 .b8 args[12];\n"
+        "\tmov.u64 %rd4, args;\n\tcvta.local.u64 %rd5, %rd4;\n"
+        "\tmov.u64 %rd6, fmt;\n\tcvta.global.u64 %rd7, %rd6;\n"
+        "\tst.local.b32 [%rd4+0], %r2;\n"
+        "\t.loc 1 4 2\n"
+        "\t{\n\t.param .b64 f;\n\tst.param.b64 [f], %rd7;\n\t.param .b64 a;\n\tst.param.b64 [a], %rd5;\n"
+        "\t.param .b32 r;\n\tcall (r), vprintf, (f, a);\n\t}\n"
+        "\tret;\n}\n";
+    expect_error(short_ptx, 2, 1,
+                 "sim: k.py:4: call at PTX line 36 (vprintf \"%d %lld\\n\"): argument at byte 8 (8 bytes) is past "
+                 "the 12 bytes of the argument buffer (thread 0 of CTA (0, 0, 0))\n");
+    expect_error(".version 7.0\n.target sm_80\n.address_size 64\n"
+                 ".extern .func (.param .b32 r) puts (.param .b64 s);\n", 1, 1,
+                 "sim: PTX line 4: calls to 'puts' are not modelled (only vprintf and __assertfail)\n");
+}
+
+/* Thread 5 of CTA 1 fails: the GPU's message, after the lines printed before it. */
+static const char assert_ptx[] = SYSCALL_HEAD
+    ".global .align 1 .b8 msg[6] = {120, 32, 62, 32, 48, 0};\n"           /* "x > 0" */
+    ".global .align 1 .b8 file[5] = {107, 46, 112, 121, 0};\n"            /* "k.py" */
+    ".global .align 1 .b8 func[5] = {107, 101, 114, 110, 0};\n"           /* "kern" */
+    SYSCALL_ENTRY
+    "\tmov.u32 %r3, %ctaid.x;\n\tmad.lo.s32 %r4, %r3, 8, %r2;\n"          /* 8 ctaid + tid */
+    "\tsetp.ne.s32 %p1, %r4, 13;\n"
+    "\tmov.u64 %rd4, msg;\n\tcvta.global.u64 %rd5, %rd4;\n\tmov.u64 %rd6, file;\n\tcvta.global.u64 %rd7, %rd6;\n"
+    "\tmov.u64 %rd8, func;\n\tcvta.global.u64 %rd9, %rd8;\n\tmov.b32 %r5, 12;\n\tmov.b64 %rd10, 1;\n"
+    "\t.loc 1 12 5\n"
+    "\t{\n\t.param .b64 m;\n\tst.param.b64 [m], %rd5;\n\t.param .b64 f;\n\tst.param.b64 [f], %rd7;\n"
+    "\t.param .b32 l;\n\tst.param.b32 [l], %r5;\n\t.param .b64 fn;\n\tst.param.b64 [fn], %rd9;\n"
+    "\t.param .b64 cs;\n\tst.param.b64 [cs], %rd10;\n"
+    "\t@!%p1 call __assertfail, (m, f, l, fn, cs);\n\t}\n"
+    "\tst.global.b32 [%rd3], %r4;\n"
+    "\tret;\n}\n";
+
+static void test_assertfail(void) {
+    uint32_t out[8];
+    memset(out, 0xEE, sizeof out);
+    PtxRun r;
+    run_ptx(&r, assert_ptx, out, sizeof out, 8, 8, 2);
+    CHECK(!r.ok && !strcmp(buf_str(&r.err), "sim: k.py:12: kern: block: [1,0,0], thread: [5,0,0] Assertion `x > 0` "
+                                             "failed.\n"), "got:\n%s", buf_str(&r.err));
+    CHECK(out[7] == 7, "CTA 0 ran to the end before CTA 1 failed: out[7] = 0x%x", out[7]);
+    buf_free(&r.err);
+    buf_free(&r.prints);
+    /* no thread fails: the call is never made */
+    run_ptx(&r, assert_ptx, out, sizeof out, 8, 8, 1);
+    CHECK(r.ok, "%s", buf_str(&r.err));
+    buf_free(&r.err);
+    buf_free(&r.prints);
+}
+
 /* ---- 2. kernels ---- */
 
 /* One block on one target: the interpreter's stages, then the PTX. */
-static bool run_block(const TestBlock *tb, const char *arch, int num_warps, int *skipped) {
+static bool run_block(const TestBlock *tb, const char *arch, int num_warps, bool debug, int *skipped,
+                      size_t *print_lines) {
     char where[768];
-    snprintf(where, sizeof where, "%s:%d %s", tb->path, tb->line, tb->kernel);
+    snprintf(where, sizeof where, "%s:%d %s%s", tb->path, tb->line, tb->kernel, debug ? " (debug)" : "");
     RtRequest rq = {.path = tb->path, .kernel = tb->kernel, .signature = tb->signature};
     rt_default_target(&rq.target);
     rt_parse_arch(arch, &rq.target);
     rq.target.num_warps = num_warps;
+    rq.target.debug = debug;
     Diff d = {.where = where, .args = tb->args, .grid = tb->grid, .seed = 12345};
     char *diag = NULL;
     bool ok = rt_each_stage(&rq, diff_on_stage, &d, &diag);
@@ -169,31 +303,59 @@ static bool run_block(const TestBlock *tb, const char *arch, int num_warps, int 
         (*skipped)++;
     }
     ok = ok && !d.failed && diff_simulate(&d, &rq);
+    *print_lines += d.print_lines;
     diff_free(&d);
     free(diag);
     return ok;
 }
 
+/* Does the kernel's PTX call vprintf and (with debug) __assertfail? */
+static void check_debug_ptx(const TestBlock *tb, const char *arch, bool debug) {
+    RtRequest rq = {.path = tb->path, .kernel = tb->kernel, .signature = tb->signature, .emit = RT_EMIT_PTX};
+    rt_default_target(&rq.target);
+    rt_parse_arch(arch, &rq.target);
+    rq.target.debug = debug;
+    RtResult res;
+    if (!rt_compile(&rq, &res)) {
+        CHECK(false, "%s does not compile:\n%s", tb->path, res.diag);
+    } else {
+        CHECK(strstr(res.text, "call (ret_arg), vprintf"), "%s [%s]: no vprintf call", tb->path, arch);
+        CHECK(!strstr(res.text, "__assertfail") == !debug, "%s [%s]: __assertfail %s with debug %s", tb->path, arch,
+              debug ? "missing" : "present", debug ? "on" : "off");
+    }
+    rt_result_free(&res);
+}
+
 static void test_kernels(void) {
     int n_blocks = 0, ran = 0, skipped = 0;
+    size_t print_lines = 0, debug_lines = 0;
     TestBlock *blocks = blocks_read_dir("kernels", &n_blocks);
     CHECK(n_blocks > 0, "no kernel test blocks (run from the repository root)");
     static const char *const archs[] = {"sm_80", "sm_90a"};
+    bool saw_debug = false;
     for (int b = 0; b < n_blocks; b++) {
         int warps = blocks[b].num_warps[0] ? atoi(blocks[b].num_warps) : 4;
-        for (int a = 0; a < 2; a++) {
-            if (run_block(&blocks[b], archs[a], warps, &skipped)) ran++;
-            else failures++;
-        }
+        /* kernels/debug.py (print and assert) also with device assertions compiled in */
+        bool has_debug = strstr(blocks[b].path, "kernels/debug.py") != NULL;
+        saw_debug |= has_debug;
+        for (int a = 0; a < 2; a++)
+            for (int dbg = 0; dbg <= has_debug; dbg++) {
+                if (has_debug) check_debug_ptx(&blocks[b], archs[a], dbg);
+                if (run_block(&blocks[b], archs[a], warps, dbg, &skipped, has_debug ? &debug_lines : &print_lines))
+                    ran++;
+                else
+                    failures++;
+            }
     }
     /* the first block also with one warp and with eight */
     for (int w = 1; n_blocks && w <= 8; w *= 8) {
-        if (run_block(&blocks[0], "sm_90a", w, &skipped)) ran++;
+        if (run_block(&blocks[0], "sm_90a", w, false, &skipped, &print_lines)) ran++;
         else failures++;
     }
-    printf("kernels: %d test blocks, %d runs of the simulated PTX agree with the interpreter, %d skipped\n",
-           n_blocks, ran, skipped);
+    printf("kernels: %d test blocks, %d runs of the simulated PTX agree with the interpreter (%zu printed lines "
+           "compared), %d skipped\n", n_blocks, ran, print_lines + debug_lines, skipped);
     CHECK(skipped == 0, "every block must run");
+    CHECK(saw_debug && debug_lines > 0, "kernels/debug.py printed nothing to compare");
     free(blocks);
 }
 
@@ -225,6 +387,8 @@ static void test_cli_modes(void) {
 int main(void) {
     test_semantics();
     test_errors();
+    test_vprintf();
+    test_assertfail();
     test_cli_modes();
     test_kernels();
     if (failures) printf("%d failures\n", failures);
