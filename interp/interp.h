@@ -90,6 +90,10 @@ void interp_print_buffer(Buf *out, const InterpBuffer *b);
  * x.astype(dt), np.where/clip/trunc/fmod/maximum/minimum/isnan/isposinf/
  * isneginf/abs/exp/exp2/log/log2/sqrt/rint/ldexp/arange, wrap(x, dt),
  * comparisons, ** // % & | ^ << >> ~. See doc/interp.md. */
+/* Also numpy's reductions (sum/prod/max/min/argmax/argmin/mean/all/any,
+ * axis= an int or None, keepdims=), cumsum/cumprod, np.UFUNC.reduce,
+ * np.flip/concatenate/stack and reshape(-1), with numpy's result kinds,
+ * NaN rules and float summation order. */
 #define INTERP_MAX_DIMS 8
 typedef struct InterpArray {
     bool is_float, is_bool;          /* else int64 */

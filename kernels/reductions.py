@@ -117,11 +117,13 @@ def keep_dims_kernel(x_ptr, out_ptr, tot_ptr, M: tl.constexpr, N: tl.constexpr):
 # check: rows == x.reshape(M, N).sum(axis=1); cols == x.reshape(M, N).sum(axis=0); tot == x.sum().reshape(1)
 # tol: 1e-5
 #
+# fp16 sums stay fp16 (as Triton's tl.sum): positive inputs, so no
+# cancellation makes the 800-term total's rounding dominate it
 # kernel: sum_2d_kernel
 # signature: *fp16, *fp16, *fp16, *fp16, i32, i32, 16, 64
 # num_warps: 8
 # grid: 1
-# args: x = rand((M, N), fp16); rows = empty(M, fp16); cols = empty(N, fp16); tot = empty(1, fp16); M = 16; N = 50
+# args: x = rand((M, N), fp16) + 1.25; rows = empty(M, fp16); cols = empty(N, fp16); tot = empty(1, fp16); M = 16; N = 50
 # check: rows == x.reshape(M, N).sum(axis=1); cols == x.reshape(M, N).sum(axis=0); tot == x.sum().reshape(1)
 # tol: 2e-2
 #
