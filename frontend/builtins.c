@@ -50,8 +50,7 @@ static const struct {
 
 /* Real Triton APIs that tric does not implement yet: named in the error. */
 static const char *const tl_not_yet[] = {
-    "dot", "dot_scaled", "sum", "max", "min", "argmax", "argmin", "reduce", "xor_sum", "reduce_or",
-    "associative_scan", "cumsum", "cumprod", "sort", "topk", "flip", "histogram", "gather", "reshape",
+    "dot", "dot_scaled", "associative_scan", "cumsum", "cumprod", "sort", "topk", "flip", "histogram", "gather", "reshape",
     "view", "trans", "permute", "broadcast", "broadcast_to", "expand_dims", "join", "split", "cat",
     "ravel", "interleave", "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or",
     "atomic_xor", "atomic_xchg", "atomic_cas", "make_block_ptr", "advance", "make_tensor_descriptor", "inline_asm_elementwise", "rand", "randn",
@@ -905,6 +904,14 @@ static const Builtin builtins[] = {
     {"is_bool", BM_DTYPE, "self", bi_is_bool},
     {"is_int_signed", BM_DTYPE, "self", bi_is_int_signed},
     {"is_int_unsigned", BM_DTYPE, "self", bi_is_int_unsigned},
+    {"reduce", TLM, "input,axis,combine_fn,keep_dims=", bi_reduce},
+    {"sum", TLM, "input,axis=,keep_dims=,dtype=", bi_sum},
+    {"max", TLM, "input,axis=,return_indices=,return_indices_tie_break_left=,keep_dims=", bi_max},
+    {"min", TLM, "input,axis=,return_indices=,return_indices_tie_break_left=,keep_dims=", bi_min},
+    {"argmax", TLM, "input,axis,tie_break_left=,keep_dims=", bi_argmax},
+    {"argmin", TLM, "input,axis,tie_break_left=,keep_dims=", bi_argmin},
+    {"xor_sum", TLM, "input,axis=,keep_dims=", bi_xor_sum},
+    {"reduce_or", TLM, "input,axis,keep_dims=", bi_reduce_or},
 };
 
 const Builtin *builtin_find(const char *name, unsigned where) {

@@ -184,4 +184,14 @@ bool builtin_is(const LVal *v, const char *name);
  * NULL or None: no message) */
 void lower_assert(Lower *L, SrcLoc loc, SrcLoc cond_loc, LVal cond, const LVal *msg, SrcLoc msg_loc);
 
+/* ---- reductions.c: the reductions' builtins (table in builtins.c) ---- */
+LVal bi_reduce(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_sum(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_max(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_min(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_argmax(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_argmin(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_xor_sum(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_reduce_or(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+
 #endif

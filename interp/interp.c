@@ -2,6 +2,8 @@
  * value an array of slots (interp.h), and checks every memory access
  * against the launch's buffers. Programs run one after another, x fastest,
  * so a kernel whose programs race on memory gets one fixed interleaving.
+ * Layouts are ignored, except by reduce, whose combination order they
+ * define.
  *
  * Each value gets its storage once per run (its element count is fixed by
  * its type) and is overwritten when its op runs again in a later loop
@@ -24,6 +26,8 @@ typedef struct Interp {
     uint64_t max_iters;
     uint64_t *scratch;        /* assign's staging area, grown by doubling */
     size_t scratch_cap;
+    uint64_t *red_scratch;    /* exec_reduce's, likewise */
+    size_t red_cap;
     int sm;
     Buf *err;
     jmp_buf bail;
@@ -313,6 +317,65 @@ static void exec_assert(Interp *in, IrOp *op) {
 
 static IrOp *exec_block(Interp *in, IrBlock *b);
 
+/* ---- reduce ----
+ * The elements along the axis are combined in the order the IR defines
+ * (layout_reduce_levels): from the operand's layout when it has one, so
+ * that the result is the GPU's bit for bit, else a tree over the index
+ * bits. Each combination runs the combine region on scalars. */
+
+/* x[k * len + i] = combine(x[k * len + i], x[k * len + j]) for every operand k */
+static void combine_pair(Interp *in, IrOp *op, uint64_t *x, int64_t len, int64_t i, int64_t j) {
+    IrBlock *b = op->regions[0];
+    uint32_t n = op->n_operands;
+    for (uint32_t k = 0; k < n; k++) {
+        *slots_of(in, b->args[k]) = x[k * len + i];
+        *slots_of(in, b->args[n + k]) = x[k * len + j];
+    }
+    IrOp *term = exec_block(in, b);
+    TRIC_ASSERT(term && term->opc == OP_YIELD && term->n_operands == n);
+    for (uint32_t k = 0; k < n; k++) x[k * len + i] = *slots_of(in, term->operands[k]);
+}
+
+/* n slots of scratch that stay valid until the next call (grown by doubling,
+ * so a reduce in a loop costs no memory per iteration) */
+static uint64_t *reduce_scratch(Interp *in, size_t n) {
+    if (n > in->red_cap) {
+        size_t cap = n > 2 * in->red_cap ? n : 2 * in->red_cap;
+        in->red_scratch = arena_alloc(in->arena, sizeof(uint64_t) * cap);
+        in->red_cap = cap;
+    }
+    return in->red_scratch;
+}
+
+static void exec_reduce(Interp *in, IrOp *op) {
+    uint32_t n_ops = op->n_operands;
+    IrType t = ir_type(in->fn, op->operands[0]);
+    int axis = (int)op->attr.i;
+    int32_t steps[3 * LL_MAX_BITS];
+    int m = layout_reduce_levels(ir_layout(in->fn, op->operands[0]), axis, t.shape[axis], steps, NULL, NULL);
+    if (m < 0) fail(in, op, arena_strdup(in->arena, "reduce: the operand's layout mixes the axis with other dims"));
+    int64_t len = t.shape[axis], inner = 1;
+    for (int d = axis + 1; d < t.rank; d++) inner *= t.shape[d];
+    int64_t outer = ir_numel(t) / (len * inner);
+    /* coord[i]: the axis coordinate of tree position i; then the operands */
+    uint64_t *coord = reduce_scratch(in, (size_t)len * (n_ops + 1)), *x = coord + len;
+    for (int64_t i = 0; i < len; i++) {
+        coord[i] = 0;
+        for (int lv = 0; lv < m; lv++)
+            if (i >> lv & 1) coord[i] ^= (uint64_t)steps[lv];
+    }
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t q = 0; q < inner; q++) {
+            for (uint32_t k = 0; k < n_ops; k++) {
+                const uint64_t *src = slots_of(in, op->operands[k]);
+                for (int64_t i = 0; i < len; i++) x[k * len + i] = src[(o * len + (int64_t)coord[i]) * inner + q];
+            }
+            for (int lv = 0; lv < m; lv++)
+                for (int64_t i = 0; i < len; i += (int64_t)2 << lv) combine_pair(in, op, x, len, i, i + ((int64_t)1 << lv));
+            for (uint32_t k = 0; k < n_ops; k++) slots_of(in, op->results[k])[o * inner + q] = x[k * len];
+        }
+}
+
 /* vals[i] -> block args (or results) dst[i], through a copy: a yield may
  * pass a block argument into another one's place. */
 static void assign(Interp *in, const ValId *dst, const ValId *src, uint32_t n) {
@@ -415,6 +478,7 @@ static void exec_op(Interp *in, IrOp *op) {
     case OP_PRINT: exec_print(in, op); break;
     case OP_ASSERT: exec_assert(in, op); break;
     case OP_BARRIER: break;   /* programs run one thread at a time */
+    case OP_REDUCE: exec_reduce(in, op); break;
     default:
         TRIC_ASSERT(ir_info(op->opc)->flags & F_ELEMWISE);
         exec_elementwise(in, op);

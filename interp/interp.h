@@ -9,8 +9,9 @@
  * Values are arrays of 64-bit slots, one per element, row-major (a scalar is
  * one slot). A slot holds an integer sign- or zero-extended from its width,
  * i1 as 0/1, a pointer as a host address, a float as its bits (f16/bf16 in
- * the low 16, f32 in the low 32, f64 all 64). Layouts are ignored:
- * convert_layout is the identity. See doc/interp.md for the semantics and
+ * the low 16, f32 in the low 32, f64 all 64). Layouts are ignored
+ * (convert_layout is the identity), except that a reduce combines in the
+ * order its operand's layout defines (layout_reduce_levels). See doc/interp.md for the semantics and
  * the error bounds of the approximate math.
  */
 #ifndef TRIC_INTERP_H
@@ -89,6 +90,10 @@ void interp_print_buffer(Buf *out, const InterpBuffer *b);
  * x.astype(dt), np.where/clip/trunc/fmod/maximum/minimum/isnan/isposinf/
  * isneginf/abs/exp/exp2/log/log2/sqrt/rint/ldexp/arange, wrap(x, dt),
  * comparisons, ** // % & | ^ << >> ~. See doc/interp.md. */
+/* Also numpy's reductions (sum/prod/max/min/argmax/argmin/mean/all/any,
+ * axis= an int or None, keepdims=), cumsum/cumprod, np.UFUNC.reduce,
+ * np.flip/concatenate/stack and reshape(-1), with numpy's result kinds,
+ * NaN rules and float summation order. */
 #define INTERP_MAX_DIMS 8
 typedef struct InterpArray {
     bool is_float, is_bool;          /* else int64 */

@@ -321,3 +321,32 @@ void layout_print(Buf *b, const Layout *l) {
     print_bases(b, l, LL_WARP);
     buf_putc(b, '>');
 }
+
+int layout_reduce_levels(const Layout *l, int axis, int32_t n, int32_t *steps, int *kinds, int *bits) {
+    int m = 0, want = log2_exact(n);
+    if (!l) {
+        for (; m < want; m++) {
+            steps[m] = 1 << m;
+            if (kinds) kinds[m] = LL_REG;
+            if (bits) bits[m] = m;
+        }
+        return m;
+    }
+    int32_t span = 0;
+    for (int kind = 0; kind < LL_KINDS; kind++)
+        for (int k = 0; k < l->n_bits[kind]; k++) {
+            const int32_t *v = l->basis[kind][k];
+            if (!v[axis]) continue;
+            for (int d = 0; d < l->rank; d++)
+                if (d != axis && v[d]) return -1;
+            /* powers of two not seen before: then the levels reach every
+             * coordinate exactly once */
+            if ((v[axis] & (v[axis] - 1)) || (span & v[axis]) || m == want) return -1;
+            span |= v[axis];
+            steps[m] = v[axis];
+            if (kinds) kinds[m] = kind;
+            if (bits) bits[m] = k;
+            m++;
+        }
+    return m == want ? m : -1;
+}

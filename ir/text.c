@@ -205,7 +205,8 @@ static void print_attrs(Printer *P, IrOp *op) {
     Buf a = {0};
     const IrAttr *at = &op->attr;
     switch (op->opc) {
-    case OP_EXPAND_DIMS: buf_printf(&a, ", axis = %lld", (long long)at->i); break;
+    case OP_EXPAND_DIMS:
+    case OP_REDUCE: buf_printf(&a, ", axis = %lld", (long long)at->i); break;
     case OP_MIN:
     case OP_MAX:
         if (at->i) buf_puts(&a, ", propagate_nan");
@@ -313,6 +314,30 @@ static void print_while(Printer *P, IrOp *op, int depth) {
     buf_putc(P->out, '}');
 }
 
+/* "%a: T, %b: U": the arguments of a block, typed */
+static void print_typed_args(Printer *P, IrBlock *b) {
+    for (uint32_t k = 0; k < b->n_args; k++) {
+        if (k) buf_puts(P->out, ", ");
+        print_value(P, b->args[k]);
+        buf_puts(P->out, ": ");
+        print_val_type(P, b->args[k]);
+    }
+}
+
+/* %r.. = reduce %x, .. {axis = A} -> (T, ...) combine(%a: t, .., %b: t, ..) { ... } */
+static void print_reduce(Printer *P, IrOp *op, int depth) {
+    buf_putc(P->out, ' ');
+    print_values(P, op->operands, op->n_operands);
+    print_attrs(P, op);
+    print_result_types(P, op);
+    buf_puts(P->out, " combine(");
+    print_typed_args(P, op->regions[0]);
+    buf_puts(P->out, ") {\n");
+    print_block(P, op->regions[0], depth + 1);
+    indent(P->out, depth);
+    buf_putc(P->out, '}');
+}
+
 static void print_op(Printer *P, IrOp *op, int depth) {
     indent(P->out, depth);
     if (op->n_results) {
@@ -332,6 +357,7 @@ static void print_op(Printer *P, IrOp *op, int depth) {
     case OP_FOR: print_for(P, op, depth); break;
     case OP_IF: print_if(P, op, depth); break;
     case OP_WHILE: print_while(P, op, depth); break;
+    case OP_REDUCE: print_reduce(P, op, depth); break;
     default: break;
     }
     if (op->n_regions == 0) {
@@ -797,7 +823,7 @@ static void parse_attr(Parser *P, Opcode opc, IrAttr *attr) {
     if (key.kind != TK_IDENT) expected(P, key, "an attribute name");
     const char *opname = ir_opinfo[opc].name;
     bool mem = opc == OP_LOAD || opc == OP_STORE;
-    if (opc == OP_EXPAND_DIMS && tok_is(key, "axis")) {
+    if ((opc == OP_EXPAND_DIMS || opc == OP_REDUCE) && tok_is(key, "axis")) {
         expect(P, "=");
         attr->i = parse_int(P, 0, IR_MAX_RANK - 1, "axis");
     } else if ((opc == OP_MIN || opc == OP_MAX) && tok_is(key, "propagate_nan")) {
@@ -1070,6 +1096,47 @@ static IrOp *parse_while(Parser *P, IrBlock *b, SrcLoc loc, Tok kw) {
     return op;
 }
 
+/* typed_args = "(" (VALUE ":" type ("," VALUE ":" type)*)? ")"  -- new
+ * arguments of block b, their names appended to *names */
+static void parse_typed_args(Parser *P, IrBlock *b, Tok **names, uint32_t *n, uint32_t *cap) {
+    expect(P, "(");
+    if (accept(P, ")")) return;
+    do {
+        Tok a = next_tok(P);
+        if (a.kind != TK_VALUE) expected(P, a, "an argument name");
+        VEC_PUSH(P->c->arena, *names, *n, *cap, a);
+        expect(P, ":");
+        TypeL ty = parse_type(P);
+        ValId v = ir_block_add_arg(P->fn, b, ty.t);
+        P->fn->vals[v].layout = ty.layout;
+    } while (accept(P, ","));
+    expect(P, ")");
+}
+
+/* reduce_op = "reduce" use ("," use)* attrs results "combine" typed_args region */
+static IrOp *parse_reduce(Parser *P, IrBlock *b, SrcLoc loc, Tok kw) {
+    Operands o = {0};
+    parse_operands(P, &o);
+    if (o.n == 0) expected(P, peek(P), "an operand");
+    IrAttr attr;
+    memset(&attr, 0, sizeof attr);
+    parse_attrs(P, OP_REDUCE, &attr);
+    TypeL *res;
+    uint32_t n_res = parse_result_types(P, &res);
+    if (n_res != o.n)
+        parse_error(P, loc, "'reduce' has %u operand%s but %u result type%s", o.n, o.n == 1 ? "" : "s", n_res,
+                    n_res == 1 ? "" : "s");
+    IrOp *op = new_op(P, b, OP_REDUCE, loc, &o, res, n_res, 1);
+    op->attr = attr;
+    Tok c = expect(P, "combine");
+    Tok *args = NULL;
+    uint32_t n_args = 0, cap_args = 0;
+    parse_typed_args(P, op->regions[0], &args, &n_args, &cap_args);
+    (void)kw;
+    parse_region(P, op->regions[0], args, n_args, c);
+    return op;
+}
+
 /* op = (VALUE ("," VALUE)* "=")? OPNAME op_body */
 static void parse_op(Parser *P, IrBlock *b) {
     Tok first = peek(P);
@@ -1095,6 +1162,7 @@ static void parse_op(Parser *P, IrBlock *b) {
     case OP_FOR: op = parse_for(P, b, loc, name); break;
     case OP_IF: op = parse_if(P, b, loc, name); break;
     case OP_WHILE: op = parse_while(P, b, loc, name); break;
+    case OP_REDUCE: op = parse_reduce(P, b, loc, name); break;
     default: op = parse_simple_op(P, b, (Opcode)opc, loc); break;
     }
     if (n_res != op->n_results)

@@ -404,6 +404,56 @@ static void check_while(Verifier *V, IrOp *op) {
     check_terminator(V, op, after, OP_YIELD, 0, before->args, before->n_args, "do");
 }
 
+/* reduce: N operands of one shape (and layout), the results that shape
+ * without dim `axis` (scalars from 1-D operands) in the operand's layout
+ * with that dim dropped; the combine region takes 2N scalars of the
+ * operands' element types and yields N of them. */
+static void check_reduce(Verifier *V, IrOp *op) {
+    Arena *a = V->fn->ctx->arena;
+    uint32_t n = op->n_operands;
+    IrType t0 = vtype(V, op->operands[0]);
+    int64_t axis = op->attr.i;
+    if (n == 0 || op->n_results != n) {
+        verr(V, op, "has %u operands and %u results, expected as many of each (at least one)", n, op->n_results);
+        return;
+    }
+    if (t0.rank == 0 || axis < 0 || axis >= t0.rank) {
+        verr(V, op, "axis %lld is out of range for operand 0 of type %s", (long long)axis, tstr(V, t0));
+        return;
+    }
+    IrType rs = t0;
+    rs.rank--;
+    for (int d = (int)axis; d < rs.rank; d++) rs.shape[d] = t0.shape[d + 1];
+    for (uint32_t i = 0; i < n; i++) {
+        IrType ti = vtype(V, op->operands[i]);
+        if (!same_shape(ti, t0)) verr(V, op, "operand %u has type %s, whose shape differs from operand 0's %s", i, tstr(V, ti), tstr(V, t0));
+        else if (i) want_layout_of(V, op, operand_name(V, i), op->operands[i], op->operands[0], "operand 0");
+        want_type(V, op, arena_printf(a, "result %u", i), op->results[i], ir_with_elem(rs, ir_elem_of(ti)));
+    }
+    int32_t l0 = V->fn->vals[op->operands[0]].layout;
+    if (V->layouts && rs.rank > 0 && l0 >= 0 && (uint32_t)l0 < V->fn->n_layouts) {
+        Layout want = layout_drop_dim(&V->fn->layouts[l0], (int)axis);
+        for (uint32_t i = 0; i < n; i++) {
+            int32_t lr = V->fn->vals[op->results[i]].layout;
+            if (lr >= 0 && (uint32_t)lr < V->fn->n_layouts && !layout_same(&V->fn->layouts[lr], &want))
+                verr(V, op, "result %u has layout #L%d, expected operand 0's layout with dim %lld dropped", i, lr,
+                     (long long)axis);
+        }
+    }
+    IrBlock *b = op->regions[0];
+    if (b->n_args != 2 * n) {
+        verr(V, op, "the combine region has %u arguments, expected %u", b->n_args, 2 * n);
+        return;
+    }
+    ValId *scalars = arena_alloc(a, sizeof(ValId) * n);
+    for (uint32_t k = 0; k < 2 * n; k++) {
+        IrType e = ir_elem_of(vtype(V, op->operands[k % n]));
+        want_type(V, op, arena_printf(a, "combine argument %u", k), b->args[k], e);
+        if (k < n) scalars[k] = b->args[k];
+    }
+    check_terminator(V, op, b, OP_YIELD, 0, scalars, n, "combine");
+}
+
 /* Where a terminator may stand: yield ends for/if/while-do regions,
  * condition ends while-before regions, ret ends the function body. */
 static void check_term_place(Verifier *V, IrOp *op) {
@@ -413,7 +463,8 @@ static void check_term_place(Verifier *V, IrOp *op) {
     bool ok;
     switch (op->opc) {
     case OP_YIELD:
-        ok = owner && (owner->opc == OP_FOR || owner->opc == OP_IF || (owner->opc == OP_WHILE && owner->regions[1] == b));
+        ok = owner && (owner->opc == OP_FOR || owner->opc == OP_IF || owner->opc == OP_REDUCE ||
+                       (owner->opc == OP_WHILE && owner->regions[1] == b));
         break;
     case OP_CONDITION: ok = owner && owner->opc == OP_WHILE && owner->regions[0] == b; break;
     default: ok = b == V->fn->body; break;
@@ -443,6 +494,7 @@ static bool check_counts(Verifier *V, IrOp *op) {
     if (op->opc == OP_LOAD) lo = 1, hi = 3;
     if (op->opc == OP_STORE) lo = 2, hi = 3;
     if (op->opc == OP_FOR) lo = 3;
+    if (op->opc == OP_REDUCE) lo = 1;
     if (op->n_operands < lo || op->n_operands > hi) {
         verr(V, op, "has %u operands, expected %u to %u", op->n_operands, lo, hi == UINT32_MAX ? op->n_operands : hi);
         ok = false;
@@ -472,6 +524,7 @@ static void check_op_types(Verifier *V, IrOp *op) {
     case OP_FOR: check_for(V, op); break;
     case OP_IF: check_if(V, op); break;
     case OP_WHILE: check_while(V, op); break;
+    case OP_REDUCE: check_reduce(V, op); break;
     case OP_YIELD: case OP_CONDITION: case OP_RET: break;
     case OP_ASSERT: check_assert(V, op); break;
     case OP_PRINT: case OP_BARRIER: break;

@@ -9,7 +9,8 @@
  * is live when one of its results is. Carried value k of a `for` is live
  * when its result or its block argument is; then its init operand and its
  * yield operand are live. Result k of an `if` makes both yield operands k
- * live. `while` keeps everything (it decides its own trip count).
+ * live. A reduce with a live result keeps its operands and its whole
+ * combine function; one with none is deleted. `while` keeps everything (it decides its own trip count).
  *
  * The sweep deletes dead ops, removes dead carried values from `for`
  * (init operand, block argument, yield operand and result together) and dead
@@ -35,7 +36,7 @@ static void mark(Dce *D, ValId v) {
 
 static bool removable(IrOp *op) {
     if (op->opc == OP_LOAD) return !(op->attr.flags & LOADF_VOLATILE);
-    return (ir_opinfo[op->opc].flags & F_PURE) && op->n_regions == 0;
+    return (ir_opinfo[op->opc].flags & F_PURE) && (op->n_regions == 0 || op->opc == OP_REDUCE);
 }
 
 static bool any_result_live(Dce *D, IrOp *op) {
@@ -68,10 +69,21 @@ static void mark_if(Dce *D, IrOp *op) {
     }
 }
 
+/* A reduce computes all its results at once: one live result keeps every
+ * operand and the whole combine function. */
+static void mark_reduce(Dce *D, IrOp *op) {
+    if (!any_result_live(D, op)) return;
+    for (uint32_t i = 0; i < op->n_operands; i++) mark(D, op->operands[i]);
+    IrOp *y = op->regions[0]->last;
+    if (y && y->opc == OP_YIELD)
+        for (uint32_t i = 0; i < y->n_operands; i++) mark(D, y->operands[i]);
+}
+
 static void mark_op(IrFunc *fn, IrOp *op, void *ud) {
     (void)fn;
     Dce *D = ud;
     switch (op->opc) {
+    case OP_REDUCE: mark_reduce(D, op); return;
     case OP_FOR: mark_for(D, op); return;
     case OP_IF: mark_if(D, op); return;
     case OP_YIELD:

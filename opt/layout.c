@@ -443,9 +443,23 @@ static void fwd_if(LayoutPass *P, IrOp *op) {
     }
 }
 
+/* A reduce works in its operands' layout (the best of them, as an
+ * elementwise op would pick; the others are brought into it), and its
+ * results are that layout with the reduced dim dropped: a slice, where the
+ * lanes and warps that held different positions along the axis now hold
+ * the same result. Users that want another layout get a convert. */
+static void fwd_reduce(LayoutPass *P, IrOp *op) {
+    int32_t l = follow_operands(P, op);
+    TRIC_ASSERT(l >= 0);
+    if (ir_type(P->fn, op->results[0]).rank == 0) return;
+    int32_t r = intern(P, layout_drop_dim(&P->fn->layouts[l], (int)op->attr.i));
+    for (uint32_t i = 0; i < op->n_results; i++) set_layout(P, op->results[i], r);
+}
+
 static void fwd_block(LayoutPass *P, IrBlock *b) {
     for (IrOp *op = b->first; op; op = op->next) {
-        if (op->opc == OP_FOR) fwd_for(P, op);
+        if (op->opc == OP_REDUCE) fwd_reduce(P, op);
+        else if (op->opc == OP_FOR) fwd_for(P, op);
         else if (op->opc == OP_WHILE) fwd_while(P, op);
         else if (op->opc == OP_IF) fwd_if(P, op);
         else
@@ -536,6 +550,8 @@ static void fix_operands(IrFunc *fn, IrOp *op, void *ud) {
     (void)fn;
     int32_t anchor = anchor_of(P, op);
     ValId r = op->n_results ? op->results[0] : VAL_NONE;
+    /* chosen before any operand is replaced, as fwd_reduce chose it */
+    int32_t reduce_in = op->opc == OP_REDUCE ? follow_operands(P, op) : -1;
     for (uint32_t i = 0; i < op->n_operands; i++) {
         ValId v = op->operands[i];
         if (!is_tile(P, v)) continue;
@@ -548,6 +564,7 @@ static void fix_operands(IrFunc *fn, IrOp *op, void *ud) {
         case OP_WHILE: require(P, op, i, layout_of(P, op->regions[0]->args[i])); break;
         case OP_YIELD:
         case OP_CONDITION: require(P, op, i, terminator_need(P, op, i)); break;
+        case OP_REDUCE: require(P, op, i, reduce_in); break;
         default:
             if (r != VAL_NONE && passes_layout_through(op->opc)) require(P, op, i, layout_of(P, r));
             break;

@@ -180,6 +180,22 @@ typedef struct SmemTile {
     int vec;
 } SmemTile;
 
+/* Where convert_layout's buffer starts: after the reductions' (reduce.c),
+ * so that a convert never overwrites partials another thread still reads. */
+static Reg convert_base(Ptx *P) {
+    if (!P->red_bytes) return ptx_smem_base(P);
+    if (P->conv_base) return P->conv_base;
+    Reg base = ptx_smem_base(P);
+    Buf *saved = P->out;
+    int n_insts = P->n_insts;
+    P->out = &P->prologue;
+    P->conv_base = ptx_reg(P, RC_B32);
+    ptx_ins(P, "add.u32 %R, %R, %d;", P->conv_base, base, (int)P->red_bytes);
+    P->out = saved;
+    P->n_insts = n_insts;
+    return P->conv_base;
+}
+
 /* smem + slot(i) * bytes for a run-time index i */
 static Reg smem_slot_addr(Ptx *P, const SmemShape *s, Reg i) {
     Reg a = ptx_reg(P, RC_B32);
@@ -189,7 +205,7 @@ static Reg smem_slot_addr(Ptx *P, const SmemShape *s, Reg i) {
         ptx_ins(P, "mad.lo.u32 %R, %R, %d, %R;", slot, row, (int)s->pad, i);
         i = slot;
     }
-    ptx_ins(P, "mad.lo.u32 %R, %R, %d, %R;", a, i, s->bytes, ptx_smem_base(P));
+    ptx_ins(P, "mad.lo.u32 %R, %R, %d, %R;", a, i, s->bytes, convert_base(P));
     return a;
 }
 
@@ -302,6 +318,7 @@ void ptx_convert_layout(Ptx *P, IrOp *op) {
     SmemPlan plan = smem_plan(&ty, &P->fn->layouts[lw], dup, &P->fn->layouts[lr]);
     int64_t rows = ir_numel(ty) >> plan.shape.lb;
     int64_t size = rows * (((int64_t)1 << plan.shape.lb) + plan.shape.pad) * plan.shape.bytes;
+    size += P->red_bytes;
     TRIC_ASSERT(size <= INT32_MAX);
     if (size > P->fn->shared_bytes) P->fn->shared_bytes = (int32_t)size;
     write_tile(P, op, src, e, &plan.shape, plan.vec_w);

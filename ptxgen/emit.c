@@ -678,6 +678,7 @@ static void emit_op(Ptx *P, IrOp *op) {
     case OP_FOR: emit_for(P, op); break;
     case OP_IF: emit_if(P, op); break;
     case OP_WHILE: emit_while(P, op); break;
+    case OP_REDUCE: ptx_reduce(P, op); break;
     case OP_RET: ptx_ins(P, "ret;"); break;
     case OP_PRINT: ptx_print(P, op); break;
     case OP_ASSERT: ptx_assert(P, op); break;
@@ -702,6 +703,8 @@ static IrOp *emit_block(Ptx *P, IrBlock *b) {
     }
     return NULL;
 }
+
+IrOp *ptx_emit_block(Ptx *P, IrBlock *b) { return emit_block(P, b); }
 
 /* ---- the module ---- */
 
@@ -804,6 +807,7 @@ static void emit_function(Ptx *P) {
     check_target(P->ctx);
     P->out = &P->prologue;
     load_params(P);
+    ptx_reduce_plan(P);
     P->out = &P->body;
     IrOp *term = emit_block(P, P->fn->body);
     TRIC_ASSERT(term == NULL);

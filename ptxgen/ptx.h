@@ -42,6 +42,8 @@ typedef struct ConstReg {
     Reg reg;
 } ConstReg;
 
+struct ReducePlan;
+
 typedef struct Ptx {
     IrFunc *fn;
     Ctx *ctx;
@@ -71,6 +73,11 @@ typedef struct Ptx {
     uint32_t n_strings, cap_strings;
     int n_print_bufs;
     bool uses_vprintf, uses_assertfail;
+    struct ReducePlan *reds;   /* reduce.c: reductions through shared memory */
+    uint32_t n_reds, cap_reds;
+    int32_t red_bytes;      /* their buffers, at the start of shared memory */
+    Reg conv_base;          /* convert_layout's buffer: smem + red_bytes */
+    Reg lane_bit[5];        /* pred: lane bit k is set (butterfly partners) */
 } Ptx;
 
 /* ---- emit.c ---- */
@@ -98,6 +105,8 @@ Reg ptx_layout_owner(Ptx *P, int32_t li, uint32_t *dup_reg_mask);
 int32_t ptx_layout_index(Ptx *P, IrOp *op, ValId v);
 /* convert_layout that only renames registers; false if threads must trade */
 bool ptx_try_alias_convert(Ptx *P, IrOp *op);
+/* Emits b's ops; returns its yield/condition terminator, NULL if none. */
+IrOp *ptx_emit_block(Ptx *P, IrBlock *b);
 
 /* ---- optab.c ---- */
 RegClass ptx_class_of(ElemType e);
@@ -182,5 +191,11 @@ void ptx_debug_decls(Ptx *P, Buf *out);
 /* ---- convert.c ---- */
 void ptx_convert_layout(Ptx *P, IrOp *op);
 Reg ptx_smem_base(Ptx *P);
+
+/* ---- reduce.c ---- */
+/* Before emission: shared-memory buffers of the reductions and where they
+ * must wait for earlier readers; sets red_bytes and fn->shared_bytes. */
+void ptx_reduce_plan(Ptx *P);
+void ptx_reduce(Ptx *P, IrOp *op);
 
 #endif

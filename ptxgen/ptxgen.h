@@ -4,6 +4,7 @@
  *   optab.c     op x type -> PTX templates, type suffix tables
  *   memory.c    loads and stores (vectorized, masked, cache modifiers)
  *   convert.c   convert_layout through shared memory
+ *   reduce.c    reduce: registers, warp shuffles, shared memory across warps
  *   mathlib.c   fp64 exp, exp2, log, log2 (range reduction + minimax polynomials)
  */
 #ifndef TRIC_PTXGEN_H

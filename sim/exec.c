@@ -25,6 +25,8 @@ typedef struct Cta {
     uint8_t *local;           /* threads * m->local_bytes: thread t's frame at t * local_bytes */
     uint32_t ctaid[3];
     uint64_t operands[4], result;   /* exec_one's scratch */
+    uint64_t *xfer;           /* shfl: each thread's value, read before any is written */
+    uint8_t *xpred;           /* shfl: each thread's source lane was in range */
 } Cta;
 
 static inline uint64_t *slot(Cta *c, uint32_t reg, uint32_t t) { return &c->regs[(size_t)reg * c->threads + t]; }
@@ -75,6 +77,11 @@ static inline uint64_t read_opd(Cta *c, const SimOpd *o, uint32_t t) {
 static inline void write_reg(Cta *c, uint32_t reg, uint32_t t, uint64_t v) {
     int bits = c->m->reg_bits[reg];
     *slot(c, reg, t) = bits == 1 ? v != 0 : sim_trunc(v, bits);
+}
+
+static inline bool guard_of(Cta *c, const SimIns *in, uint32_t t) {
+    if (in->guard == SIM_NOREG) return true;
+    return (*slot(c, in->guard, t) != 0) != in->guard_neg;
 }
 
 /* ---- memory ---- */
@@ -236,6 +243,87 @@ static void exec_cvta(Cta *c, const SimIns *in, uint32_t t) {
     write_reg(c, in->opd[0].reg[0], t, (in->mods & SM_TO) ? a - host + base : a - base + host);
 }
 
+/* ---- warp shuffles ---- */
+
+/* Is every active lane's member mask the same? (the usual case) */
+static bool same_masks(const uint32_t *masks, uint32_t active) {
+    uint32_t first = masks[__builtin_ctz(active)];
+    for (uint32_t l = 0; l < 32; l++)
+        if ((active >> l & 1) && masks[l] != first) return false;
+    return true;
+}
+
+/* What PTX leaves undefined for the warp's lanes `active` executing a shfl
+ * with their member masks: a lane outside its own mask, a lane of a mask
+ * that does not execute the shfl (its guard is false, or the CTA has no
+ * such thread: the lanes named wait for it forever) or executes it with
+ * another mask. Lanes executing it with disjoint masks are fine. */
+static bool check_members(Cta *c, const SimIns *in, uint32_t w0, uint32_t active, const uint32_t *masks) {
+    bool uniform = same_masks(masks, active);
+    for (uint32_t l = 0; l < 32; l++) {
+        if (!(active >> l & 1)) continue;
+        uint32_t m = masks[l], t = w0 + l, missing = m & ~active;
+        if (!(m >> l & 1))
+            return error_at(c, in, t, "runs in lane %u, outside its member mask 0x%08x (undefined)", l, m);
+        if (missing) {
+            uint32_t k = (uint32_t)__builtin_ctz(missing);
+            return error_at(c, in, t, "has member mask 0x%08x, but lane %u %s", m, k,
+                            w0 + k >= c->threads ? "does not exist (the CTA has fewer threads)"
+                                                 : "does not execute it (its guard is false)");
+        }
+        for (uint32_t k = 0; !uniform && k < 32; k++)
+            if ((m >> k & 1) && masks[k] != m)
+                return error_at(c, in, t, "has member mask 0x%08x, lane %u executes it with 0x%08x", m, k, masks[k]);
+    }
+    return true;
+}
+
+/* shfl.sync.MODE.b32 d[|p], a, b, c, membermask over one warp (threads w0
+ * .. w0 + 31), as PTX defines it: with lane = t % 32, bval = b & 31,
+ * clamp = c & 31, segmask = (c >> 8) & 31,
+ *   maxLane = (lane & segmask) | (clamp & ~segmask), minLane = lane & segmask
+ *   bfly: j = lane ^ bval                     in range: j <= maxLane
+ *   down: j = lane + bval                     in range: j <= maxLane
+ *   up:   j = lane - bval                     in range: j >= maxLane
+ *   idx:  j = minLane | (bval & ~segmask)     in range: j <= maxLane
+ * d = lane j's a, or the lane's own a when j is out of range; p = in range.
+ * Reading a lane outside the member mask is undefined: an error. */
+static bool shfl_warp(Cta *c, const SimIns *in, uint32_t w0) {
+    uint32_t active = 0, masks[32] = {0}, n = c->threads - w0 < 32 ? c->threads - w0 : 32;
+    for (uint32_t l = 0; l < n; l++)
+        if (guard_of(c, in, w0 + l)) {
+            active |= 1u << l;
+            masks[l] = (uint32_t)read_opd(c, &in->opd[4], w0 + l);
+        }
+    if (!active) return true;
+    if (!check_members(c, in, w0, active, masks)) return false;
+    uint32_t mode = in->mods & SM_SHFL_MODES;
+    for (uint32_t l = 0; l < n; l++) {
+        if (!(active >> l & 1)) continue;
+        uint32_t t = w0 + l, cc = (uint32_t)read_opd(c, &in->opd[3], t);
+        int32_t b = (int32_t)(read_opd(c, &in->opd[2], t) & 31), lane = (int32_t)l;
+        int32_t seg = (int32_t)(cc >> 8 & 31), max_lane = (lane & seg) | ((int32_t)(cc & 31) & ~seg), j;
+        bool in_range;
+        switch (mode) {
+        case SM_BFLY: j = lane ^ b, in_range = j <= max_lane; break;
+        case SM_DOWN: j = lane + b, in_range = j <= max_lane; break;
+        case SM_UP: j = lane - b, in_range = j >= max_lane; break;
+        default: j = (lane & seg) | (b & ~seg), in_range = j <= max_lane; break;
+        }
+        if (!in_range) j = lane;
+        if (!(masks[l] >> j & 1))
+            return error_at(c, in, t, "reads lane %d, outside the member mask 0x%08x (undefined)", j, masks[l]);
+        c->xfer[t] = sim_trunc(read_opd(c, &in->opd[1], w0 + (uint32_t)j), 32);
+        c->xpred[t] = in_range;
+    }
+    for (uint32_t l = 0; l < n; l++) {   /* every source read: now write (d may be a) */
+        if (!(active >> l & 1)) continue;
+        write_reg(c, in->opd[0].reg[0], w0 + l, c->xfer[w0 + l]);
+        if (in->opd[0].n == 2) write_reg(c, in->opd[0].reg[1], w0 + l, c->xpred[w0 + l]);
+    }
+    return true;
+}
+
 /* ---- system calls ---- */
 
 /* The host bytes at generic address addr as thread t sees them, and how
@@ -346,10 +434,6 @@ static bool exec_one(Cta *c, const SimIns *in, uint32_t t) {
     return true;
 }
 
-static inline bool guard_of(Cta *c, const SimIns *in, uint32_t t) {
-    if (in->guard == SIM_NOREG) return true;
-    return (*slot(c, in->guard, t) != 0) != in->guard_neg;
-}
 
 /* A branch or ret: every thread must agree; *taken says what they do. */
 static bool uniform_guard(Cta *c, const SimIns *in, bool *taken) {
@@ -392,6 +476,11 @@ static bool run_cta(Cta *c) {
             if (taken) return true;
             pc++;
             continue;
+        case SO_SHFL:   /* lock step: every lane is here, warp by warp */
+            for (uint32_t w0 = 0; w0 < c->threads; w0 += 32)
+                if (!shfl_warp(c, in, w0)) return false;
+            pc++;
+            continue;
         case SO_BAR:   /* lock step: every thread is here already */
             if (!uniform_guard(c, in, &taken)) return false;
             pc++;
@@ -428,6 +517,8 @@ bool sim_run(const SimLaunch *l, Buf *err) {
         c.regs = arena_alloc(a, sizeof(uint64_t) * ((size_t)m.n_regs * l->threads + 1));
         c.shared = arena_alloc(a, c.shared_bytes + 1);
         c.local = arena_alloc(a, (size_t)m.local_bytes * l->threads + 1);
+        c.xfer = arena_alloc(a, sizeof(uint64_t) * l->threads);
+        c.xpred = arena_alloc(a, l->threads);
         uint32_t g[3];
         for (int i = 0; i < 3; i++) g[i] = l->data->grid[i] ? l->data->grid[i] : 1;
         for (uint32_t z = 0; ok && z < g[2]; z++)

@@ -32,6 +32,11 @@ static const struct { const char *name; uint32_t bit; } mod_names[] = {
     {"volatile", SM_VOLATILE}, {"local", SM_LOCAL},
 };
 
+/* shfl's modes: where the source lane comes from */
+static const struct { const char *name; uint32_t bit; } shfl_modes[] = {
+    {"bfly", SM_BFLY}, {"up", SM_UP}, {"down", SM_DOWN}, {"idx", SM_IDX},
+};
+
 /* cache operators and eviction priorities: hints only */
 static const char *const hint_names[] = {
     "ca", "cg", "cs", "lu", "cv", "wb", "wt", "L1::evict_first", "L1::evict_last",
@@ -301,6 +306,19 @@ static bool parse_operand(Loader *L, SimIns *in, char *s, SimOpd *o) {
         }
         return true;
     }
+    char *bar = s[0] == '%' && in->op == SO_SHFL && o == &in->opd[0] ? strchr(s, '|') : NULL;
+    if (bar) {   /* shfl's "d|p": the value and whether its source lane was in range */
+        char *p = trimmed(L->a, bar + 1, strlen(bar + 1));
+        *bar = 0;
+        char *d = trimmed(L->a, s, strlen(s));
+        if (p[0] != '%' || d[0] != '%') return fail(L, "bad destination '%s|%s'", d, p);
+        o->kind = SD_REG;
+        o->n = 2;
+        if ((o->reg[0] = reg_index(L, d + 1)) == SIM_NOREG || (o->reg[1] = reg_index(L, p + 1)) == SIM_NOREG)
+            return false;
+        if (L->m->reg_bits[o->reg[1]] != 1) return fail(L, "'%s' after '|' is not a predicate", p);
+        return true;
+    }
     if (s[0] == '%') {
         for (size_t i = 0; i < ARRAY_LEN(special_names); i++)
             if (!strcmp(s, special_names[i])) {
@@ -377,6 +395,12 @@ static bool decode_part(Loader *L, SimIns *in, const char *part, int *n_types) {
             in->mods |= mod_names[i].bit;
             return true;
         }
+    if (in->op == SO_SHFL)
+        for (size_t i = 0; i < ARRAY_LEN(shfl_modes); i++)
+            if (!strcmp(part, shfl_modes[i].name)) {
+                in->mods |= shfl_modes[i].bit;
+                return true;
+            }
     if (in->op == SO_LD || in->op == SO_ST)
         for (size_t i = 0; i < ARRAY_LEN(hint_names); i++)
             if (!strcmp(part, hint_names[i])) return true;
@@ -403,6 +427,22 @@ static bool decode_opcode(Loader *L, SimIns *in, const char *opcode) {
     return true;
 }
 
+/* shfl.sync.MODE.b32 d[|p], a, b, c, membermask; (the only form since
+ * sm_70: one mode, .sync, .b32) */
+static bool check_shfl(Loader *L, SimIns *in) {
+    uint32_t mode = in->mods & SM_SHFL_MODES;
+    if (in->ty[0] != ST_B32 || in->ty[1] || !(in->mods & SM_SYNC) || (in->mods & ~(SM_SYNC | SM_SHFL_MODES)) ||
+        !mode || (mode & (mode - 1)))
+        return fail(L, "unknown instruction '%s' (shfl.sync.{bfly,up,down,idx}.b32 is modelled)", in->name);
+    if (in->opd[0].kind != SD_REG) return fail(L, "'%s' needs a register result", in->name);
+    for (int i = 1; i < 5; i++) {
+        uint8_t kd = in->opd[i].kind;
+        if (kd != SD_REG && kd != SD_IMM && kd != SD_SPECIAL)
+            return fail(L, "'%s': operand %d must be a register or an immediate", in->name, i + 1);
+    }
+    return true;
+}
+
 /* What each op needs, checked once here so exec.c can trust it. */
 static bool check_shape(Loader *L, SimIns *in) {
     int want = op_info[in->op].n_opd;
@@ -414,6 +454,7 @@ static bool check_shape(Loader *L, SimIns *in) {
         if (in->n_opd < 1 || in->n_opd > 2) return fail(L, "'%s' takes a barrier number", in->name);
         return true;
     case SO_RET: case SO_BRA: return true;
+    case SO_SHFL: return check_shfl(L, in);
     case SO_CVT:
         if (!in->ty[1]) return fail(L, "'%s' needs two types", in->name);
         break;
@@ -547,7 +588,7 @@ static bool parse_instruction(Loader *L, const char *s) {
     if (!semi) return fail(L, "expected ';' after '%s'", opcode);
     char *ops[8];
     int n = split_operands(L, arena_strndup(L->a, s, (size_t)(semi - s)), ops, 8);
-    if (n < 0 || n > 4) return fail(L, "too many operands for '%s'", opcode);
+    if (n < 0 || n > 5) return fail(L, "too many operands for '%s'", opcode);
     in.n_opd = (uint8_t)n;
     for (int i = 0; i < n; i++)
         if (!parse_operand(L, &in, ops[i], &in.opd[i])) return false;

@@ -17,7 +17,7 @@
     X(BAR, "bar", -1) X(RET, "ret", 0) X(BRA, "bra", 1) X(EX2, "ex2", 2)            \
     X(LG2, "lg2", 2) X(SQRT, "sqrt", 2) X(RSQRT, "rsqrt", 2) X(RCP, "rcp", 2)       \
     X(PRMT, "prmt", 4) X(BFE, "bfe", 4) X(TESTP, "testp", 2)                        \
-    X(COPYSIGN, "copysign", 3) X(CALL, "call", -1)
+    X(COPYSIGN, "copysign", 3) X(CALL, "call", -1) X(SHFL, "shfl", 5)
 
 typedef enum SimOp {
 #define X(e, s, n) SO_##e,
@@ -65,7 +65,10 @@ enum {
     SM_WIDE = 1u << 12, SM_HI = 1u << 13, SM_LO = 1u << 14, SM_NAN = 1u << 15,
     SM_GLOBAL = 1u << 16, SM_SHARED = 1u << 17, SM_PARAM = 1u << 18, SM_TO = 1u << 19,
     SM_UNI = 1u << 20, SM_SYNC = 1u << 21, SM_VOLATILE = 1u << 22, SM_LOCAL = 1u << 23,
+    /* shfl's modes (only shfl takes them) */
+    SM_BFLY = 1u << 24, SM_UP = 1u << 25, SM_DOWN = 1u << 26, SM_IDX = 1u << 27,
 };
+#define SM_SHFL_MODES (SM_BFLY | SM_UP | SM_DOWN | SM_IDX)
 
 /* setp comparisons and testp classes */
 typedef enum SimCmp {
@@ -94,6 +97,7 @@ typedef enum SimOpdKind {
 
 #define SIM_NOREG UINT32_MAX
 
+/* SD_REG with n = 2: shfl's "d|p", reg[1] the predicate */
 typedef struct SimOpd {
     uint8_t kind, n;
     uint32_t reg[4];
@@ -113,7 +117,7 @@ typedef struct SimIns {
     uint32_t mods;
     uint32_t guard;        /* predicate register or SIM_NOREG */
     bool guard_neg;
-    SimOpd opd[4];
+    SimOpd opd[5];         /* shfl has five */
     int ptx_line;
     int loc_file, loc_line;   /* from the nearest .loc; 0 = none */
     const char *name;         /* the opcode as written: "ld.global.v4.b32" */

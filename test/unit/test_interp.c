@@ -863,7 +863,8 @@ static void test_reference_language(void) {
     expect_eval(&rc, "np.isnan(np.array([1.0, np.nan]))", "b(2,): 0 1");
     expect_eval(&rc, "np.isposinf(np.array([np.inf, -np.inf, 1.0]))", "b(3,): 1 0 0");
     expect_eval(&rc, "np.isneginf(np.array([np.inf, -np.inf, 1.0]))", "b(3,): 0 1 0");
-    expect_eval(&rc, "np.ldexp(1.0, np.array([-1074, 1023]))", "f(2,): 4.9406564584124654e-324 8.9884656743115795e+307");
+    expect_eval(&rc, "np.ldexp(1.0, np.array([-1074, 1023]))",
+                "f(2,): 4.9406564584124654e-324 8.9884656743115795e+307");
     expect_eval(&rc, "np.ceil(np.log2(np.arange(5) + 1))", "f(5,): 0 1 2 2 3");
     expect_eval(&rc, "np.abs(np.array([-3, 4]))", "i(2,): 3 4");
     /* what numpy or Python refuses is refused */
@@ -878,6 +879,170 @@ static void test_reference_language(void) {
     expect_eval(&rc, "x[0, 0]", "tric: error: check: too many indices for an array of shape (8,)\n");
     expect_eval(&rc, "x.sum(axis=1)", "tric: error: check: axis 1 is out of bounds for an array of shape (8,)\n");
     expect_eval(&rc, "np.frexp(x)", "tric: error: check: unknown function 'np.frexp'\n");
+    ref_case_close(&rc);
+}
+
+/* numpy's reductions, scans, reshape(-1), flip, concatenate and stack:
+ * every value below is what numpy 2.4 computes for the same expression */
+static void test_reference_reductions(void) {
+    RefCase rc;
+    ref_case_open(&rc, add_f32_tir, "x = arange(8, fp32) - 2.5; y = full(8, 0.5, fp16); out = empty(8, fp32); n = 8",
+                  false);
+    if (!rc.ok) {
+        ref_case_close(&rc);
+        return;
+    }
+    expect_eval(&rc, "np.arange(6).reshape(2, 3).max(axis=1)", "i(2,): 2 5");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3).max(axis=0)", "i(3,): 3 4 5");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3).max()", "i(): 5");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3).min(axis=-1)", "i(2,): 0 3");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3).max(1)", "i(2,): 2 5");
+    expect_eval(&rc, "np.max(np.arange(6).reshape(2, 3), axis=0)", "i(3,): 3 4 5");
+    expect_eval(&rc, "np.max(np.arange(6).reshape(2, 3), 1)", "i(2,): 2 5");
+    expect_eval(&rc, "np.amin(np.arange(6).reshape(2, 3), axis=0)", "i(3,): 0 1 2");
+    expect_eval(&rc, "np.amax(x)", "f(): 4.5");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3).max(axis=1, keepdims=True)", "i(2, 1): 2 5");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3).sum(axis=0, keepdims=True)", "i(1, 3): 3 5 7");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3).max(keepdims=True)", "i(1, 1): 5");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3).sum(axis=None)", "i(): 15");
+    expect_eval(&rc, "(np.arange(4) > 1).max()", "b(): 1");
+    expect_eval(&rc, "(np.arange(4) > 1).sum()", "i(): 2");
+    expect_eval(&rc, "(np.arange(4) > 1).sum(axis=0)", "i(): 2");
+    expect_eval(&rc, "np.array([[1, 5, 5], [7, 2, 7]]).argmax(axis=1)", "i(2,): 1 0");
+    expect_eval(&rc, "np.array([[1, 5, 5], [7, 2, 7]]).argmax()", "i(): 3");
+    expect_eval(&rc, "np.array([[1, 5, 5], [7, 2, 1]]).argmin(axis=0)", "i(3,): 0 1 1");
+    expect_eval(&rc, "np.argmax(np.array([[1, 5, 5], [7, 2, 7]]), axis=0)", "i(3,): 1 0 1");
+    expect_eval(&rc, "np.argmin(np.array([[1, 5, 5], [7, 2, 7]]), axis=1, keepdims=True)", "i(2, 1): 0 1");
+    expect_eval(&rc, "np.array([[3.0, 1.0, 3.0], [np.nan, 2.0, np.nan]]).max(axis=1)", "f(2,): 3 nan");
+    expect_eval(&rc, "np.array([[3.0, 1.0, 3.0], [np.nan, 2.0, np.nan]]).min(axis=1)", "f(2,): 1 nan");
+    expect_eval(&rc, "np.array([[3.0, 1.0, 3.0], [np.nan, 2.0, np.nan]]).argmax(axis=1)", "i(2,): 0 0");
+    expect_eval(&rc, "np.array([[3.0, 1.0, 3.0], [np.nan, 2.0, np.nan]]).argmin(axis=1)", "i(2,): 1 0");
+    expect_eval(&rc, "np.array([[3.0, 1.0, 3.0], [np.nan, 2.0, np.nan]]).argmax(axis=0)", "i(3,): 1 1 1");
+    expect_eval(&rc, "np.array([[3.0, 1.0, 3.0], [np.nan, 2.0, np.nan]]).argmin()", "i(): 3");
+    expect_eval(&rc, "np.array([[3.0, 1.0, 3.0], [np.nan, 2.0, np.nan]]).max()", "f(): nan");
+    expect_eval(&rc, "x.argmax()", "i(): 7");
+    expect_eval(&rc, "x.argmin()", "i(): 0");
+    expect_eval(&rc, "np.array([2.0, -np.inf, 5.0, np.inf]).argmax()", "i(): 3");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3).prod(axis=1)", "i(2,): 0 60");
+    expect_eval(&rc, "np.prod(x)", "f(): -55.37109375");
+    expect_eval(&rc, "np.prod(np.array([2**40, 2**40]))", "i(): 0");
+    expect_eval(&rc, "np.array([2**62, 2**62]).sum()", "i(): -9223372036854775808");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3).mean(axis=0)", "f(3,): 1.5 2.5 3.5");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3).mean()", "f(): 2.5");
+    expect_eval(&rc, "np.mean(x)", "f(): 1");
+    expect_eval(&rc, "x.mean(axis=0, keepdims=True)", "f(1,): 1");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3).cumsum()", "i(6,): 0 1 3 6 10 15");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3).cumsum(axis=0)", "i(2, 3): 0 1 2 3 5 7");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3).cumsum(axis=1)", "i(2, 3): 0 1 3 3 7 12");
+    expect_eval(&rc, "np.cumsum(x)", "f(8,): -2.5 -4 -4.5 -4 -2.5 0 3.5 8");
+    expect_eval(&rc, "np.cumprod(np.arange(6).reshape(2, 3) + 1, axis=1)", "i(2, 3): 1 2 6 4 20 120");
+    expect_eval(&rc, "(np.arange(4) > 1).cumsum()", "i(4,): 0 0 1 2");
+    expect_eval(&rc, "np.cumsum(np.array([1.0, np.nan, 2.0]))", "f(3,): 1 nan nan");
+    expect_eval(&rc, "np.cumprod(3)", "i(1,): 3");
+    expect_eval(&rc, "(np.arange(6).reshape(2, 3) > 2).all(axis=1)", "b(2,): 0 1");
+    expect_eval(&rc, "(np.arange(6).reshape(2, 3) > 2).any(axis=1)", "b(2,): 0 1");
+    expect_eval(&rc, "np.array([0.0, np.nan]).all()", "b(): 0");
+    expect_eval(&rc, "np.array([0.0, np.nan]).any(axis=0)", "b(): 1");
+    expect_eval(&rc, "np.arange(3).all()", "b(): 0");
+    expect_eval(&rc, "np.bitwise_xor.reduce(np.array([[5, 3, 1], [6, 6, 9]]), axis=1)", "i(2,): 7 9");
+    expect_eval(&rc, "np.bitwise_xor.reduce(np.array([[5, 3, 1], [6, 6, 9]]))", "i(3,): 3 5 8");
+    expect_eval(&rc, "np.bitwise_xor.reduce(np.array([[5, 3, 1], [6, 6, 9]]), axis=None)", "i(): 14");
+    expect_eval(&rc, "np.bitwise_and.reduce(np.array([7, -2, 15]))", "i(): 6");
+    expect_eval(&rc, "np.bitwise_or.reduce(np.array([[1, 2], [4, 8]]), 1)", "i(2,): 3 12");
+    expect_eval(&rc, "np.bitwise_xor.reduce(np.array([True, True, True]))", "b(): 1");
+    expect_eval(&rc, "np.bitwise_and.reduce(np.arange(0))", "i(): -1");
+    expect_eval(&rc, "np.arange(0).reshape(2, 0).max(axis=0)", "i(0,):");
+    expect_eval(&rc, "np.arange(0).sum()", "i(): 0");
+    expect_eval(&rc, "np.arange(0).reshape(0, 3).prod(axis=0)", "i(3,): 1 1 1");
+    expect_eval(&rc, "np.arange(0).mean()", "f(): nan");
+    expect_eval(&rc, "np.maximum.reduce(np.array([1.0, np.nan, 3.0]))", "f(): nan");
+    expect_eval(&rc, "np.minimum.reduce(np.arange(6).reshape(2, 3), axis=1)", "i(2,): 0 3");
+    expect_eval(&rc, "np.add.reduce(np.arange(4) > 1)", "i(): 2");
+    expect_eval(&rc, "np.add.reduce(np.arange(6).reshape(2, 3))", "i(3,): 3 5 7");
+    expect_eval(&rc, "np.multiply.reduce(np.arange(6).reshape(2, 3) + 1, axis=1, keepdims=True)", "i(2, 1): 6 120");
+    expect_eval(&rc, "np.logical_and.reduce(np.array([1, 2, 0]))", "b(): 0");
+    expect_eval(&rc, "np.logical_or.reduce(np.array([0, 0, 3]))", "b(): 1");
+    expect_eval(&rc, "np.bitwise_xor(np.arange(4), 3)", "i(4,): 3 2 1 0");
+    expect_eval(&rc, "np.add(np.arange(3), 0.5)", "f(3,): 0.5 1.5 2.5");
+    expect_eval(&rc, "np.arange(12).reshape(3, -1)", "i(3, 4): 0 1 2 3 4 5 6 7 8 9 10 11");
+    expect_eval(&rc, "np.arange(12).reshape((-1, 2, 3))", "i(2, 2, 3): 0 1 2 3 4 5 6 7 8 9 10 11");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3).reshape(-1)", "i(6,): 0 1 2 3 4 5");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3).flatten()", "i(6,): 0 1 2 3 4 5");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3).ravel()", "i(6,): 0 1 2 3 4 5");
+    expect_eval(&rc, "x.sum().reshape(1)", "f(1,): 8");
+    expect_eval(&rc, "x.max().reshape(-1)", "f(1,): 4.5");
+    expect_eval(&rc, "np.flip(np.arange(6).reshape(2, 3))", "i(2, 3): 5 4 3 2 1 0");
+    expect_eval(&rc, "np.flip(np.arange(6).reshape(2, 3), axis=1)", "i(2, 3): 2 1 0 5 4 3");
+    expect_eval(&rc, "np.flip(np.arange(6).reshape(2, 3), 0)", "i(2, 3): 3 4 5 0 1 2");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3)[::-1]", "i(2, 3): 3 4 5 0 1 2");
+    expect_eval(&rc, "np.concatenate((np.arange(3), np.arange(2) * 1.5))", "f(5,): 0 1 2 0 1.5");
+    expect_eval(&rc, "np.concatenate([np.arange(4).reshape(2, 2), np.arange(2).reshape(2, 1)], axis=1)",
+                "i(2, 3): 0 1 0 2 3 1");
+    expect_eval(&rc, "np.concatenate((np.arange(4).reshape(2, 2), np.arange(2).reshape(1, 2)), axis=None)",
+                "i(6,): 0 1 2 3 0 1");
+    expect_eval(&rc, "np.stack((np.arange(3), np.arange(3) + 10))", "i(2, 3): 0 1 2 10 11 12");
+    expect_eval(&rc, "np.stack((np.arange(3), np.arange(3) + 10), axis=1)", "i(3, 2): 0 10 1 11 2 12");
+    expect_eval(&rc, "np.stack([np.arange(3), np.arange(3)], axis=-1)", "i(3, 2): 0 0 1 1 2 2");
+    expect_eval(&rc, "np.array([x.argmin()])", "i(1,): 0");
+    expect_eval(&rc, "np.array([x.max(), 1])", "f(2,): 4.5 1");
+    expect_eval(&rc, "np.array([[1, 2], [3, 4]])", "i(2, 2): 1 2 3 4");
+    expect_eval(&rc, "np.array([True, False])", "b(2,): 1 0");
+    expect_eval(&rc, "(x - x.max(axis=0, keepdims=True)) / x.sum(axis=0, keepdims=True)",
+                "f(8,): -0.875 -0.75 -0.625 -0.5 -0.375 -0.25 -0.125 0");
+    expect_eval(&rc, "(np.arange(200) * 0.1).sum()", "f(): 1990");
+    expect_eval(&rc, "(np.arange(200) * 0.1).reshape(2, 100).sum(axis=1)", "f(2,): 495 1495");
+    expect_eval(&rc, "(np.arange(200) * 0.1).reshape(100, 2).sum(axis=0)", "f(2,): 990 1000");
+    expect_eval(&rc, "(np.arange(200) * 0.1).mean()", "f(): 9.9499999999999993");
+    expect_eval(&rc, "(np.arange(200) * 0.1).reshape(100, 2, 1).sum(axis=0)", "f(2, 1): 990 1000");
+    /* where numpy raises */
+    expect_eval(&rc, "x.max(axis=1)",
+                "tric: error: check: axis 1 is out of bounds for an array of shape (8,)\n");
+    expect_eval(&rc, "x.argmax(axis=-2)",
+                "tric: error: check: axis -2 is out of bounds for an array of shape (8,)\n");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3).cumsum(axis=2)",
+                "tric: error: check: axis 2 is out of bounds for an array of shape (2, 3)\n");
+    expect_eval(&rc, "np.flip(x, axis=1)",
+                "tric: error: check: axis 1 is out of bounds for an array of shape (8,)\n");
+    expect_eval(&rc, "np.arange(0).max()",
+                "tric: error: check: zero-size array to reduction operation maximum which has no identity\n");
+    expect_eval(&rc, "np.arange(0).reshape(2, 0).max(axis=1)",
+                "tric: error: check: zero-size array to reduction operation maximum which has no identity\n");
+    expect_eval(&rc, "np.arange(0).argmin()",
+                "tric: error: check: attempt to get argmin of an empty sequence\n");
+    expect_eval(&rc, "np.bitwise_xor.reduce(x)",
+                "tric: error: check: np.bitwise_xor.reduce needs integers or bools\n");
+    expect_eval(&rc, "x.cumsum(keepdims=True)",
+                "tric: error: check: cumsum takes no keepdims= argument\n");
+    expect_eval(&rc, "np.exp(x, axis=0)",
+                "tric: error: check: np.exp takes no axis= argument\n");
+    expect_eval(&rc, "x.max(0, 1)",
+                "tric: error: check: max takes at most 1 positional argument\n");
+    expect_eval(&rc, "x.max(0, axis=0)",
+                "tric: error: check: max got axis twice\n");
+    expect_eval(&rc, "x.sum(axis=(0, 1))",
+                "tric: error: check: a tuple of axes is not supported: reduce one axis at a time\n");
+    expect_eval(&rc, "np.arange(6).reshape(4, -1)",
+                "tric: error: check: cannot reshape an array of shape (6,) into (4, -1)\n");
+    expect_eval(&rc, "np.arange(6).reshape(-1, -1)",
+                "tric: error: check: can only specify one unknown dimension\n");
+    expect_eval(&rc, "np.concatenate((np.arange(3), np.arange(4).reshape(2, 2)))",
+                "tric: error: check: np.concatenate: shapes (3,) and (2, 2) differ outside axis 0\n");
+    expect_eval(&rc, "np.stack((np.arange(3), np.arange(4)))",
+                "tric: error: check: np.stack: the arrays have different shapes, (3,) and (4,)\n");
+    expect_eval(&rc, "x.max(keepdim=True)",
+                "tric: error: check: unknown keyword argument 'keepdim'\n");
+    expect_eval(&rc, "np.foo.reduce(x)",
+                "tric: error: check: unknown function 'np.foo.reduce'\n");
+    expect_eval(&rc, "np.sum()",
+                "tric: error: check: np.sum needs an array\n");
+    expect_eval(&rc, "x.astype(i32, axis=0)",
+                "tric: error: check: astype takes no axis= argument\n");
+    expect_eval(&rc, "np.where(x > 0, x, 0, keepdims=True)",
+                "tric: error: check: np.where takes no keepdims= argument\n");
+    expect_eval(&rc, "np.concatenate(x)",
+                "tric: error: check: np.concatenate needs a list or tuple of arrays\n");
+    expect_eval(&rc, "np.stack((x, x), axis=None)",
+                "tric: error: check: np.stack needs an integer axis\n");
     ref_case_close(&rc);
 }
 
@@ -928,6 +1093,7 @@ int main(void) {
     test_fold_cse_ir();
     test_fold_cse_more(seed);
     test_reference_language();
+    test_reference_reductions();
     test_check_messages();
     test_kernels(seed);
     if (failures) printf("%d failures\n", failures);

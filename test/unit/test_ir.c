@@ -181,6 +181,7 @@ static const char *const every_op =
     "#L0 = linear<[4,8] reg=[[0,1]] lane=[[0,2],[0,4],[1,0],[2,0],[0,0]] warp=[]>\n"
     "#L1 = linear<[4] reg=[] lane=[[1],[2],[0],[0],[0]] warp=[]>\n"
     "#L2 = linear<[4,1] reg=[] lane=[[1,0],[2,0],[0,0],[0,0],[0,0]] warp=[]>\n"
+    "#L3 = linear<[4] reg=[] lane=[[0],[0],[1],[2],[0]] warp=[]>\n"
     "func @all(%p: ptr<f16> {div = 16}, %0: i32, %q: ptr<i8>) {\n"
     "  %1 = const -3 : i32\n"
     "  %2 = const 18446744073709551615 : u64\n"
@@ -233,7 +234,12 @@ static const char *const every_op =
     "  print %47, %q {prefix = \" v: \", hex}\n"
     "  assert %33 {msg = \"m\"}\n"
     "  barrier\n"
-    "  %48 = cast %q : i64\n"
+    "  %48, %49 = reduce %47, %32 {axis = 1} -> (tile<4xf16, #L3>, tile<4xi32, #L3>) combine(%50: f16, %51: i32, %52: f16, %53: i32) {\n"
+    "    %54 = max %50, %52 : f16\n"
+    "    %55 = min %51, %53 : i32\n"
+    "    yield %54, %55\n"
+    "  }\n"
+    "  %56 = cast %q : i64\n"
     "  store %q, %9\n"
     "  ret\n"
     "}\n";
@@ -271,7 +277,7 @@ static void test_text(void) {
     ctx_free(c);
 
     /* the unfixed text fails in the verifier, reported at the op */
-    check_parse_error(every_op, "t.tir:57:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
+    check_parse_error(every_op, "t.tir:63:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
 
     /* floats print exactly */
     c = new_ctx();

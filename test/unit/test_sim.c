@@ -11,7 +11,9 @@
  *    passes, from the same inputs (diff_simulate in differential.h), and
  *    print the same lines; kernels with print/assert also with debug on
  *    (device assertions compiled in).
- * 3. --simulate prints what --interpret prints. */
+ * 3. --simulate prints what --interpret prints.
+ * 4. diff_simulate's bounds: which buffers approximate math reaches and the
+ *    ulp in its type; where a float rem leaves ptxgen's exact range. */
 #include "base/base.h"
 #include "interp/interp.h"
 #include "runtime/rt.h"
@@ -155,6 +157,81 @@ static void test_errors(void) {
     expect_error(HEAD "$L_spin:\n\tbra $L_spin;\n\tret;\n}\n", 32, 1,
                  "sim: bra at PTX line 24: more than 100000 instructions in one CTA, a runaway loop? "
                  "(thread 0 of CTA (0, 0, 0))\n");
+}
+
+/* ---- warp shuffles ---- */
+
+/* 64 threads, value 3 t + 1 in %r3; each result to out[k * 64 + t] */
+static const char shfl_ptx[] = HEAD
+    "\tmad.lo.s32 %r3, %r2, 3, 1;\n"
+    "\tshfl.sync.bfly.b32 %r4, %r3, 5, 0x1f, -1;\n"               /* 0: xor 5 */
+    "\tst.global.b32 [%rd3], %r4;\n"
+    "\tshfl.sync.up.b32 %r5|%p1, %r3, 3, 0x1000, 0xffffffff;\n"   /* 1, 2: up 3 in groups of 16 */
+    "\tselp.b32 %r6, 1, 0, %p1;\n"
+    "\tst.global.b32 [%rd3+256], %r5;\n\tst.global.b32 [%rd3+512], %r6;\n"
+    "\tshfl.sync.down.b32 %r7, %r3, 2, 0x101f, -1;\n"              /* 3: down 2 in groups of 16 */
+    "\tst.global.b32 [%rd3+768], %r7;\n"
+    "\tmul.lo.s32 %r8, %r2, 7;\n"
+    "\tshfl.sync.idx.b32 %r9, %r3, %r8, 0x181f, -1;\n"             /* 4: lane 7t % 8 of its group of 8 */
+    "\tst.global.b32 [%rd3+1024], %r9;\n"
+    "\tshfl.sync.bfly.b32 %r10, %r3, 16, 0x101f, -1;\n"            /* 5: groups of 16 read earlier groups only */
+    "\tst.global.b32 [%rd3+1280], %r10;\n"
+    "\tand.b32 %r11, %r2, 31;\n\tsetp.lt.u32 %p2, %r11, 16;\n"
+    "\t@%p2 shfl.sync.bfly.b32 %r3, %r3, 1, 0x1f, 0xffff;\n"       /* 6: half warps, d = a */
+    "\t@%p2 st.global.b32 [%rd3+1536], %r3;\n"
+    "\tret;\n}\n";
+
+static void test_shfl(void) {
+    enum { T = 64, K = 7 };
+    uint32_t out[K * T];
+    memset(out, 0xEE, sizeof out);
+    PtxRun r;
+    run_ptx(&r, shfl_ptx, out, sizeof out, T, T, 1);
+    CHECK(r.ok, "%s", buf_str(&r.err));
+    /* what CUDA's __shfl_*_sync(mask, v, b, width) documents */
+    for (uint32_t t = 0; r.ok && t < T; t++) {
+        uint32_t v = 3 * t + 1, lane = t % 32, w = t - lane, g16 = lane % 16;
+        uint32_t want[K] = {
+            3 * (w + (lane ^ 5)) + 1,
+            g16 >= 3 ? v - 9 : v, g16 >= 3,
+            g16 < 14 ? v + 6 : v,
+            3 * (w + (lane & ~7u) + (7 * t) % 8) + 1,
+            lane >= 16 ? v - 48 : v,
+            lane < 16 ? 3 * (t ^ 1) + 1 : 0xEEEEEEEE,
+        };
+        for (int k = 0; k < K; k++)
+            CHECK(out[k * T + t] == want[k], "shfl %d, thread %u: 0x%x, expected 0x%x", k, t, out[k * T + t], want[k]);
+    }
+    buf_free(&r.err);
+    buf_free(&r.prints);
+    /* what PTX leaves undefined is an error */
+    expect_error(HEAD "\tsetp.ne.u32 %p1, %r2, 3;\n\t@%p1 shfl.sync.bfly.b32 %r4, %r2, 1, 0x1f, -1;\n\tret;\n}\n",
+                 64, 1, "sim: shfl.sync.bfly.b32 at PTX line 24 has member mask 0xffffffff, but lane 3 does not "
+                 "execute it (its guard is false) (thread 0 of CTA (0, 0, 0))\n");
+    expect_error(HEAD "\tshfl.sync.bfly.b32 %r4, %r2, 1, 0x1f, 0xffff;\n\tret;\n}\n", 64, 1,
+                 "sim: shfl.sync.bfly.b32 at PTX line 23 runs in lane 16, outside its member mask 0x0000ffff "
+                 "(undefined) (thread 16 of CTA (0, 0, 0))\n");
+    expect_error(HEAD "\tsetp.lt.u32 %p1, %r2, 16;\n\t@%p1 shfl.sync.idx.b32 %r4, %r2, 20, 0x1f, 0xffff;\n"
+                 "\tret;\n}\n", 32, 1,
+                 "sim: shfl.sync.idx.b32 at PTX line 24 reads lane 20, outside the member mask 0x0000ffff "
+                 "(undefined) (thread 0 of CTA (0, 0, 0))\n");
+    expect_error(HEAD "\tshfl.sync.down.b32 %r4, %r2, 1, 0x1f, -1;\n\tret;\n}\n", 48, 1,
+                 "sim: shfl.sync.down.b32 at PTX line 23 has member mask 0xffffffff, but lane 16 does not exist "
+                 "(the CTA has fewer threads) (thread 32 of CTA (0, 0, 0))\n");
+    expect_error(HEAD "\tsetp.lt.u32 %p1, %r2, 16;\n\tselp.b32 %r5, 0xffff, 0xffff0000, %p1;\n"
+                 "\tshfl.sync.bfly.b32 %r4, %r2, 1, 0x1f, %r5;\n\tshfl.sync.bfly.b32 %r4, %r2, 1, 0x1f, 0xff;\n"
+                 "\tret;\n}\n", 32, 1,
+                 "sim: shfl.sync.bfly.b32 at PTX line 26 runs in lane 8, outside its member mask 0x000000ff "
+                 "(undefined) (thread 8 of CTA (0, 0, 0))\n");
+    expect_error(HEAD "\tshfl.bfly.b32 %r4, %r2, 1, 0x1f;\n\tret;\n}\n", 32, 1,
+                 "sim: PTX line 23: 'shfl.bfly.b32' takes 5 operands, not 4\n");
+    expect_error(HEAD "\tshfl.sync.bfly.b32 %r4, %r2, 1, 0x1f, -1, 3;\n\tret;\n}\n", 32, 1,
+                 "sim: PTX line 23: too many operands for 'shfl.sync.bfly.b32'\n");
+    expect_error(HEAD "\tshfl.sync.b32 %r4, %r2, 1, 0x1f, -1;\n\tret;\n}\n", 32, 1,
+                 "sim: PTX line 23: unknown instruction 'shfl.sync.b32' (shfl.sync.{bfly,up,down,idx}.b32 is "
+                 "modelled)\n");
+    expect_error(HEAD "\tadd.up.s32 %r4, %r2, 1;\n\tret;\n}\n", 32, 1,
+                 "sim: PTX line 23: unknown instruction 'add.up.s32' (modifier '.up')\n");
 }
 
 /* ---- vprintf and __assertfail ---- */
@@ -360,6 +437,126 @@ static void test_kernels(void) {
 }
 
 
+/* ---- 4. diff_simulate's bounds ---- */
+
+/* Runs `each` on the IR of the last stage of kern in src. */
+typedef struct LastStage {
+    int n, last;
+    void (*each)(IrFunc *fn, void *ud);
+    void *ud;
+} LastStage;
+
+static void count_stage(IrFunc *fn, const char *stage, int index, void *ud) {
+    (void)fn, (void)stage;
+    ((LastStage *)ud)->n = index + 1;
+}
+
+static void at_last_stage(IrFunc *fn, const char *stage, int index, void *ud) {
+    LastStage *ls = ud;
+    (void)stage;
+    if (index == ls->last) ls->each(fn, ls->ud);
+}
+
+static void with_last_stage(const char *src, const char *sig, void (*each)(IrFunc *, void *), void *ud) {
+    RtRequest rq = {.path = "bounds.py", .source = src, .kernel = "kern", .signature = sig};
+    rt_default_target(&rq.target);
+    LastStage ls = {.each = each, .ud = ud};
+    char *diag = NULL;
+    bool ok = rt_each_stage(&rq, count_stage, &ls, &diag);
+    CHECK(ok, "%s", diag);
+    free(diag);
+    diag = NULL;
+    ls.last = ls.n - 1;
+    if (ok) CHECK(rt_each_stage(&rq, at_last_stage, &ls, &diag), "%s", diag);
+    free(diag);
+}
+
+static const char approx_src[] =
+    "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+    "def kern(x_ptr, wide, plain, acc_out, n, BLOCK: tl.constexpr):\n"
+    "    offs = tl.arange(0, BLOCK)\n"
+    "    x = tl.load(x_ptr + offs)\n"
+    "    tl.store(wide + offs, tl.log(tl.abs(x) + 1.0))\n"
+    "    tl.store(plain + offs, x * 2)\n"
+    "    acc = tl.zeros((BLOCK,), tl.float32)\n"
+    "    for i in range(n):\n"
+    "        acc = acc + x\n"
+    "        acc = tl.where(acc > 10.0, tl.sqrt(acc), acc)\n"
+    "    tl.store(acc_out + offs, acc)\n";
+
+static void approx_of_params(IrFunc *fn, void *ud) {
+    ElemType *a = diff_approx_buffers(fn);
+    memcpy(ud, a, sizeof(ElemType) * fn->n_params);
+    free(a);
+}
+
+static void test_ulp_bounds(void) {
+    /* which buffers approximate results reach, and in which type */
+    ElemType got[5] = {ET_I1, ET_I1, ET_I1, ET_I1, ET_I1};
+    with_last_stage(approx_src, "*fp32, *fp64, *fp32, *fp32, i32, 64", approx_of_params, got);
+    static const ElemType want[5] = {ET_COUNT, ET_F32, ET_COUNT, ET_F32, ET_COUNT};
+    for (int k = 0; k < 5; k++)
+        CHECK(got[k] == want[k], "parameter %d: approximate type %d, expected %d", k, got[k], want[k]);
+    /* the bound in that type: an f32 log 1 f32 ulp apart, stored as f64 */
+    uint64_t u = 0x3fc1daf5e0000000, v = 0x3fc1daf600000000, v3 = 0x3fc1daf640000000;
+    CHECK(diff_within_ulps(ET_F64, ET_F32, u, v), "1 f32 ulp in an f64 buffer");
+    CHECK(!diff_within_ulps(ET_F64, ET_F32, u, v3), "3 f32 ulps in an f64 buffer");
+    CHECK(!diff_within_ulps(ET_F64, ET_F64, u, v), "2^29 f64 ulps of an f64 approximation");
+    CHECK(!diff_within_ulps(ET_F64, ET_COUNT, u, u + 1), "no approximation: exact");
+    CHECK(diff_within_ulps(ET_F32, ET_F32, 0x3f800000, 0x3f800002), "2 f32 ulps");
+    CHECK(!diff_within_ulps(ET_F32, ET_F32, 0x3f800000, 0x3f800003), "3 f32 ulps");
+    CHECK(diff_within_ulps(ET_F32, ET_F64, 0x3f800000, 0x3f7fffff), "f64 math into f32: f32 ulps");
+    CHECK(diff_within_ulps(ET_F64, ET_F32, 0x1, 0x0), "a subnormal f64 next to 0: below f32's ulp there");
+    CHECK(!diff_within_ulps(ET_F64, ET_F32, 0x7ff0000000000000, 0x7fefffffffffffff), "inf against finite");
+}
+
+/* a float rem outside its exact range is found; inside it is not */
+static const char rem_src[] =
+    "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+    "def kern(a_ptr, b_ptr, out, BLOCK: tl.constexpr):\n"
+    "    offs = tl.arange(0, BLOCK)\n"
+    "    tl.store(out + offs, tl.load(a_ptr + offs) % tl.load(b_ptr + offs))\n";
+
+typedef struct RemCase {
+    const char *args;
+    char *why;
+} RemCase;
+
+static void rem_outside(IrFunc *fn, void *ud) {
+    RemCase *rc = ud;
+    Diff d = {.where = "rem", .args = rc->args, .grid = "1", .seed = 3};
+    rc->why = diff_rem_outside(&d, fn);
+}
+
+static void test_rem_range(void) {
+    static const struct { const char *sig, *args, *want; } cases[] = {
+        {"*fp32, *fp32, *fp32, 64", "a = randn(64, fp32) * 1000; b = full(64, 0.37, fp32); out = zeros(64, fp32)", NULL},
+        {"*fp32, *fp32, *fp32, 64", "a = arange(64, fp32) * 1e7; b = full(64, 0.5, fp32); out = zeros(64, fp32)",
+         "element (1) in program (0, 0, 0)"},   /* 2e7 / 0.5 = 4e7 >= 2^24 */
+        {"*fp32, *fp32, *fp32, 64", "a = arange(64, fp32) - 1e38 * 1e38; b = full(64, 1e38 * 1e38, fp32); "
+         "out = zeros(64, fp32)", "element (0) in program (0, 0, 0)"},   /* -inf % inf */
+        {"*fp32, *fp32, *fp32, 64", "a = arange(64, fp32); b = full(64, 1e38 * 1e38, fp32); out = zeros(64, fp32)",
+         NULL},   /* finite % inf is a, as fmod says */
+        {"*fp64, *fp64, *fp64, 64", "a = arange(64, fp64) * 1e14; b = full(64, 3.0, fp64); out = zeros(64, fp64)",
+         NULL},   /* below 2^53 */
+        {"*fp64, *fp64, *fp64, 64", "a = arange(64, fp64) * 1e17; b = full(64, 3.0, fp64); out = zeros(64, fp64)",
+         "element (1) in program (0, 0, 0)"},
+        {"*fp16, *fp16, *fp16, 64", "a = full(64, 60000, fp16); b = full(64, 0.001, fp16); out = zeros(64, fp16)",
+         "element (0) in program (0, 0, 0)"},   /* in f32: 6e7 >= 2^24 */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        RemCase rc = {cases[i].args, NULL};
+        with_last_stage(rem_src, cases[i].sig, rem_outside, &rc);
+        if (cases[i].want)
+            CHECK(rc.why && strstr(rc.why, DIFF_REM_MESSAGE) && strstr(rc.why, cases[i].want),
+                  "case %zu: %s", i, rc.why ? rc.why : "(in range)");
+        else
+            CHECK(!rc.why, "case %zu: %s", i, rc.why);
+        free(rc.why);
+    }
+}
+
+
 /* ---- 3. --simulate prints what --interpret prints ---- */
 
 static void test_cli_modes(void) {
@@ -387,9 +584,12 @@ static void test_cli_modes(void) {
 int main(void) {
     test_semantics();
     test_errors();
+    test_shfl();
     test_vprintf();
     test_assertfail();
     test_cli_modes();
+    test_ulp_bounds();
+    test_rem_range();
     test_kernels();
     if (failures) printf("%d failures\n", failures);
     return failures != 0;

@@ -1,0 +1,474 @@
+/* reduce: combine a tile's elements along one axis with the op's combine
+ * function (its region, emitted inline on registers for every combination).
+ *
+ * The order is the IR's (layout_reduce_levels, doc/ir.md): a binary tree
+ * whose levels are the operand layout's input bits along the axis, register
+ * bits first, then lane bits, then warp bits, each ascending. So:
+ *  1. in each thread, register pairs (r, r | bit) for each register level;
+ *  2. across lanes, shfl.sync.bfly for each lane level: both partners then
+ *     compute combine(lower lane's value, upper lane's value) and agree
+ *     (when the combine is one commutative op on its two arguments the
+ *     swap is skipped: combine(b, a) is then combine(a, b) bit for bit);
+ *  3. across warps, through shared memory: every warp writes its partial at
+ *     (result element, warp index along the axis), one barrier, then every
+ *     thread reads all W partials of its result elements (contiguous, so
+ *     vector loads) and combines them as a tree over the warp levels.
+ *
+ * Shared memory: reductions that need step 3 take turns between two
+ * buffers at the start of the kernel's shared memory (convert_layout's
+ * buffer starts after them, so the two never meet). A reduction writes its
+ * buffer, waits at its barrier and reads it; the next reduction that
+ * writes the same buffer must first wait until every thread has read it.
+ * Any barrier in between does that (the other buffer's reduction has one),
+ * so a leading barrier is emitted only when the buffer may still be being
+ * read: plan_block works that out over the structured control flow, loops
+ * to a fixed point, before any code is written. The fused softmax (max,
+ * then sum, per row; also in a loop over rows) needs no barrier beyond the
+ * one per reduction.
+ */
+#include "ptx.h"
+
+#include <string.h>
+
+typedef struct ReducePlan {
+    IrOp *op;
+    int buf;            /* 0 or 1 */
+    int32_t offset;     /* of its arrays in shared memory */
+    bool bar_before;    /* the buffer may still be being read: wait first */
+} ReducePlan;
+
+typedef struct ReduceShape {
+    const Layout *lx;   /* the operands' layout */
+    int32_t lr;         /* the results' layout index, -1 for scalars */
+    int m;              /* levels */
+    int32_t steps[3 * LL_MAX_BITS];
+    int kinds[3 * LL_MAX_BITS], bits[3 * LL_MAX_BITS];
+    int n_warp_levels;
+    int64_t n_results;  /* elements of one result (1 for a scalar) */
+} ReduceShape;
+
+static ReduceShape reduce_shape(Ptx *P, IrOp *op) {
+    ReduceShape s;
+    memset(&s, 0, sizeof s);
+    ValId x = op->operands[0], r = op->results[0];
+    s.lx = &P->fn->layouts[ptx_layout_index(P, op, x)];
+    IrType t = P->fn->vals[x].type;
+    int axis = (int)op->attr.i;
+    s.m = layout_reduce_levels(s.lx, axis, t.shape[axis], s.steps, s.kinds, s.bits);
+    if (s.m < 0)
+        diag_error(P->ctx, op->loc, "reduce: the operand's layout mixes the reduced dim with others (not supported)");
+    for (int i = 0; i < s.m; i++) s.n_warp_levels += s.kinds[i] == LL_WARP;
+    s.lr = P->fn->vals[r].type.rank ? ptx_layout_index(P, op, r) : -1;
+    s.n_results = ir_numel(P->fn->vals[r].type);
+    return s;
+}
+
+/* bytes of one value in shared memory: predicates travel as b32 */
+static int slot_bytes(Ptx *P, ValId v) {
+    switch (ptx_class_of((ElemType)P->fn->vals[v].type.elem)) {
+    case RC_B16: return 2;
+    case RC_B64: case RC_F64: return 8;
+    default: return 4;
+    }
+}
+
+static int32_t align16(int64_t x) {
+    TRIC_ASSERT(x <= INT32_MAX - 16);
+    return (int32_t)((x + 15) & ~(int64_t)15);
+}
+
+/* the bytes of operand k's array of partials: result elements x W */
+static int32_t array_bytes(Ptx *P, IrOp *op, const ReduceShape *s, uint32_t k) {
+    return align16(s->n_results * ((int64_t)1 << s->n_warp_levels) * slot_bytes(P, op->operands[k]));
+}
+
+/* ---- planning: buffers and barriers ---- */
+
+static void collect(IrFunc *fn, IrOp *op, void *ud) {
+    Ptx *P = ud;
+    (void)fn;
+    if (op->opc != OP_REDUCE) return;
+    ReduceShape s = reduce_shape(P, op);
+    if (!s.n_warp_levels) return;
+    ReducePlan pl = {op, (int)(P->n_reds & 1), 0, false};
+    VEC_PUSH(P->arena, P->reds, P->n_reds, P->cap_reds, pl);
+}
+
+static ReducePlan *find_plan(Ptx *P, IrOp *op) {
+    for (uint32_t i = 0; i < P->n_reds; i++)
+        if (P->reds[i].op == op) return &P->reds[i];
+    return NULL;
+}
+
+/* Which buffers may still be being read (bit b: buffer b) after block b
+ * runs, starting with `pending`; marks the reductions that must wait. */
+static unsigned plan_block(Ptx *P, IrBlock *b, unsigned pending);
+
+static unsigned plan_loop(Ptx *P, IrBlock *first, IrBlock *second, unsigned pending) {
+    unsigned entry = pending, out = pending;
+    for (int round = 0; round < 4; round++) {   /* two bits: settles in three */
+        unsigned mid = plan_block(P, first, entry);
+        unsigned back = second ? plan_block(P, second, mid) : mid;
+        out = pending | mid;
+        if ((entry | back) == entry) break;
+        entry |= back;
+    }
+    return out;
+}
+
+static unsigned plan_block(Ptx *P, IrBlock *b, unsigned pending) {
+    for (IrOp *op = b->first; op; op = op->next) {
+        switch (op->opc) {
+        case OP_REDUCE: {
+            ReducePlan *pl = find_plan(P, op);
+            if (!pl) break;
+            if (pending & (1u << pl->buf)) pl->bar_before = true;
+            pending = 1u << pl->buf;   /* its barrier ends every earlier read */
+            break;
+        }
+        case OP_FOR: pending = plan_loop(P, op->regions[0], NULL, pending); break;
+        case OP_WHILE: pending = plan_loop(P, op->regions[0], op->regions[1], pending); break;
+        case OP_IF: pending = plan_block(P, op->regions[0], pending) | plan_block(P, op->regions[1], pending); break;
+        default: break;
+        }
+    }
+    return pending;
+}
+
+void ptx_reduce_plan(Ptx *P) {
+    ir_walk(P->fn, P->fn->body, collect, P);
+    int32_t size[2] = {0, 0};
+    for (uint32_t i = 0; i < P->n_reds; i++) {
+        ReducePlan *pl = &P->reds[i];
+        ReduceShape s = reduce_shape(P, pl->op);
+        int32_t total = 0;
+        for (uint32_t k = 0; k < pl->op->n_operands; k++) total += array_bytes(P, pl->op, &s, k);
+        if (total > size[pl->buf]) size[pl->buf] = total;
+    }
+    for (uint32_t i = 0; i < P->n_reds; i++) P->reds[i].offset = P->reds[i].buf ? size[0] : 0;
+    P->red_bytes = size[0] + size[1];
+    if (P->red_bytes > P->fn->shared_bytes) P->fn->shared_bytes = P->red_bytes;
+    plan_block(P, P->fn->body, 0);
+}
+
+/* ---- the combine function, inline ---- */
+
+static void forget_block(Ptx *P, IrBlock *b) {
+    for (uint32_t i = 0; i < b->n_args; i++) P->vn[b->args[i]] = 0;
+    for (IrOp *op = b->first; op; op = op->next) {
+        for (uint32_t i = 0; i < op->n_results; i++) P->vn[op->results[i]] = 0;
+        for (uint32_t r = 0; r < op->n_regions; r++) forget_block(P, op->regions[r]);
+    }
+}
+
+static void bind(Ptx *P, ValId v, Reg r) {
+    Reg *one = arena_alloc(P->arena, sizeof(Reg));
+    *one = r;
+    P->vn[v] = 0;
+    ptx_alias(P, v, one, 1);
+}
+
+/* out[k] = combine(a..., b...)[k]: the region's ops on these registers;
+ * its values are forgotten afterwards so the next combination defines
+ * them again */
+static void emit_combine(Ptx *P, IrOp *op, const Reg *a, const Reg *b, Reg *out) {
+    IrBlock *blk = op->regions[0];
+    uint32_t n = op->n_operands;
+    for (uint32_t k = 0; k < n; k++) {
+        bind(P, blk->args[k], a[k]);
+        bind(P, blk->args[n + k], b[k]);
+    }
+    IrOp *term = ptx_emit_block(P, blk);
+    TRIC_ASSERT(term && term->opc == OP_YIELD && term->n_operands == n);
+    for (uint32_t k = 0; k < n; k++) out[k] = ptx_regs(P, term->operands[k], NULL)[0];
+    forget_block(P, blk);
+}
+
+/* One op, commutative, on the two arguments, yielded: combine(b, a) is
+ * combine(a, b), so butterfly partners need not agree on the order. */
+static bool commutative_combine(IrOp *op) {
+    IrBlock *b = op->regions[0];
+    IrOp *f = b->first;
+    if (op->n_operands != 1 || !f || !f->next || f->next->opc != OP_YIELD) return false;
+    if (!(ir_info(f->opc)->flags & F_COMMUTES) || f->n_operands != 2 || f->n_results != 1) return false;
+    bool args = (f->operands[0] == b->args[0] && f->operands[1] == b->args[1]) ||
+                (f->operands[0] == b->args[1] && f->operands[1] == b->args[0]);
+    return args && f->next->n_operands == 1 && f->next->operands[0] == f->results[0];
+}
+
+/* ---- lanes ---- */
+
+static Reg lane_bit_pred(Ptx *P, int bit) {
+    if (P->lane_bit[bit]) return P->lane_bit[bit];
+    ptx_tid(P);
+    Buf *saved = P->out;
+    int n_insts = P->n_insts;
+    P->out = &P->prologue;
+    Reg t = ptx_reg(P, RC_B32), p = ptx_reg(P, RC_PRED);
+    ptx_ins(P, "and.b32 %R, %R, %d;", t, P->lane, 1 << bit);
+    ptx_ins(P, "setp.ne.u32 %R, %R, 0;", p, t);
+    P->out = saved;
+    P->n_insts = n_insts;
+    P->lane_bit[bit] = p;
+    return p;
+}
+
+/* The partner lane's (lane ^ mask) copy of register a. */
+static Reg shuffle(Ptx *P, Reg a, int mask) {
+    RegClass c = REG_CLASS(a);
+    Reg d = ptx_reg(P, c);
+    if (c == RC_B32 || c == RC_F32) {
+        ptx_ins(P, "shfl.sync.bfly.b32 %R, %R, %d, 31, -1;", d, a, mask);
+    } else if (c == RC_B64 || c == RC_F64) {
+        Reg lo = ptx_reg(P, RC_B32), hi = ptx_reg(P, RC_B32), lo2 = ptx_reg(P, RC_B32), hi2 = ptx_reg(P, RC_B32);
+        ptx_ins(P, "mov.b64 {%R, %R}, %R;", lo, hi, a);
+        ptx_ins(P, "shfl.sync.bfly.b32 %R, %R, %d, 31, -1;", lo2, lo, mask);
+        ptx_ins(P, "shfl.sync.bfly.b32 %R, %R, %d, 31, -1;", hi2, hi, mask);
+        ptx_ins(P, "mov.b64 %R, {%R, %R};", d, lo2, hi2);
+    } else {
+        Reg w = ptx_reg(P, RC_B32), w2 = ptx_reg(P, RC_B32);
+        if (c == RC_PRED) ptx_ins(P, "selp.u32 %R, 1, 0, %R;", w, a);
+        else ptx_ins(P, "cvt.u32.u16 %R, %R;", w, a);
+        ptx_ins(P, "shfl.sync.bfly.b32 %R, %R, %d, 31, -1;", w2, w, mask);
+        if (c == RC_PRED) ptx_ins(P, "setp.ne.u32 %R, %R, 0;", d, w2);
+        else ptx_ins(P, "cvt.u16.u32 %R, %R;", d, w2);
+    }
+    return d;
+}
+
+/* d = p ? a : b for any register class */
+static Reg select_reg(Ptx *P, Reg p, Reg a, Reg b) {
+    static const char *const ty[RC_COUNT] = {"", "b16", "b32", "f32", "b64", "f64"};
+    RegClass c = REG_CLASS(a);
+    Reg d = ptx_reg(P, c);
+    if (c != RC_PRED) {
+        ptx_ins(P, "selp.%s %R, %R, %R, %R;", ty[c], d, a, b, p);
+        return d;
+    }
+    Reg t = ptx_reg(P, RC_PRED), u = ptx_reg(P, RC_PRED), np = ptx_reg(P, RC_PRED);
+    ptx_ins(P, "and.pred %R, %R, %R;", t, p, a);
+    ptx_ins(P, "not.pred %R, %R;", np, p);
+    ptx_ins(P, "and.pred %R, %R, %R;", u, np, b);
+    ptx_ins(P, "or.pred %R, %R, %R;", d, t, u);
+    return d;
+}
+
+/* ---- shared memory ---- */
+
+static const char *st_type(int bytes) { return bytes == 2 ? "b16" : bytes == 8 ? "b64" : "b32"; }
+
+/* "[%r5+64]" */
+static const char *addr(Ptx *P, Reg base, int64_t off) {
+    Buf b = {0};
+    buf_putc(&b, '[');
+    ptx_put_reg(&b, base);
+    if (off) buf_printf(&b, "+%lld", (long long)off);
+    buf_putc(&b, ']');
+    const char *s = arena_strdup(P->arena, b.data);
+    buf_free(&b);
+    return s;
+}
+
+static void store_partial(Ptx *P, Reg v, int bytes, const char *where) {
+    if (REG_CLASS(v) == RC_PRED) {
+        Reg w = ptx_reg(P, RC_B32);
+        ptx_ins(P, "selp.u32 %R, 1, 0, %R;", w, v);
+        v = w;
+    }
+    ptx_ins(P, "st.shared.%s %s, %R;", st_type(bytes), where, v);
+}
+
+/* vals[0..n) = the n partials at `base + off` (a row of W values) */
+static void load_partials(Ptx *P, RegClass c, int bytes, Reg base, int64_t off, Reg *vals, int n) {
+    RegClass lc = c == RC_PRED ? RC_B32 : c;
+    int vec = 16 / bytes < 4 ? 16 / bytes : 4;
+    if (vec > n) vec = n;
+    for (int i = 0; i < n; i += vec) {
+        Buf regs = {0};
+        for (int j = 0; j < vec; j++) {
+            vals[i + j] = ptx_reg(P, lc);
+            buf_puts(&regs, j ? ", " : "");
+            ptx_put_reg(&regs, vals[i + j]);
+        }
+        if (vec > 1) ptx_ins(P, "ld.shared.v%d.%s {%s}, %s;", vec, st_type(bytes), regs.data, addr(P, base, off + i * bytes));
+        else ptx_ins(P, "ld.shared.%s %s, %s;", st_type(bytes), regs.data, addr(P, base, off + i * bytes));
+        buf_free(&regs);
+    }
+    if (c != RC_PRED) return;
+    for (int i = 0; i < n; i++) {
+        Reg p = ptx_reg(P, RC_PRED);
+        ptx_ins(P, "setp.ne.u32 %R, %R, 0;", p, vals[i]);
+        vals[i] = p;
+    }
+}
+
+/* The warp's index along the axis: warp id bit bits[t] becomes bit t. */
+static Reg warp_index(Ptx *P, const ReduceShape *s) {
+    ptx_tid(P);
+    Reg w = REG_NONE;
+    int lv = 0;
+    for (int t = 0; t < s->m; t++) {
+        if (s->kinds[t] != LL_WARP) continue;
+        Reg x = ptx_reg(P, RC_B32), y = ptx_reg(P, RC_B32);
+        ptx_ins(P, "bfe.u32 %R, %R, %d, 1;", x, P->warp, s->bits[t]);
+        if (lv) ptx_ins(P, "shl.b32 %R, %R, %d;", y, x, lv);
+        else y = x;
+        if (w) {
+            Reg z = ptx_reg(P, RC_B32);
+            ptx_ins(P, "or.b32 %R, %R, %R;", z, w, y);
+            y = z;
+        }
+        w = y;
+        lv++;
+    }
+    return w;
+}
+
+/* ---- the op ---- */
+
+/* For each result register, the operand register (with no axis bits) that
+ * holds the same coordinates once the axis is dropped. */
+static int *result_sources(Ptx *P, IrOp *op, const ReduceShape *s, uint32_t axis_mask, int n_res) {
+    int *src = arena_alloc(P->arena, sizeof(int) * (size_t)n_res);
+    int axis = (int)op->attr.i, nregs = ptx_ll_nregs(s->lx);
+    for (int q = 0; q < n_res; q++) {
+        int32_t want[IR_MAX_RANK] = {0}, c[IR_MAX_RANK];
+        if (s->lr >= 0) ptx_ll_reg_coord(&P->fn->layouts[s->lr], q, want);
+        src[q] = -1;
+        for (int r = 0; r < nregs && src[q] < 0; r++) {
+            if ((uint32_t)r & axis_mask) continue;
+            ptx_ll_reg_coord(s->lx, r, c);
+            bool same = true;
+            for (int d = 0, o = 0; d < s->lx->rank; d++) {
+                if (d == axis) continue;
+                same = same && c[d] == want[o++];
+            }
+            if (same) src[q] = r;
+        }
+        TRIC_ASSERT(src[q] >= 0);
+    }
+    return src;
+}
+
+/* acc[k][r] combined with acc[k][r2], into acc[k][r] */
+static void combine_regs(Ptx *P, IrOp *op, Reg **acc, int r, int r2) {
+    uint32_t n = op->n_operands;
+    Reg *a = arena_alloc(P->arena, sizeof(Reg) * n * 3), *b = a + n, *out = b + n;
+    for (uint32_t k = 0; k < n; k++) {
+        a[k] = acc[k][r];
+        b[k] = acc[k][r2];
+    }
+    emit_combine(P, op, a, b, out);
+    for (uint32_t k = 0; k < n; k++) acc[k][r] = out[k];
+}
+
+static void lane_level(Ptx *P, IrOp *op, Reg **acc, const int *src, int n_res, int bit) {
+    uint32_t n = op->n_operands;
+    bool swap_free = commutative_combine(op);
+    Reg p = swap_free ? REG_NONE : lane_bit_pred(P, bit);
+    Reg *other = arena_alloc(P->arena, sizeof(Reg) * n * (size_t)n_res);
+    for (int q = 0; q < n_res; q++)   /* all shuffles first: they overlap */
+        for (uint32_t k = 0; k < n; k++) other[q * n + k] = shuffle(P, acc[k][src[q]], 1 << bit);
+    Reg *a = arena_alloc(P->arena, sizeof(Reg) * n * 3), *b = a + n, *out = b + n;
+    for (int q = 0; q < n_res; q++) {
+        for (uint32_t k = 0; k < n; k++) {
+            Reg mine = acc[k][src[q]], theirs = other[q * n + k];
+            a[k] = swap_free ? mine : select_reg(P, p, theirs, mine);
+            b[k] = swap_free ? theirs : select_reg(P, p, mine, theirs);
+        }
+        emit_combine(P, op, a, b, out);
+        for (uint32_t k = 0; k < n; k++) acc[k][src[q]] = out[k];
+    }
+}
+
+static void warp_levels(Ptx *P, IrOp *op, const ReduceShape *s, Reg **acc, const int *src, int n_res) {
+    ReducePlan *pl = find_plan(P, op);
+    TRIC_ASSERT(pl);
+    uint32_t n = op->n_operands;
+    int W = 1 << s->n_warp_levels;
+    const Layout *lr = s->lr >= 0 ? &P->fn->layouts[s->lr] : NULL;
+    int32_t support = lr ? ptx_ll_thread_support(lr) : 0;
+    Reg smem = ptx_smem_base(P), fth = lr && support ? ptx_layout_flat(P, s->lr) : REG_NONE;
+    /* row = smem + (f * W) * bytes with f the thread's result element; the
+     * write slot adds w */
+    Reg w = warp_index(P, s);
+    int32_t *off = arena_alloc(P->arena, sizeof(int32_t) * n);
+    for (uint32_t k = 0, o = (uint32_t)pl->offset; k < n; k++) {
+        off[k] = (int32_t)o;
+        o += (uint32_t)array_bytes(P, op, s, k);
+    }
+    Reg *row = arena_alloc(P->arena, sizeof(Reg) * n), *slot = arena_alloc(P->arena, sizeof(Reg) * n);
+    for (uint32_t k = 0; k < n; k++) {
+        int bytes = slot_bytes(P, op->operands[k]);
+        row[k] = smem;
+        if (fth) {
+            row[k] = ptx_reg(P, RC_B32);
+            ptx_ins(P, "mad.lo.u32 %R, %R, %d, %R;", row[k], fth, W * bytes, smem);
+        }
+        slot[k] = ptx_reg(P, RC_B32);
+        ptx_ins(P, "mad.lo.u32 %R, %R, %d, %R;", slot[k], w, bytes, row[k]);
+    }
+    if (pl->bar_before) ptx_ins(P, "bar.sync 0;");
+    /* registers whose result element's index bits meet the thread's need
+     * their own address */
+    for (int q = 0; q < n_res; q++) {
+        int32_t f = lr ? ptx_ll_reg_flat(lr, q) : 0;
+        TRIC_ASSERT(!(f & support));
+        for (uint32_t k = 0; k < n; k++) {
+            int bytes = slot_bytes(P, op->operands[k]);
+            store_partial(P, acc[k][src[q]], bytes, addr(P, slot[k], off[k] + (int64_t)f * W * bytes));
+        }
+    }
+    ptx_ins(P, "bar.sync 0;");
+    Reg *part = arena_alloc(P->arena, sizeof(Reg) * n * (size_t)W);
+    Reg **parts = arena_alloc(P->arena, sizeof(Reg *) * n);
+    for (uint32_t k = 0; k < n; k++) parts[k] = part + k * (size_t)W;
+    for (int q = 0; q < n_res; q++) {
+        int32_t f = lr ? ptx_ll_reg_flat(lr, q) : 0;
+        for (uint32_t k = 0; k < n; k++) {
+            int bytes = slot_bytes(P, op->operands[k]);
+            RegClass c = REG_CLASS(acc[k][src[q]]);
+            load_partials(P, c, bytes, row[k], off[k] + (int64_t)f * W * bytes, parts[k], W);
+        }
+        for (int lv = 0; lv < s->n_warp_levels; lv++)
+            for (int i = 0; i < W; i += 2 << lv) combine_regs(P, op, parts, i, i + (1 << lv));
+        for (uint32_t k = 0; k < n; k++) acc[k][src[q]] = parts[k][0];
+    }
+}
+
+void ptx_reduce(Ptx *P, IrOp *op) {
+    ReduceShape s = reduce_shape(P, op);
+    uint32_t n = op->n_operands;
+    int nregs = ptx_ll_nregs(s.lx);
+    Reg **acc = arena_alloc(P->arena, sizeof(Reg *) * n);
+    for (uint32_t k = 0; k < n; k++) {
+        int m;
+        Reg *in = ptx_regs(P, op->operands[k], &m);
+        TRIC_ASSERT(m == nregs);
+        acc[k] = arena_alloc(P->arena, sizeof(Reg) * (size_t)nregs);
+        memcpy(acc[k], in, sizeof(Reg) * (size_t)nregs);
+    }
+    uint32_t axis_mask = 0;
+    for (int t = 0; t < s.m; t++)
+        if (s.kinds[t] == LL_REG) axis_mask |= 1u << s.bits[t];
+    /* 1. registers: level t pairs r and r | bit among the registers whose
+     * lower axis bits are clear */
+    for (int t = 0; t < s.m; t++) {
+        if (s.kinds[t] != LL_REG) continue;
+        uint32_t bit = 1u << s.bits[t], lower = axis_mask & (bit - 1);
+        for (int r = 0; r < nregs; r++)
+            if (!((uint32_t)r & (bit | lower))) combine_regs(P, op, acc, r, (int)((uint32_t)r | bit));
+    }
+    int n_res = s.lr >= 0 ? ptx_ll_nregs(&P->fn->layouts[s.lr]) : 1;
+    int *src = result_sources(P, op, &s, axis_mask, n_res);
+    /* 2. lanes */
+    for (int t = 0; t < s.m; t++)
+        if (s.kinds[t] == LL_LANE) lane_level(P, op, acc, src, n_res, s.bits[t]);
+    /* 3. warps */
+    if (s.n_warp_levels) warp_levels(P, op, &s, acc, src, n_res);
+    for (uint32_t k = 0; k < n; k++) {
+        Reg *res = arena_alloc(P->arena, sizeof(Reg) * (size_t)n_res);
+        for (int q = 0; q < n_res; q++) res[q] = acc[k][src[q]];
+        ptx_alias(P, op->results[k], res, n_res);
+    }
+}
