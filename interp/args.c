@@ -566,7 +566,7 @@ static AVal np_ldexp(AP *ap, AVal x, AVal e) {
     return r;
 }
 
-/* ---- arrays: indexing, .T, .sum, .reshape ---- */
+/* ---- arrays: indexing, .T ---- */
 
 /* One output dimension of an indexing: from src_dim (or -1: a new axis)
  * starting at start, step apart. */
@@ -658,49 +658,398 @@ static AVal transpose(AP *ap, AVal x) {
     return r;
 }
 
-/* x.sum(axis=a), or over everything (a 0-d array) when has_axis is false */
-static AVal sum(AP *ap, AVal x, bool has_axis, int64_t axis) {
-    if (x.kind == V_NUM) return x.nk == NK_BOOL ? num_i(x.i) : x;
-    if (x.kind != V_ARRAY) ap_fail(ap, "sum needs an array");
-    if (has_axis && (axis < -x.ndim || axis >= x.ndim))
-        ap_fail(ap, "axis %lld is out of bounds for an array of shape %s", (long long)axis, shape_str(ap, &x));
-    if (axis < 0) axis += x.ndim;
-    int64_t outer = 1, len = x.n, inner = 1, shape[MAXD] = {0};
-    int nd = 0;
-    if (has_axis) {
-        for (int d = 0; d < x.ndim; d++) {
-            if (d < axis) outer *= x.shape[d];
-            if (d > axis) inner *= x.shape[d];
-            if (d != axis) shape[nd++] = x.shape[d];
+/* a number as a 0-d array; arrays as they are */
+static AVal as_array(AP *ap, AVal x, const char *what) {
+    if (x.kind == V_ARRAY) return x;
+    if (x.kind != V_NUM) ap_fail(ap, "%s needs a number or an array", what);
+    AVal r = new_array(ap, x.nk, 0, NULL);
+    if (x.nk == NK_FLOAT) put_f(&r, 0, x.f);
+    else put_i(&r, 0, x.i);
+    return r;
+}
+
+static const char *dims_str(AP *ap, int nd, const int64_t *shape) {
+    AVal v = {.kind = V_ARRAY, .ndim = nd};
+    memcpy(v.shape, shape, sizeof(int64_t) * (size_t)nd);
+    return shape_str(ap, &v);
+}
+
+/* x.reshape(shape): one size may be -1, the one that makes the sizes match */
+static AVal reshape(AP *ap, AVal x, AVal s) {
+    x = as_array(ap, x, "reshape");
+    const AVal *items = s.kind == V_TUPLE ? s.items : &s;
+    int nd = s.kind == V_TUPLE ? s.n_items : 1, unknown = -1;
+    if (nd > MAXD) ap_fail(ap, "an array has at most %d dimensions", MAXD);
+    int64_t shape[MAXD], known = 1;
+    for (int d = 0; d < nd; d++) {
+        if (items[d].kind == V_NUM && items[d].nk == NK_INT && items[d].i == -1) {
+            if (unknown >= 0) ap_fail(ap, "can only specify one unknown dimension");
+            unknown = d;
+            shape[d] = -1;
+            continue;
         }
-        len = x.shape[axis];
+        shape[d] = shape_dim(ap, items[d]);
+        known = known * shape[d] > ARGS_MAX_ELEMS ? ARGS_MAX_ELEMS + 1 : known * shape[d];
     }
-    int nk = x.nk == NK_FLOAT ? NK_FLOAT : NK_INT;
-    AVal r = new_array(ap, nk, nd, shape);
-    for (int64_t o = 0; o < outer; o++)
-        for (int64_t in = 0; in < inner; in++) {
-            double fs = 0;
-            uint64_t is = 0;
-            for (int64_t t = 0; t < len; t++) {
-                int64_t k = (o * len + t) * inner + in;
-                if (nk == NK_FLOAT) fs += x.fdata[k];
-                else is += (uint64_t)x.idata[k];
+    if (unknown >= 0 && known != 0 && x.n % known == 0) shape[unknown] = x.n / known, known = x.n;
+    if (known != x.n || (unknown >= 0 && shape[unknown] < 0))
+        ap_fail(ap, "cannot reshape an array of shape %s into %s", shape_str(ap, &x), dims_str(ap, nd, shape));
+    AVal r = x;
+    r.ndim = nd;
+    memcpy(r.shape, shape, sizeof(int64_t) * (size_t)nd);
+    return r;                        /* arrays are never written after they are made: share the data */
+}
+
+/* ---- reductions and scans: numpy's sum, max, argmax, cumsum, ufunc.reduce ---- */
+
+/* A call's keyword arguments "NAME = expr": axis= (an integer or None) and
+ * keepdims=. After red_axis, axis_none or axis says which axis a
+ * reduction takes. */
+typedef struct Kwargs {
+    bool has_axis, axis_none;
+    int64_t axis;
+    bool has_keepdims, keepdims;
+} Kwargs;
+
+typedef enum RedOp {
+    RD_SUM, RD_PROD, RD_MAX, RD_MIN, RD_ARGMAX, RD_ARGMIN, RD_MEAN, RD_ALL, RD_ANY,
+    RD_AND, RD_OR, RD_XOR, RD_CUMSUM, RD_CUMPROD, RD_COUNT
+} RedOp;
+
+/* numpy's names: the method (and np. function) and the ufunc whose .reduce it is */
+static const struct { const char *method, *ufunc; } red_names[RD_COUNT] = {
+    [RD_SUM] = {"sum", "add"}, [RD_PROD] = {"prod", "multiply"}, [RD_MAX] = {"max", "maximum"},
+    [RD_MIN] = {"min", "minimum"}, [RD_ARGMAX] = {"argmax", NULL}, [RD_ARGMIN] = {"argmin", NULL},
+    [RD_MEAN] = {"mean", NULL}, [RD_ALL] = {"all", "logical_and"}, [RD_ANY] = {"any", "logical_or"},
+    [RD_AND] = {NULL, "bitwise_and"}, [RD_OR] = {NULL, "bitwise_or"}, [RD_XOR] = {NULL, "bitwise_xor"},
+    [RD_CUMSUM] = {"cumsum", NULL}, [RD_CUMPROD] = {"cumprod", NULL},
+};
+
+/* the reduction a method name (or, with ufunc, a ufunc name) stands for; -1 if none */
+static int red_lookup(const char *name, bool ufunc) {
+    if (!ufunc && !strcmp(name, "amax")) return RD_MAX;
+    if (!ufunc && !strcmp(name, "amin")) return RD_MIN;
+    for (int op = 0; op < RD_COUNT; op++) {
+        const char *s = ufunc ? red_names[op].ufunc : red_names[op].method;
+        if (s && !strcmp(s, name)) return op;
+    }
+    return -1;
+}
+
+static bool is_scan(RedOp op) { return op == RD_CUMSUM || op == RD_CUMPROD; }
+
+static int64_t norm_axis(AP *ap, int64_t axis, const AVal *x) {
+    if (axis < -x->ndim || axis >= x->ndim)
+        ap_fail(ap, "axis %lld is out of bounds for an array of shape %s", (long long)axis, shape_str(ap, x));
+    return axis < 0 ? axis + x->ndim : axis;
+}
+
+static void set_axis(AP *ap, Kwargs *kw, AVal v) {
+    kw->has_axis = true;
+    kw->axis_none = v.kind == V_NONE;
+    if (v.kind == V_TUPLE) ap_fail(ap, "a tuple of axes is not supported: reduce one axis at a time");
+    if (!kw->axis_none) kw->axis = as_int(ap, v);
+}
+
+/* The axis from the positional argument args[pos] (when given) or axis=;
+ * without either, None (every element), or 0 for ufunc.reduce. */
+static void red_axis(AP *ap, const char *what, int n, const AVal *args, int pos, Kwargs *kw, bool dflt_none) {
+    if (n > pos + 1) ap_fail(ap, "%s takes at most %d positional argument%s", what, pos + 1, pos ? "s" : "");
+    if (n == pos + 1) {
+        if (kw->has_axis) ap_fail(ap, "%s got axis twice", what);
+        set_axis(ap, kw, args[pos]);
+    } else if (!kw->has_axis) kw->axis_none = dflt_none, kw->axis = 0;
+}
+
+static void no_kwargs(AP *ap, const char *what, const Kwargs *kw) {
+    if (kw->has_axis) ap_fail(ap, "%s takes no axis= argument", what);
+    if (kw->has_keepdims) ap_fail(ap, "%s takes no keepdims= argument", what);
+}
+
+/* The lanes of a reduction of x along one axis, or along all of x
+ * flattened: lane (o, in) holds the elements (o * len + t) * inner + in
+ * for t < len; the result has shape[ndim] (the axis kept as 1 with keepdims). */
+typedef struct Lanes {
+    int64_t outer, len, inner;
+    int ndim;
+    int64_t shape[MAXD];
+} Lanes;
+
+static Lanes lanes_of(AP *ap, const AVal *x, const Kwargs *kw, bool keepdims) {
+    Lanes l = {.outer = 1, .len = x->n, .inner = 1};
+    if (kw->axis_none) {
+        l.ndim = keepdims ? x->ndim : 0;
+        for (int d = 0; d < l.ndim; d++) l.shape[d] = 1;
+        return l;
+    }
+    int64_t axis = norm_axis(ap, kw->axis, x);
+    for (int d = 0; d < x->ndim; d++) {
+        if (d < axis) l.outer *= x->shape[d];
+        if (d > axis) l.inner *= x->shape[d];
+        if (d != axis || keepdims) l.shape[l.ndim++] = d == axis ? 1 : x->shape[d];
+    }
+    l.len = x->shape[axis];
+    return l;
+}
+
+/* numpy's pairwise summation, what np.add.reduce does along a contiguous
+ * axis: below 8 elements in order, up to 128 in eight interleaved partial
+ * sums, above that the two halves (a multiple of 8 first) summed apart.
+ * Matching it makes float64 sums equal numpy's bit for bit. */
+static double pairwise(const AVal *x, int64_t base, int64_t n) {
+    if (n < 8) {
+        double s = 0;
+        for (int64_t i = 0; i < n; i++) s += el_f(x, base + i);
+        return s;
+    }
+    if (n <= 128) {
+        double r[8];
+        for (int j = 0; j < 8; j++) r[j] = el_f(x, base + j);
+        int64_t i = 8;
+        for (; i < n - n % 8; i += 8)
+            for (int j = 0; j < 8; j++) r[j] += el_f(x, base + i + j);
+        double s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++) s += el_f(x, base + i);
+        return s;
+    }
+    int64_t h = n / 2;
+    h -= h % 8;
+    return pairwise(x, base, h) + pairwise(x, base + h, n - h);
+}
+
+/* A float sum of one lane: pairwise where the lane is contiguous (numpy's
+ * inner loop gets it whole), else in order (numpy adds row after row). */
+static double lane_fsum(const AVal *x, int64_t base, int64_t stride, int64_t len) {
+    if (stride == 1) return 0.0 + pairwise(x, base, len);
+    double s = 0;
+    for (int64_t t = 0; t < len; t++) s += el_f(x, base + t * stride);
+    return s;
+}
+
+/* max / min of a float lane: a NaN wins; on a tie the later element (as
+ * numpy's vector loops, which only shows for -0 and +0) */
+static double lane_fext(const AVal *x, int64_t base, int64_t stride, int64_t len, bool max) {
+    double m = el_f(x, base);
+    for (int64_t t = 1; t < len && !isnan(m); t++) {
+        double v = el_f(x, base + t * stride);
+        if (isnan(v) || (max ? v >= m : v <= m)) m = v;
+    }
+    return m;
+}
+
+/* argmax / argmin as numpy's: the first extreme, or the first NaN */
+static int64_t lane_arg(const AVal *x, int64_t base, int64_t stride, int64_t len, bool max) {
+    int64_t best = 0;
+    if (x->nk == NK_FLOAT) {
+        double m = el_f(x, base);
+        for (int64_t t = 1; t < len && !isnan(m); t++) {
+            double v = el_f(x, base + t * stride);
+            if (max ? !(v <= m) : !(v >= m)) m = v, best = t;
+        }
+        return best;
+    }
+    int64_t m = el_i(x, base);
+    for (int64_t t = 1; t < len; t++) {
+        int64_t v = el_i(x, base + t * stride);
+        if (max ? v > m : v < m) m = v, best = t;
+    }
+    return best;
+}
+
+/* an integer (or bool) reduction of one lane, wrapping at 64 bits; all /
+ * any of any kind */
+static int64_t lane_int(RedOp op, const AVal *x, int64_t base, int64_t stride, int64_t len) {
+    uint64_t acc = op == RD_PROD ? 1 : op == RD_AND || op == RD_ALL ? UINT64_MAX : 0;
+    if (op == RD_MAX || op == RD_MIN) acc = (uint64_t)el_i(x, base);
+    for (int64_t t = 0; t < len; t++) {
+        int64_t k = base + t * stride;
+        uint64_t v = op == RD_ALL || op == RD_ANY ? el_true(x, k) : (uint64_t)el_i(x, k);
+        switch (op) {
+        case RD_SUM: acc += v; break;
+        case RD_PROD: acc *= v; break;
+        case RD_MAX: acc = (int64_t)v > (int64_t)acc ? v : acc; break;
+        case RD_MIN: acc = (int64_t)v < (int64_t)acc ? v : acc; break;
+        case RD_ALL: acc &= v ? UINT64_MAX : 0; break;
+        case RD_ANY: acc |= v; break;
+        case RD_AND: acc &= v; break;
+        case RD_OR: acc |= v; break;
+        case RD_XOR: acc ^= v; break;
+        default: break;
+        }
+    }
+    return (int64_t)acc;
+}
+
+/* the kind of a reduction's result, as numpy's: sums and products of bools
+ * are ints, max keeps the kind, bitwise reductions refuse floats */
+static int red_kind(AP *ap, RedOp op, const AVal *x, const char *what) {
+    switch (op) {
+    case RD_SUM: case RD_PROD: case RD_CUMSUM: case RD_CUMPROD: return x->nk == NK_FLOAT ? NK_FLOAT : NK_INT;
+    case RD_ARGMAX: case RD_ARGMIN: return NK_INT;
+    case RD_MEAN: return NK_FLOAT;
+    case RD_ALL: case RD_ANY: return NK_BOOL;
+    case RD_AND: case RD_OR: case RD_XOR:
+        if (x->nk == NK_FLOAT) ap_fail(ap, "%s needs integers or bools", what);
+        return x->nk;
+    default: return x->nk;
+    }
+}
+
+/* element k of r: the reduction of one lane of x */
+static void reduce_lane(RedOp op, const AVal *x, int64_t base, int64_t stride, int64_t len, AVal *r, int64_t k) {
+    bool fl = x->nk == NK_FLOAT;
+    if (op == RD_ARGMAX || op == RD_ARGMIN) put_i(r, k, lane_arg(x, base, stride, len, op == RD_ARGMAX));
+    else if (op == RD_MEAN) put_f(r, k, len ? lane_fsum(x, base, stride, len) / (double)len : NAN);
+    else if (fl && op == RD_SUM) put_f(r, k, lane_fsum(x, base, stride, len));
+    else if (fl && (op == RD_MAX || op == RD_MIN)) put_f(r, k, lane_fext(x, base, stride, len, op == RD_MAX));
+    else if (fl && op == RD_PROD) {
+        double p = 1;                /* in order: numpy multiplies without pairing */
+        for (int64_t t = 0; t < len; t++) p *= el_f(x, base + t * stride);
+        put_f(r, k, p);
+    } else {
+        int64_t v = lane_int(op, x, base, stride, len);
+        put_i(r, k, r->nk == NK_BOOL ? v != 0 : v);
+    }
+}
+
+/* cumsum / cumprod along one axis, or over x flattened (axis None) */
+static AVal scan(AP *ap, RedOp op, AVal x, const Kwargs *kw, int nk) {
+    if (kw->axis_none) x = reshape(ap, x, num_i(-1));
+    Lanes l = lanes_of(ap, &x, kw, true);
+    AVal r = new_array(ap, nk, x.ndim, x.shape);
+    for (int64_t o = 0; o < l.outer; o++)
+        for (int64_t in = 0; in < l.inner; in++) {
+            double f = 0;
+            uint64_t i = 0;
+            for (int64_t t = 0; t < l.len; t++) {
+                int64_t k = (o * l.len + t) * l.inner + in;
+                if (nk == NK_FLOAT) {
+                    f = t == 0 ? el_f(&x, k) : op == RD_CUMSUM ? f + el_f(&x, k) : f * el_f(&x, k);
+                    put_f(&r, k, f);
+                } else {
+                    uint64_t v = (uint64_t)el_i(&x, k);
+                    i = t == 0 ? v : op == RD_CUMSUM ? i + v : i * v;
+                    put_i(&r, k, (int64_t)i);
+                }
             }
-            if (nk == NK_FLOAT) put_f(&r, o * inner + in, fs);
-            else put_i(&r, o * inner + in, (int64_t)is);
         }
     return r;
 }
 
-static AVal reshape(AP *ap, AVal x, AVal s) {
-    if (x.kind != V_ARRAY) ap_fail(ap, "reshape needs an array");
-    int64_t shape[MAXD];
-    int nd = read_shape(ap, s, shape);
-    AVal r = new_array(ap, x.nk, nd, shape);
-    if (r.n != x.n) ap_fail(ap, "cannot reshape an array of shape %s into %s", shape_str(ap, &x), shape_str(ap, &r));
-    if (x.nk == NK_FLOAT) memcpy(r.fdata, x.fdata, sizeof(double) * (size_t)x.n);
-    else memcpy(r.idata, x.idata, sizeof(int64_t) * (size_t)x.n);
+/* x.max(axis=..., keepdims=...) and the others, kw's axis resolved by red_axis */
+static AVal reduction(AP *ap, RedOp op, AVal x, const Kwargs *kw, const char *what) {
+    x = as_array(ap, x, what);
+    int nk = red_kind(ap, op, &x, what);
+    if (is_scan(op)) {
+        if (kw->has_keepdims) ap_fail(ap, "%s takes no keepdims= argument", what);
+        return scan(ap, op, x, kw, nk);
+    }
+    Lanes l = lanes_of(ap, &x, kw, kw->keepdims);
+    if (l.len == 0 && (op == RD_MAX || op == RD_MIN))
+        ap_fail(ap, "zero-size array to reduction operation %s which has no identity", red_names[op].ufunc);
+    if (l.len == 0 && (op == RD_ARGMAX || op == RD_ARGMIN))
+        ap_fail(ap, "attempt to get %s of an empty sequence", red_names[op].method);
+    AVal r = new_array(ap, nk, l.ndim, l.shape);
+    for (int64_t o = 0; o < l.outer; o++)
+        for (int64_t in = 0; in < l.inner; in++)
+            reduce_lane(op, &x, o * l.len * l.inner + in, l.inner, l.len, &r, o * l.inner + in);
     return r;
+}
+
+/* ---- flip, concatenate, stack ---- */
+
+/* np.flip(x, axis=None): reversed along one axis, or along all of them */
+static AVal np_flip(AP *ap, AVal x, const Kwargs *kw) {
+    x = as_array(ap, x, "np.flip");
+    int64_t axis = kw->axis_none ? -1 : norm_axis(ap, kw->axis, &x);
+    AVal r = new_array(ap, x.nk, x.ndim, x.shape);
+    for (int64_t k = 0; k < r.n; k++) {
+        int64_t rem = k, off = 0, stride = 1;
+        for (int d = x.ndim - 1; d >= 0; d--) {
+            int64_t i = rem % x.shape[d];
+            rem /= x.shape[d];
+            if (axis < 0 || d == axis) i = x.shape[d] - 1 - i;
+            off += i * stride;
+            stride *= x.shape[d];
+        }
+        if (x.nk == NK_FLOAT) put_f(&r, k, x.fdata[off]);
+        else put_i(&r, k, x.idata[off]);
+    }
+    return r;
+}
+
+/* np.concatenate(items, axis) (axis None: each flattened first), in the
+ * widest kind of the items */
+static AVal concatenate(AP *ap, AVal *items, int n, const Kwargs *kw, const char *what) {
+    if (n == 0) ap_fail(ap, "%s needs at least one array", what);
+    int nk = NK_BOOL;
+    for (int j = 0; j < n; j++) {
+        items[j] = as_array(ap, items[j], what);
+        if (kw->axis_none) items[j] = reshape(ap, items[j], num_i(-1));
+        if (items[j].nk > nk) nk = items[j].nk;
+    }
+    const AVal *a = &items[0];
+    if (a->ndim == 0) ap_fail(ap, "%s: zero-dimensional arrays cannot be concatenated", what);
+    int64_t axis = kw->axis_none ? 0 : norm_axis(ap, kw->axis, a);
+    int64_t shape[MAXD], outer = 1, inner = 1;
+    memcpy(shape, a->shape, sizeof shape);
+    shape[axis] = 0;
+    for (int j = 0; j < n; j++) {
+        bool same = items[j].ndim == a->ndim;
+        for (int d = 0; same && d < a->ndim; d++) same = d == axis || items[j].shape[d] == a->shape[d];
+        if (!same)
+            ap_fail(ap, "%s: shapes %s and %s differ outside axis %lld", what, shape_str(ap, a),
+                    shape_str(ap, &items[j]), (long long)axis);
+        shape[axis] += items[j].shape[axis];
+    }
+    for (int d = 0; d < a->ndim; d++) {
+        if (d < axis) outer *= a->shape[d];
+        if (d > axis) inner *= a->shape[d];
+    }
+    AVal r = new_array(ap, nk, a->ndim, shape);
+    int64_t at = 0;                  /* where item j starts along the axis */
+    for (int j = 0; j < n; j++) {
+        int64_t chunk = items[j].shape[axis] * inner;
+        for (int64_t o = 0; o < outer; o++)
+            for (int64_t c = 0; c < chunk; c++) {
+                int64_t src = o * chunk + c, dst = (o * shape[axis] + at) * inner + c;
+                if (nk == NK_FLOAT) put_f(&r, dst, el_f(&items[j], src));
+                else put_i(&r, dst, el_i(&items[j], src));
+            }
+        at += items[j].shape[axis];
+    }
+    return r;
+}
+
+/* np.stack(items, axis): arrays of one shape along a new axis */
+static AVal stack(AP *ap, AVal *items, int n, const Kwargs *kw, const char *what) {
+    if (n == 0) ap_fail(ap, "%s needs at least one array", what);
+    if (kw->axis_none) ap_fail(ap, "%s needs an integer axis", what);
+    AVal first = as_array(ap, items[0], what);
+    if (first.ndim >= MAXD) ap_fail(ap, "an array has at most %d dimensions", MAXD);
+    AVal wider = {.kind = V_ARRAY, .ndim = first.ndim + 1};
+    int64_t axis = norm_axis(ap, kw->axis, &wider);
+    for (int j = 0; j < n; j++) {
+        AVal x = as_array(ap, items[j], what);
+        if (x.ndim != first.ndim || memcmp(x.shape, first.shape, sizeof(int64_t) * (size_t)x.ndim) != 0)
+            ap_fail(ap, "%s: the arrays have different shapes, %s and %s", what, shape_str(ap, &first),
+                    shape_str(ap, &x));
+        memmove(x.shape + axis + 1, x.shape + axis, sizeof(int64_t) * (size_t)(x.ndim - axis));
+        x.shape[axis] = 1;
+        x.ndim++;
+        items[j] = x;
+    }
+    Kwargs along = {.has_axis = true, .axis = axis};
+    return concatenate(ap, items, n, &along, what);
+}
+
+/* a list or tuple argument's items (np.concatenate's first argument) */
+static AVal *seq_items(AP *ap, AVal seq, int *n, const char *what) {
+    if (seq.kind != V_TUPLE) ap_fail(ap, "%s needs a list or tuple of arrays", what);
+    AVal *items = arena_alloc(ap->a, sizeof(AVal) * (size_t)(seq.n_items + 1));
+    memcpy(items, seq.items, sizeof(AVal) * (size_t)seq.n_items);
+    *n = seq.n_items;
+    return items;
 }
 
 /* ---- generators and other functions ---- */
@@ -754,21 +1103,19 @@ static AVal call_random(AP *ap, const char *f, const AVal *args, int n) {
     return v;
 }
 
-/* np.array([...]): ints when every item is one, else floats */
+/* np.array([...]): nested lists of numbers and arrays of one shape, in
+ * the widest kind of the items (np.array([]) is float) */
+static AVal list_to_array(AP *ap, AVal v) {
+    if (v.kind != V_TUPLE) return as_array(ap, v, "np.array");
+    if (v.n_items == 0) return new_array(ap, NK_FLOAT, 1, (int64_t[]){0});
+    AVal *items = arena_alloc(ap->a, sizeof(AVal) * (size_t)v.n_items);
+    for (int i = 0; i < v.n_items; i++) items[i] = list_to_array(ap, v.items[i]);
+    return stack(ap, items, v.n_items, &(Kwargs){.has_axis = true}, "np.array");
+}
+
 static AVal np_array(AP *ap, const AVal *args, int n) {
-    if (n < 1 || args[0].kind != V_TUPLE) ap_fail(ap, "np.array needs a list of numbers");
-    int nk = NK_BOOL;
-    for (int i = 0; i < args[0].n_items; i++) {
-        const AVal *it = &args[0].items[i];
-        if (it->kind != V_NUM) ap_fail(ap, "np.array needs a list of numbers");
-        if (it->nk > nk) nk = it->nk;
-    }
-    AVal v = new_array(ap, nk, 1, (int64_t[]){args[0].n_items});
-    for (int i = 0; i < args[0].n_items; i++) {
-        if (nk == NK_FLOAT) put_f(&v, i, el_f(&args[0].items[i], 0));
-        else put_i(&v, i, el_i(&args[0].items[i], 0));
-    }
-    return v;
+    if (n != 1 || args[0].kind != V_TUPLE) ap_fail(ap, "np.array needs a list of numbers");
+    return list_to_array(ap, args[0]);
 }
 
 /* np.arange(stop) / (start, stop[, step]) */
@@ -792,7 +1139,57 @@ static void nargs(AP *ap, const char *f, int n, int want) {
     if (n != want) ap_fail(ap, "%s takes %d argument%s, not %d", f, want, want == 1 ? "" : "s", n);
 }
 
-static AVal call_np(AP *ap, const char *f, const AVal *args, int n) {
+/* np.add / multiply / bitwise_and / bitwise_or / bitwise_xor (x, y): the operators */
+static const char *ufunc_operator(const char *f) {
+    static const struct { const char *name, *op; } ops[] = {
+        {"add", "+"}, {"multiply", "*"}, {"bitwise_and", "&"}, {"bitwise_or", "|"}, {"bitwise_xor", "^"},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(ops); i++)
+        if (!strcmp(ops[i].name, f)) return ops[i].op;
+    return NULL;
+}
+
+/* np.max(x, axis), np.flip, np.concatenate, np.stack, ufunc.reduce(x, axis):
+ * the functions that take axis= (the reductions also keepdims=); false
+ * when f is none of them */
+static bool call_np_axis(AP *ap, const char *f, AVal *args, int n, Kwargs *kw, AVal *out) {
+    const char *name = arena_printf(ap->a, "np.%s", f);
+    size_t len = strlen(f);
+    bool ufunc = len > 7 && !strcmp(f + len - 7, ".reduce");
+    int op = red_lookup(ufunc ? arena_strndup(ap->a, f, len - 7) : f, ufunc);
+    if (op >= 0 && !is_scan(op)) {
+        if (n < 1) ap_fail(ap, "%s needs an array", name);
+        red_axis(ap, name, n, args, 1, kw, !ufunc);
+        *out = reduction(ap, (RedOp)op, args[0], kw, name);
+        return true;
+    }
+    if (ufunc) ap_fail(ap, "unknown function '%s'", name);
+    if (op >= 0 && is_scan(op)) {
+        if (n < 1) ap_fail(ap, "%s needs an array", name);
+        red_axis(ap, name, n, args, 1, kw, true);
+        *out = reduction(ap, (RedOp)op, args[0], kw, name);
+        return true;
+    }
+    bool flip = !strcmp(f, "flip"), cat = !strcmp(f, "concatenate"), stk = !strcmp(f, "stack");
+    if (!flip && !cat && !stk) return false;
+    if (kw->has_keepdims) ap_fail(ap, "%s takes no keepdims= argument", name);
+    if (n < 1) ap_fail(ap, "%s needs an array", name);
+    red_axis(ap, name, n, args, 1, kw, flip);
+    if (flip) *out = np_flip(ap, args[0], kw);
+    else {
+        int k;
+        AVal *items = seq_items(ap, args[0], &k, name);
+        *out = cat ? concatenate(ap, items, k, kw, name) : stack(ap, items, k, kw, name);
+    }
+    return true;
+}
+
+static AVal call_np(AP *ap, const char *f, AVal *args, int n, Kwargs *kw) {
+    AVal r;
+    if (call_np_axis(ap, f, args, n, kw, &r)) return r;
+    no_kwargs(ap, arena_printf(ap->a, "np.%s", f), kw);
+    const char *op = ufunc_operator(f);
+    if (op) return nargs(ap, f, n, 2), binop(ap, op, args[0], args[1]);
     MathFn m = np_math(f);
     if (m) return nargs(ap, f, n, 1), map_float(ap, m, args[0]);
     if (!strcmp(f, "abs")) return nargs(ap, f, n, 1), np_abs(ap, args[0]);
@@ -807,12 +1204,12 @@ static AVal call_np(AP *ap, const char *f, const AVal *args, int n) {
     if (!strcmp(f, "ldexp")) return nargs(ap, f, n, 2), np_ldexp(ap, args[0], args[1]);
     if (!strcmp(f, "array")) return np_array(ap, args, n);
     if (!strcmp(f, "arange")) return np_arange(ap, args, n);
-    if (!strcmp(f, "sum")) return nargs(ap, f, n, 1), sum(ap, args[0], false, 0);
     ap_fail(ap, "unknown function 'np.%s'", f);
 }
 
-static AVal call(AP *ap, const char *f, const AVal *args, int n) {
-    if (!strncmp(f, "np.", 3)) return call_np(ap, f + 3, args, n);
+static AVal call(AP *ap, const char *f, AVal *args, int n, Kwargs *kw) {
+    if (!strncmp(f, "np.", 3)) return call_np(ap, f + 3, args, n, kw);
+    no_kwargs(ap, f, kw);
     if (!strcmp(f, "rand") || !strcmp(f, "randn") || !strcmp(f, "randint") || !strcmp(f, "randsign"))
         return call_random(ap, f, args, n);
     if (!strcmp(f, "zeros")) return fill(ap, args, n, 1, 0, dtype_arg(ap, args, n, 1, ET_F32));
@@ -859,12 +1256,6 @@ static ElemType dtype_named(const char *s) {
     return ET_COUNT;
 }
 
-/* A call's keyword argument "NAME = expr" (only axis= is known). */
-typedef struct Kwargs {
-    bool has_axis;
-    int64_t axis;
-} Kwargs;
-
 /* args = [arg ("," arg)* [","]] close ; arg = [NAME "="] expr ;
  * *trailing tells of a final comma */
 static int arg_list(AP *ap, Lex *lx, const char *close, AVal **out, bool *trailing, Kwargs *kw) {
@@ -876,9 +1267,13 @@ static int arg_list(AP *ap, Lex *lx, const char *close, AVal **out, bool *traili
         if (kw && peek_name(lx)) {
             const char *name = take_name(ap, lx);
             if (take_op(lx, (const char *const[]){"=", NULL})) {
-                if (strcmp(name, "axis") != 0) ap_fail(ap, "unknown keyword argument '%s'", name);
-                kw->has_axis = true;
-                kw->axis = as_int(ap, expr(ap, lx));
+                AVal x = expr(ap, lx);
+                if (!strcmp(name, "axis")) set_axis(ap, kw, x);
+                else if (!strcmp(name, "keepdims")) {
+                    if (x.kind != V_NUM) ap_fail(ap, "keepdims= takes True or False");
+                    kw->has_keepdims = true;
+                    kw->keepdims = el_true(&x, 0);
+                } else ap_fail(ap, "unknown keyword argument '%s'", name);
                 goto next;
             }
             *lx = save;
@@ -897,20 +1292,20 @@ static int arg_list(AP *ap, Lex *lx, const char *close, AVal **out, bool *traili
     return n;
 }
 
-/* name = NAME ["." NAME] ; a dtype, a constant, a function (when a call
- * follows), or an assigned name */
+/* name = NAME | "np" "." NAME ["." NAME] ; a dtype, a constant, a
+ * function (when a call follows; np.UFUNC.reduce), or an assigned name */
 static AVal name_or_call(AP *ap, Lex *lx) {
     const char *name = take_name(ap, lx);
     if (strcmp(name, "np") == 0) {
         expect(ap, lx, ".");
         name = arena_printf(ap->a, "np.%s", take_name(ap, lx));
+        if (accept(lx, ".")) name = arena_printf(ap->a, "%s.%s", name, take_name(ap, lx));
     }
     if (accept(lx, "(")) {
         AVal *args;
         Kwargs kw = {0};
         int n = arg_list(ap, lx, ")", &args, NULL, &kw);
-        if (kw.has_axis) ap_fail(ap, "%s takes no axis= argument", name);
-        return call(ap, name, args, n);
+        return call(ap, name, args, n, &kw);
     }
     const char *bare = strncmp(name, "np.", 3) == 0 ? name + 3 : name;
     ElemType dt = dtype_named(bare);
@@ -1001,7 +1396,9 @@ static AVal index_expr(AP *ap, Lex *lx, AVal x) {
     return index_array(ap, x, tuple ? (AVal){.kind = V_TUPLE, .items = items, .n_items = n} : items[0]);
 }
 
-/* method = "." NAME ["(" args ")"] : astype(dt), sum([axis=]), reshape(shape), T */
+/* method = "." NAME ["(" args ")"] : T, astype(dt), reshape(shape),
+ * flatten(), ravel(), and the reductions sum/prod/max/min/argmax/argmin/
+ * mean/all/any/cumsum/cumprod([axis] [, axis=] [, keepdims=]) */
 static AVal method(AP *ap, Lex *lx, AVal v) {
     const char *m = take_name(ap, lx);
     if (!strcmp(m, "T")) return transpose(ap, v);
@@ -1009,12 +1406,13 @@ static AVal method(AP *ap, Lex *lx, AVal v) {
     Kwargs kw = {0};
     expect(ap, lx, "(");
     int n = arg_list(ap, lx, ")", &args, NULL, &kw);
-    if (!strcmp(m, "sum")) {
-        if (n > 1) ap_fail(ap, "sum takes one axis");
-        if (n == 1) kw.has_axis = true, kw.axis = as_int(ap, args[0]);
-        return sum(ap, v, kw.has_axis, kw.axis);
+    int op = strcmp(m, "amax") && strcmp(m, "amin") ? red_lookup(m, false) : -1;
+    if (op >= 0) {
+        red_axis(ap, m, n, args, 0, &kw, true);
+        return reduction(ap, (RedOp)op, v, &kw, m);
     }
-    if (kw.has_axis) ap_fail(ap, "%s takes no axis= argument", m);
+    no_kwargs(ap, m, &kw);
+    if (!strcmp(m, "flatten") || !strcmp(m, "ravel")) return nargs(ap, m, n, 0), reshape(ap, v, num_i(-1));
     if (!strcmp(m, "astype")) return nargs(ap, m, n, 1), astype(ap, v, dtype_arg(ap, args, n, 0, ET_F64));
     if (!strcmp(m, "reshape")) {
         if (n == 1) return reshape(ap, v, args[0]);

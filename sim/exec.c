@@ -25,6 +25,7 @@ typedef struct Cta {
     uint8_t *local;           /* threads * m->local_bytes: thread t's frame at t * local_bytes */
     uint32_t ctaid[3];
     uint64_t operands[4], result;   /* exec_one's scratch */
+    uint64_t *shfl;           /* threads: the shuffled register of every thread */
 } Cta;
 
 static inline uint64_t *slot(Cta *c, uint32_t reg, uint32_t t) { return &c->regs[(size_t)reg * c->threads + t]; }
@@ -346,6 +347,30 @@ static bool exec_one(Cta *c, const SimIns *in, uint32_t t) {
     return true;
 }
 
+/* shfl.sync.MODE.b32 d, a, b, c over every warp (the loader refused a
+ * guard and a partial member mask): lane reads lane j's a, where j comes
+ * from the mode, b, and c's clamp (bits 0-4) and segment mask (bits 8-12),
+ * or its own a when j lies outside the clamp, as the PTX ISA defines. All
+ * sources are read before any d is written (d may be a). */
+static bool exec_shfl(Cta *c, const SimIns *in) {
+    if (c->threads % 32) return error_at(c, in, 0, "needs whole warps, not %u threads", c->threads);
+    for (uint32_t t = 0; t < c->threads; t++) c->shfl[t] = read_opd(c, &in->opd[1], t);
+    for (uint32_t t = 0; t < c->threads; t++) {
+        int lane = (int)(t % 32), b = (int)(read_opd(c, &in->opd[2], t) & 31);
+        uint32_t cv = (uint32_t)read_opd(c, &in->opd[3], t);
+        int clamp = (int)(cv & 31), seg = (int)(cv >> 8 & 31);
+        int max_lane = (lane & seg) | (clamp & ~seg), min_lane = lane & seg, j;
+        bool ok;
+        if (in->mods & SM_UP) j = lane - b, ok = j >= max_lane;
+        else if (in->mods & SM_DOWN) j = lane + b, ok = j <= max_lane;
+        else if (in->mods & SM_BFLY) j = lane ^ b, ok = j <= max_lane;
+        else j = min_lane | (b & ~seg), ok = j <= max_lane;
+        if (!ok) j = lane;
+        write_reg(c, in->opd[0].reg[0], t, c->shfl[t - (uint32_t)lane + (uint32_t)j]);
+    }
+    return true;
+}
+
 static inline bool guard_of(Cta *c, const SimIns *in, uint32_t t) {
     if (in->guard == SIM_NOREG) return true;
     return (*slot(c, in->guard, t) != 0) != in->guard_neg;
@@ -392,6 +417,10 @@ static bool run_cta(Cta *c) {
             if (taken) return true;
             pc++;
             continue;
+        case SO_SHFL:
+            if (!exec_shfl(c, in)) return false;
+            pc++;
+            continue;
         case SO_BAR:   /* lock step: every thread is here already */
             if (!uniform_guard(c, in, &taken)) return false;
             pc++;
@@ -428,6 +457,7 @@ bool sim_run(const SimLaunch *l, Buf *err) {
         c.regs = arena_alloc(a, sizeof(uint64_t) * ((size_t)m.n_regs * l->threads + 1));
         c.shared = arena_alloc(a, c.shared_bytes + 1);
         c.local = arena_alloc(a, (size_t)m.local_bytes * l->threads + 1);
+        c.shfl = arena_alloc(a, sizeof(uint64_t) * l->threads);
         uint32_t g[3];
         for (int i = 0; i < 3; i++) g[i] = l->data->grid[i] ? l->data->grid[i] : 1;
         for (uint32_t z = 0; ok && z < g[2]; z++)

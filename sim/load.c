@@ -364,6 +364,13 @@ static bool decode_part(Loader *L, SimIns *in, const char *part, int *n_types) {
                 return true;
             }
     }
+    static const struct { const char *name; uint32_t bit; } shfl_modes[] = {
+        {"up", SM_UP}, {"down", SM_DOWN}, {"bfly", SM_BFLY}, {"idx", SM_IDX}};
+    for (size_t i = 0; in->op == SO_SHFL && i < ARRAY_LEN(shfl_modes); i++)
+        if (!strcmp(part, shfl_modes[i].name)) {
+            in->mods |= shfl_modes[i].bit;
+            return true;
+        }
     if (!strcmp(part, "hi") || !strcmp(part, "lo")) {
         in->mods |= part[0] == 'h' ? SM_HI : SM_LO;
         return true;
@@ -414,6 +421,20 @@ static bool check_shape(Loader *L, SimIns *in) {
         if (in->n_opd < 1 || in->n_opd > 2) return fail(L, "'%s' takes a barrier number", in->name);
         return true;
     case SO_RET: case SO_BRA: return true;
+    case SO_SHFL: {
+        /* shfl.sync.MODE.b32 d, a, b, c (the member mask, all 32 lanes,
+         * was checked and dropped by the parser) */
+        uint32_t modes = in->mods & (SM_UP | SM_DOWN | SM_BFLY | SM_IDX);
+        if (!(in->mods & SM_SYNC) || (modes & (modes - 1)) || !modes || in->ty[0] != ST_B32 || in->ty[1] ||
+            (in->mods & ~(SM_SYNC | modes)))
+            return fail(L, "unknown instruction '%s' (shfl.sync.{up,down,bfly,idx}.b32 is modelled)", in->name);
+        if (in->guard != SIM_NOREG) return fail(L, "'%s': a predicated shuffle is not modelled", in->name);
+        if (in->opd[0].kind != SD_REG) return fail(L, "'%s' needs a register result", in->name);
+        for (int i = 1; i < 4; i++)
+            if (in->opd[i].kind != SD_REG && in->opd[i].kind != SD_IMM)
+                return fail(L, "'%s': operand %d must be a register or an immediate", in->name, i + 1);
+        return true;
+    }
     case SO_CVT:
         if (!in->ty[1]) return fail(L, "'%s' needs two types", in->name);
         break;
@@ -547,6 +568,11 @@ static bool parse_instruction(Loader *L, const char *s) {
     if (!semi) return fail(L, "expected ';' after '%s'", opcode);
     char *ops[8];
     int n = split_operands(L, arena_strndup(L->a, s, (size_t)(semi - s)), ops, 8);
+    if (in.op == SO_SHFL && n == 5) {   /* the member mask: only the whole warp is modelled */
+        if (strcmp(ops[4], "-1") && strcmp(ops[4], "0xffffffff") && strcmp(ops[4], "0xFFFFFFFF"))
+            return fail(L, "'%s': only the member mask -1 (every lane) is modelled", opcode);
+        n = 4;
+    }
     if (n < 0 || n > 4) return fail(L, "too many operands for '%s'", opcode);
     in.n_opd = (uint8_t)n;
     for (int i = 0; i < n; i++)

@@ -17,7 +17,7 @@
     X(BAR, "bar", -1) X(RET, "ret", 0) X(BRA, "bra", 1) X(EX2, "ex2", 2)            \
     X(LG2, "lg2", 2) X(SQRT, "sqrt", 2) X(RSQRT, "rsqrt", 2) X(RCP, "rcp", 2)       \
     X(PRMT, "prmt", 4) X(BFE, "bfe", 4) X(TESTP, "testp", 2)                        \
-    X(COPYSIGN, "copysign", 3) X(CALL, "call", -1)
+    X(COPYSIGN, "copysign", 3) X(CALL, "call", -1) X(SHFL, "shfl", 4)
 
 typedef enum SimOp {
 #define X(e, s, n) SO_##e,
@@ -65,6 +65,8 @@ enum {
     SM_WIDE = 1u << 12, SM_HI = 1u << 13, SM_LO = 1u << 14, SM_NAN = 1u << 15,
     SM_GLOBAL = 1u << 16, SM_SHARED = 1u << 17, SM_PARAM = 1u << 18, SM_TO = 1u << 19,
     SM_UNI = 1u << 20, SM_SYNC = 1u << 21, SM_VOLATILE = 1u << 22, SM_LOCAL = 1u << 23,
+    /* shfl's modes */
+    SM_UP = 1u << 24, SM_DOWN = 1u << 25, SM_BFLY = 1u << 26, SM_IDX = 1u << 27,
 };
 
 /* setp comparisons and testp classes */
