@@ -50,7 +50,7 @@ static const struct {
 
 /* Real Triton APIs that tric does not implement yet: named in the error. */
 static const char *const tl_not_yet[] = {
-    "dot", "dot_scaled", "associative_scan", "cumsum", "cumprod", "sort", "topk", "flip", "histogram", "gather", "reshape",
+    "dot", "dot_scaled", "sort", "topk", "flip", "histogram", "gather", "reshape",
     "view", "trans", "permute", "broadcast", "broadcast_to", "expand_dims", "join", "split", "cat",
     "ravel", "interleave", "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or",
     "atomic_xor", "atomic_xchg", "atomic_cas", "make_block_ptr", "advance", "make_tensor_descriptor", "inline_asm_elementwise", "rand", "randn",
@@ -912,6 +912,9 @@ static const Builtin builtins[] = {
     {"argmin", TLM, "input,axis,tie_break_left=,keep_dims=", bi_argmin},
     {"xor_sum", TLM, "input,axis=,keep_dims=", bi_xor_sum},
     {"reduce_or", TLM, "input,axis,keep_dims=", bi_reduce_or},
+    {"associative_scan", TLM, "input,axis,combine_fn,reverse=", bi_associative_scan},
+    {"cumsum", TLM, "input,axis=,reverse=,dtype=", bi_cumsum},
+    {"cumprod", TLM, "input,axis=,reverse=", bi_cumprod},
 };
 
 const Builtin *builtin_find(const char *name, unsigned where) {

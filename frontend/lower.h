@@ -193,5 +193,8 @@ LVal bi_argmax(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_argmin(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_xor_sum(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_reduce_or(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_associative_scan(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_cumsum(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_cumprod(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 
 #endif

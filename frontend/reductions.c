@@ -4,7 +4,10 @@
  * methods. Each becomes one `reduce` op per reduced axis; the combine
  * function is its region: the user's function inlined on scalars, or the
  * one op (or, for indices, the few ops) the library function would be.
- * axis=None reduces the last axis, then the one before, down to axis 0. */
+ * axis=None reduces the last axis, then the one before, down to axis 0.
+ *
+ * Scans (tl.associative_scan, cumsum, cumprod) are built the same way: one
+ * `scan` op whose region is the combine function. */
 #include "lower.h"
 
 #include <string.h>
@@ -14,6 +17,7 @@ enum { AXIS_ALL = -1000 };
 typedef enum Combine {
     CB_USER, CB_ADD, CB_MAX, CB_MIN, CB_XOR, CB_OR,
     CB_ARGMAX, CB_ARGMIN,   /* (value, index) pairs */
+    CB_MUL,                 /* cumprod */
 } Combine;
 
 typedef struct CombineSpec {
@@ -121,7 +125,7 @@ static void fill_combine(Lower *L, SrcLoc loc, const CombineSpec *cs, IrOp *op) 
     ValId *out = arena_alloc(L->ctx->arena, sizeof(ValId) * n);
     IrType t = ir_type(L->fn, blk->args[0]);
     static const Opcode one_op[] = {[CB_ADD] = OP_ADD, [CB_MAX] = OP_MAX, [CB_MIN] = OP_MIN,
-                                    [CB_XOR] = OP_XOR, [CB_OR] = OP_OR};
+                                    [CB_XOR] = OP_XOR, [CB_OR] = OP_OR, [CB_MUL] = OP_MUL};
     switch (cs->kind) {
     case CB_USER: user_combine(L, loc, cs, blk->args, n, out); break;
     case CB_ARGMAX:
@@ -331,3 +335,101 @@ static LVal int_reduce(Lower *L, SrcLoc loc, LArg *a, Combine kind, const char *
 
 LVal bi_xor_sum(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) { return int_reduce(L, loc, a, CB_XOR, "xor_sum"); }
 LVal bi_reduce_or(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) { return int_reduce(L, loc, a, CB_OR, "reduce_or"); }
+
+/* ---- scans ---- */
+
+static LVal scan_tensor_arg(Lower *L, const LArg *a) {
+    LVal v = lval_to_tensor(L, a->loc, a->v);
+    if (lower_type(L, &v).rank == 0) diag_error(L->ctx, a->loc, "cannot scan a scalar: the input must be a tensor");
+    return v;
+}
+
+/* axis: a compile-time int; cumsum's and cumprod's default is 0 */
+static int scan_axis_arg(Lower *L, const LArg *a, int rank) {
+    if (!a->present) return 0;
+    int axis = axis_arg(L, a, rank);
+    if (axis == AXIS_ALL) diag_error(L->ctx, a->loc, "a scan needs an axis: an integer, not None");
+    return axis;
+}
+
+/* One scan of the n tiles xs along axis: a tensor for one input, else a
+ * tuple. */
+static LVal scan_tiles(Lower *L, SrcLoc loc, ValId *xs, uint32_t n, int axis, bool reverse, const CombineSpec *cs) {
+    IrType *rt = arena_alloc(L->ctx->arena, sizeof(IrType) * n);
+    for (uint32_t k = 0; k < n; k++) rt[k] = ir_type(L->fn, xs[k]);
+    L->b.loc = loc;
+    IrOp *op = ir_build(&L->b, OP_SCAN, xs, n, rt, n, 1);
+    op->attr.i = axis;
+    op->attr.i2 = reverse;
+    for (uint32_t j = 0; j < 2; j++)
+        for (uint32_t k = 0; k < n; k++) ir_block_add_arg(L->fn, op->regions[0], ir_elem_of(rt[k]));
+    fill_combine(L, loc, cs, op);
+    if (n == 1) return lval_tensor(L, op->results[0]);
+    LVal t;
+    memset(&t, 0, sizeof t);
+    t.kind = LV_TUPLE;
+    t.n = n;
+    t.items = arena_alloc(L->ctx->arena, sizeof(LVal) * n);
+    for (uint32_t k = 0; k < n; k++) t.items[k] = lval_tensor(L, op->results[k]);
+    return t;
+}
+
+/* associative_scan(input, axis, combine_fn, reverse=False); input may be a
+ * tuple of tensors of one shape */
+LVal bi_associative_scan(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    const LVal *items = &a[0].v;
+    uint32_t n = 1;
+    if (a[0].v.kind == LV_TUPLE) {
+        items = a[0].v.items;
+        n = (uint32_t)a[0].v.n;
+        if (!n) diag_error(L->ctx, a[0].loc, "associative_scan needs at least one input");
+    }
+    ValId *xs = arena_alloc(L->ctx->arena, sizeof(ValId) * n);
+    IrType t0 = {0};
+    for (uint32_t k = 0; k < n; k++) {
+        LArg one = {true, items[k], a[0].loc};
+        LVal v = scan_tensor_arg(L, &one);
+        IrType t = lower_type(L, &v);
+        if (k && (t.rank != t0.rank || memcmp(t.shape, t0.shape, sizeof t.shape)))
+            diag_error(L->ctx, a[0].loc, "associative_scan inputs must have the same shape, got %s and %s",
+                       shape_str(L, t0), shape_str(L, t));
+        if (!k) t0 = t;
+        xs[k] = v.id;
+    }
+    int axis = scan_axis_arg(L, &a[1], t0.rank);
+    if (a[2].v.kind != LV_FUNC)
+        diag_error(L->ctx, a[2].loc, "combine_fn must be a @jit function, got a %s", lval_kind_name(&a[2].v));
+    AstFunc *f = a[2].v.func;
+    if (f->node->args.n != (int)(2 * n))
+        diag_error(L->ctx, a[2].loc, "combine_fn '%s' takes %d argument%s, but scanning %u input%s needs %u",
+                   f->node->str, f->node->args.n, f->node->args.n == 1 ? "" : "s", n, n == 1 ? "" : "s", 2 * n);
+    CombineSpec cs = {CB_USER, false, f, a[2].loc};
+    return scan_tiles(L, loc, xs, n, axis, flag(L, &a[3], false, "reverse"), &cs);
+}
+
+/* cumsum/cumprod: dtype= casts first; else cumsum widens integers narrower
+ * than 32 bits to (u)int32 as sum does, and both take bf16 to fp32 */
+static LVal cum_op(Lower *L, SrcLoc loc, LArg *a, Combine kind, const char *name) {
+    LVal x = scan_tensor_arg(L, &a[0]);
+    IrType t = lower_type(L, &x);
+    int axis = scan_axis_arg(L, &a[1], t.rank);
+    ElemType e = t.elem, to = e;
+    if (e == ET_PTR) diag_error(L->ctx, a[0].loc, "%s of pointers is not supported", name);
+    if (kind == CB_ADD && !absent(&a[3])) {
+        if (a[3].v.kind != LV_DTYPE) diag_error(L->ctx, a[3].loc, "dtype must be a dtype such as tl.float32");
+        to = a[3].v.dtype.elem;
+        if (to == ET_PTR) diag_error(L->ctx, a[3].loc, "%s of pointers is not supported", name);
+    } else if (kind == CB_ADD && elem_is_int(e) && elem_bits(e) < 32) {
+        to = elem_is_signed(e) ? ET_I32 : ET_U32;
+    } else if (e == ET_BF16) {
+        to = ET_F32;
+    }
+    x = lower_cast(L, loc, x, ir_scalar(to), false, 0);
+    ValId *xs = arena_alloc(L->ctx->arena, sizeof(ValId));
+    xs[0] = x.id;
+    CombineSpec cs = {kind, false, NULL, loc};
+    return scan_tiles(L, loc, xs, 1, axis, flag(L, &a[2], false, "reverse"), &cs);
+}
+
+LVal bi_cumsum(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) { return cum_op(L, loc, a, CB_ADD, "cumsum"); }
+LVal bi_cumprod(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) { return cum_op(L, loc, a, CB_MUL, "cumprod"); }

@@ -376,6 +376,85 @@ static void exec_reduce(Interp *in, IrOp *op) {
         }
 }
 
+/* ---- scan ----
+ * The order of doc/ir.md ("scan"), from the operand's layout
+ * (layout_scan_parts) when it has one: position j along the axis (counted
+ * from the end when reverse) is r + R * (l + L * g): register r of a run of
+ * R in one thread, lane l of L, group g of G (warps, then the registers
+ * where the layout wraps around the axis). Each thread scans its run
+ * sequentially; the runs' totals are scanned across lanes, Kogge-Stone;
+ * the groups' totals are folded left to right; then each element gets its
+ * thread's prefix: combine(group prefix, lane prefix), then combine(that,
+ * the element's in-thread scan). Values are tuples of the N operands'
+ * slots. */
+
+/* out = combine(a, b) (N-slot tuples; out may be a or b) */
+static void scan_combine(Interp *in, IrOp *op, const uint64_t *a, const uint64_t *b, uint64_t *out) {
+    IrBlock *blk = op->regions[0];
+    uint32_t n = op->n_operands;
+    for (uint32_t k = 0; k < n; k++) {
+        *slots_of(in, blk->args[k]) = a[k];
+        *slots_of(in, blk->args[n + k]) = b[k];
+    }
+    IrOp *term = exec_block(in, blk);
+    TRIC_ASSERT(term && term->opc == OP_YIELD && term->n_operands == n);
+    for (uint32_t k = 0; k < n; k++) out[k] = *slots_of(in, term->operands[k]);
+}
+
+/* One line: x[j * n ..] (j in scan order) replaced by its scan. s: len
+ * tuples; u, u2: len / R tuples; p: G + 1 tuples. */
+static void scan_line(Interp *in, IrOp *op, uint64_t *x, int64_t len, const int *parts, uint64_t *u, uint64_t *u2,
+                      uint64_t *p) {
+    uint32_t n = op->n_operands;
+    int64_t R = (int64_t)1 << parts[0], L = (int64_t)1 << parts[1], G = len / (R * L);
+    for (int64_t j = 0; j < len; j++)   /* 1. in each thread, sequentially */
+        if (j % R) scan_combine(in, op, x + (j - 1) * n, x + j * n, x + j * n);
+    for (int64_t t = 0; t < len / R; t++) memcpy(u + t * n, x + (t * R + R - 1) * n, sizeof(uint64_t) * n);
+    for (int64_t d = 1; d < L; d *= 2) {   /* 2. the runs' totals across lanes */
+        memcpy(u2, u, sizeof(uint64_t) * n * (size_t)(len / R));
+        for (int64_t t = 0; t < len / R; t++)
+            if (t % L >= d) scan_combine(in, op, u2 + (t - d) * n, u2 + t * n, u + t * n);
+    }
+    for (int64_t g = 1; g < G; g++) {   /* 3. p[g]: the groups before g, left to right */
+        const uint64_t *total = u + (g * L - 1) * n;
+        if (g == 1) memcpy(p + n, total, sizeof(uint64_t) * n);
+        else scan_combine(in, op, p + (g - 1) * n, total, p + g * n);
+    }
+    uint64_t *tp = p + G * n;
+    for (int64_t t = 0; t < len / R; t++) {   /* 4. each thread's prefix into its run */
+        int64_t l = t % L, g = t / L;
+        if (!l && !g) continue;
+        if (g && l) scan_combine(in, op, p + g * n, u + (t - 1) * n, tp);
+        else memcpy(tp, g ? p + g * n : u + (t - 1) * n, sizeof(uint64_t) * n);
+        for (int64_t r = 0; r < R; r++) scan_combine(in, op, tp, x + (t * R + r) * n, x + (t * R + r) * n);
+    }
+}
+
+static void exec_scan(Interp *in, IrOp *op) {
+    uint32_t n = op->n_operands;
+    IrType t = ir_type(in->fn, op->operands[0]);
+    int axis = (int)op->attr.i, parts[4];
+    if (!layout_scan_parts(ir_layout(in->fn, op->operands[0]), axis, t.shape[axis], parts, NULL, NULL))
+        fail(in, op, arena_strdup(in->arena, "scan: the operand's layout does not split the axis as scan needs"));
+    int64_t len = t.shape[axis], inner = 1, runs = len >> parts[0];
+    for (int d = axis + 1; d < t.rank; d++) inner *= t.shape[d];
+    int64_t outer = ir_numel(t) / (len * inner), groups = runs >> parts[1];
+    uint64_t *x = reduce_scratch(in, (size_t)n * (size_t)(len + 2 * runs + groups + 1));
+    uint64_t *u = x + len * n, *u2 = u + runs * n, *p = u2 + runs * n;
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t q = 0; q < inner; q++) {
+            for (int64_t j = 0; j < len; j++) {
+                int64_t i = op->attr.i2 ? len - 1 - j : j;
+                for (uint32_t k = 0; k < n; k++) x[j * n + k] = slots_of(in, op->operands[k])[(o * len + i) * inner + q];
+            }
+            scan_line(in, op, x, len, parts, u, u2, p);
+            for (int64_t j = 0; j < len; j++) {
+                int64_t i = op->attr.i2 ? len - 1 - j : j;
+                for (uint32_t k = 0; k < n; k++) slots_of(in, op->results[k])[(o * len + i) * inner + q] = x[j * n + k];
+            }
+        }
+}
+
 /* vals[i] -> block args (or results) dst[i], through a copy: a yield may
  * pass a block argument into another one's place. */
 static void assign(Interp *in, const ValId *dst, const ValId *src, uint32_t n) {
@@ -479,6 +558,7 @@ static void exec_op(Interp *in, IrOp *op) {
     case OP_ASSERT: exec_assert(in, op); break;
     case OP_BARRIER: break;   /* programs run one thread at a time */
     case OP_REDUCE: exec_reduce(in, op); break;
+    case OP_SCAN: exec_scan(in, op); break;
     default:
         TRIC_ASSERT(ir_info(op->opc)->flags & F_ELEMWISE);
         exec_elementwise(in, op);

@@ -284,6 +284,15 @@ void layout_print(Buf *b, const Layout *l);
  * levels, or -1 if a basis vector mixes the axis with other dims or the
  * levels do not cover the axis exactly once. */
 int layout_reduce_levels(const Layout *l, int axis, int32_t n, int32_t *steps, int *kinds, int *bits);
+/* How `scan` splits the n = 2^m positions along dim `axis` (doc/ir.md): the
+ * axis coordinate's bits, low to high, must be held by register bits (part
+ * 0), then lane bits (part 1: consecutive lane bits, ascending), then warp
+ * bits (part 2), then register bits again (part 3: the layout wraps around
+ * the axis); parts[p] = how many bits each part has, kinds[t]/bits[t] (if
+ * not NULL) which input bit holds coordinate bit t. Without a layout every
+ * bit is a register bit of part 0. false if the layout is not of that form
+ * (then the layout pass converts the operands). */
+bool layout_scan_parts(const Layout *l, int axis, int32_t n, int *parts, int *kinds, int *bits);
 int32_t ir_layout_intern(IrFunc *fn, const Layout *l);   /* index in fn->layouts */
 static inline const Layout *ir_layout(IrFunc *fn, ValId v) {
     return fn->vals[v].layout < 0 ? NULL : &fn->layouts[fn->vals[v].layout];

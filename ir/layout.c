@@ -350,3 +350,44 @@ int layout_reduce_levels(const Layout *l, int axis, int32_t n, int32_t *steps, i
         }
     return m == want ? m : -1;
 }
+
+/* The input bit (kind, k) whose basis vector is exactly `step` along axis
+ * and zero elsewhere; false if none. */
+static bool find_axis_bit(const Layout *l, int axis, int32_t step, int *kind, int *bit) {
+    for (int kd = 0; kd < LL_KINDS; kd++)
+        for (int k = 0; k < l->n_bits[kd]; k++) {
+            const int32_t *v = l->basis[kd][k];
+            if (v[axis] != step) continue;
+            bool pure = true;
+            for (int d = 0; d < l->rank; d++) pure = pure && (d == axis || !v[d]);
+            if (!pure) continue;
+            *kind = kd;
+            *bit = k;
+            return true;
+        }
+    return false;
+}
+
+bool layout_scan_parts(const Layout *l, int axis, int32_t n, int *parts, int *kinds, int *bits) {
+    int m = log2_exact(n), part = 0, prev_lane = -1, touching = 0;
+    for (int p = 0; p < 4; p++) parts[p] = 0;
+    /* every input bit that moves along the axis must be one of the m found
+     * below (none mixes the axis with other dims, none repeats one) */
+    for (int kd = 0; l && kd < LL_KINDS; kd++)
+        for (int k = 0; k < l->n_bits[kd]; k++) touching += l->basis[kd][k][axis] != 0;
+    if (l && touching != m) return false;
+    for (int t = 0; t < m; t++) {
+        int kind = LL_REG, bit = t;
+        if (l && !find_axis_bit(l, axis, (int32_t)1 << t, &kind, &bit)) return false;
+        /* registers before any lane or warp bit are part 0, after them part 3 */
+        int p = kind == LL_LANE ? 1 : kind == LL_WARP ? 2 : part == 0 ? 0 : 3;
+        if (p < part) return false;
+        if (kind == LL_LANE && prev_lane >= 0 && bit != prev_lane + 1) return false;
+        if (kind == LL_LANE) prev_lane = bit;
+        part = p;
+        parts[p]++;
+        if (kinds) kinds[t] = kind;
+        if (bits) bits[t] = bit;
+    }
+    return true;
+}

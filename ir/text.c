@@ -207,6 +207,7 @@ static void print_attrs(Printer *P, IrOp *op) {
     switch (op->opc) {
     case OP_EXPAND_DIMS:
     case OP_REDUCE: buf_printf(&a, ", axis = %lld", (long long)at->i); break;
+    case OP_SCAN: buf_printf(&a, ", axis = %lld%s", (long long)at->i, at->i2 ? ", reverse" : ""); break;
     case OP_MIN:
     case OP_MAX:
         if (at->i) buf_puts(&a, ", propagate_nan");
@@ -357,7 +358,8 @@ static void print_op(Printer *P, IrOp *op, int depth) {
     case OP_FOR: print_for(P, op, depth); break;
     case OP_IF: print_if(P, op, depth); break;
     case OP_WHILE: print_while(P, op, depth); break;
-    case OP_REDUCE: print_reduce(P, op, depth); break;
+    case OP_REDUCE:
+    case OP_SCAN: print_reduce(P, op, depth); break;
     default: break;
     }
     if (op->n_regions == 0) {
@@ -823,9 +825,11 @@ static void parse_attr(Parser *P, Opcode opc, IrAttr *attr) {
     if (key.kind != TK_IDENT) expected(P, key, "an attribute name");
     const char *opname = ir_opinfo[opc].name;
     bool mem = opc == OP_LOAD || opc == OP_STORE;
-    if ((opc == OP_EXPAND_DIMS || opc == OP_REDUCE) && tok_is(key, "axis")) {
+    if ((opc == OP_EXPAND_DIMS || opc == OP_REDUCE || opc == OP_SCAN) && tok_is(key, "axis")) {
         expect(P, "=");
         attr->i = parse_int(P, 0, IR_MAX_RANK - 1, "axis");
+    } else if (opc == OP_SCAN && tok_is(key, "reverse")) {
+        attr->i2 = 1;
     } else if ((opc == OP_MIN || opc == OP_MAX) && tok_is(key, "propagate_nan")) {
         attr->i = 1;
     } else if (opc == OP_CAST && tok_is(key, "rounding")) {
@@ -1113,20 +1117,20 @@ static void parse_typed_args(Parser *P, IrBlock *b, Tok **names, uint32_t *n, ui
     expect(P, ")");
 }
 
-/* reduce_op = "reduce" use ("," use)* attrs results "combine" typed_args region */
-static IrOp *parse_reduce(Parser *P, IrBlock *b, SrcLoc loc, Tok kw) {
+/* reduce_op = ("reduce" | "scan") use ("," use)* attrs results "combine" typed_args region */
+static IrOp *parse_reduce(Parser *P, IrBlock *b, SrcLoc loc, Tok kw, Opcode opc) {
     Operands o = {0};
     parse_operands(P, &o);
     if (o.n == 0) expected(P, peek(P), "an operand");
     IrAttr attr;
     memset(&attr, 0, sizeof attr);
-    parse_attrs(P, OP_REDUCE, &attr);
+    parse_attrs(P, opc, &attr);
     TypeL *res;
     uint32_t n_res = parse_result_types(P, &res);
     if (n_res != o.n)
-        parse_error(P, loc, "'reduce' has %u operand%s but %u result type%s", o.n, o.n == 1 ? "" : "s", n_res,
-                    n_res == 1 ? "" : "s");
-    IrOp *op = new_op(P, b, OP_REDUCE, loc, &o, res, n_res, 1);
+        parse_error(P, loc, "'%s' has %u operand%s but %u result type%s", ir_opinfo[opc].name, o.n, o.n == 1 ? "" : "s",
+                    n_res, n_res == 1 ? "" : "s");
+    IrOp *op = new_op(P, b, opc, loc, &o, res, n_res, 1);
     op->attr = attr;
     Tok c = expect(P, "combine");
     Tok *args = NULL;
@@ -1162,7 +1166,8 @@ static void parse_op(Parser *P, IrBlock *b) {
     case OP_FOR: op = parse_for(P, b, loc, name); break;
     case OP_IF: op = parse_if(P, b, loc, name); break;
     case OP_WHILE: op = parse_while(P, b, loc, name); break;
-    case OP_REDUCE: op = parse_reduce(P, b, loc, name); break;
+    case OP_REDUCE:
+    case OP_SCAN: op = parse_reduce(P, b, loc, name, (Opcode)opc); break;
     default: op = parse_simple_op(P, b, (Opcode)opc, loc); break;
     }
     if (n_res != op->n_results)

@@ -407,8 +407,11 @@ static void check_while(Verifier *V, IrOp *op) {
 /* reduce: N operands of one shape (and layout), the results that shape
  * without dim `axis` (scalars from 1-D operands) in the operand's layout
  * with that dim dropped; the combine region takes 2N scalars of the
- * operands' element types and yields N of them. */
+ * operands' element types and yields N of them. scan: the same, but the
+ * results have the operands' types and layout, and that layout must split
+ * the axis as scan needs (layout_scan_parts). */
 static void check_reduce(Verifier *V, IrOp *op) {
+    bool scan = op->opc == OP_SCAN;
     Arena *a = V->fn->ctx->arena;
     uint32_t n = op->n_operands;
     IrType t0 = vtype(V, op->operands[0]);
@@ -422,8 +425,9 @@ static void check_reduce(Verifier *V, IrOp *op) {
         return;
     }
     IrType rs = t0;
-    rs.rank--;
-    for (int d = (int)axis; d < rs.rank; d++) rs.shape[d] = t0.shape[d + 1];
+    if (!scan) rs.rank--;
+    for (int d = (int)axis; d < rs.rank && !scan; d++) rs.shape[d] = t0.shape[d + 1];
+    if (!scan) rs.shape[rs.rank] = 0;
     for (uint32_t i = 0; i < n; i++) {
         IrType ti = vtype(V, op->operands[i]);
         if (!same_shape(ti, t0)) verr(V, op, "operand %u has type %s, whose shape differs from operand 0's %s", i, tstr(V, ti), tstr(V, t0));
@@ -432,13 +436,18 @@ static void check_reduce(Verifier *V, IrOp *op) {
     }
     int32_t l0 = V->fn->vals[op->operands[0]].layout;
     if (V->layouts && rs.rank > 0 && l0 >= 0 && (uint32_t)l0 < V->fn->n_layouts) {
-        Layout want = layout_drop_dim(&V->fn->layouts[l0], (int)axis);
+        Layout want = scan ? V->fn->layouts[l0] : layout_drop_dim(&V->fn->layouts[l0], (int)axis);
         for (uint32_t i = 0; i < n; i++) {
             int32_t lr = V->fn->vals[op->results[i]].layout;
             if (lr >= 0 && (uint32_t)lr < V->fn->n_layouts && !layout_same(&V->fn->layouts[lr], &want))
-                verr(V, op, "result %u has layout #L%d, expected operand 0's layout with dim %lld dropped", i, lr,
+                verr(V, op, scan ? "result %u has layout #L%d, expected operand 0's" :
+                     "result %u has layout #L%d, expected operand 0's layout with dim %lld dropped", i, lr,
                      (long long)axis);
         }
+        int parts[4];
+        if (scan && !layout_scan_parts(&V->fn->layouts[l0], (int)axis, t0.shape[axis], parts, NULL, NULL))
+            verr(V, op, "operand 0's layout #L%d does not hold the axis as registers, then consecutive lanes, then "
+                 "warps, then registers (doc/ir.md, scan)", l0);
     }
     IrBlock *b = op->regions[0];
     if (b->n_args != 2 * n) {
@@ -463,7 +472,7 @@ static void check_term_place(Verifier *V, IrOp *op) {
     bool ok;
     switch (op->opc) {
     case OP_YIELD:
-        ok = owner && (owner->opc == OP_FOR || owner->opc == OP_IF || owner->opc == OP_REDUCE ||
+        ok = owner && (owner->opc == OP_FOR || owner->opc == OP_IF || owner->opc == OP_REDUCE || owner->opc == OP_SCAN ||
                        (owner->opc == OP_WHILE && owner->regions[1] == b));
         break;
     case OP_CONDITION: ok = owner && owner->opc == OP_WHILE && owner->regions[0] == b; break;
@@ -494,7 +503,7 @@ static bool check_counts(Verifier *V, IrOp *op) {
     if (op->opc == OP_LOAD) lo = 1, hi = 3;
     if (op->opc == OP_STORE) lo = 2, hi = 3;
     if (op->opc == OP_FOR) lo = 3;
-    if (op->opc == OP_REDUCE) lo = 1;
+    if (op->opc == OP_REDUCE || op->opc == OP_SCAN) lo = 1;
     if (op->n_operands < lo || op->n_operands > hi) {
         verr(V, op, "has %u operands, expected %u to %u", op->n_operands, lo, hi == UINT32_MAX ? op->n_operands : hi);
         ok = false;
@@ -524,7 +533,8 @@ static void check_op_types(Verifier *V, IrOp *op) {
     case OP_FOR: check_for(V, op); break;
     case OP_IF: check_if(V, op); break;
     case OP_WHILE: check_while(V, op); break;
-    case OP_REDUCE: check_reduce(V, op); break;
+    case OP_REDUCE:
+    case OP_SCAN: check_reduce(V, op); break;
     case OP_YIELD: case OP_CONDITION: case OP_RET: break;
     case OP_ASSERT: check_assert(V, op); break;
     case OP_PRINT: case OP_BARRIER: break;

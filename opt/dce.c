@@ -36,7 +36,7 @@ static void mark(Dce *D, ValId v) {
 
 static bool removable(IrOp *op) {
     if (op->opc == OP_LOAD) return !(op->attr.flags & LOADF_VOLATILE);
-    return (ir_opinfo[op->opc].flags & F_PURE) && (op->n_regions == 0 || op->opc == OP_REDUCE);
+    return (ir_opinfo[op->opc].flags & F_PURE) && (op->n_regions == 0 || op->opc == OP_REDUCE || op->opc == OP_SCAN);
 }
 
 static bool any_result_live(Dce *D, IrOp *op) {
@@ -69,7 +69,7 @@ static void mark_if(Dce *D, IrOp *op) {
     }
 }
 
-/* A reduce computes all its results at once: one live result keeps every
+/* A reduce (or scan) computes all its results at once: one live result keeps every
  * operand and the whole combine function. */
 static void mark_reduce(Dce *D, IrOp *op) {
     if (!any_result_live(D, op)) return;
@@ -83,7 +83,8 @@ static void mark_op(IrFunc *fn, IrOp *op, void *ud) {
     (void)fn;
     Dce *D = ud;
     switch (op->opc) {
-    case OP_REDUCE: mark_reduce(D, op); return;
+    case OP_REDUCE:
+    case OP_SCAN: mark_reduce(D, op); return;
     case OP_FOR: mark_for(D, op); return;
     case OP_IF: mark_if(D, op); return;
     case OP_YIELD:

@@ -14,6 +14,8 @@
  *     convert_layout right before the op, one per (value, layout, block);
  *     constants, splats and aranges are re-created in the needed layout
  *     instead (cheaper than moving data between threads).
+ * A reduce works in its operands' layout; a scan too when that layout holds
+ * the axis as scan needs (doc/ir.md), else in one that does.
  * For a vector add every want agrees and no convert is inserted. */
 #include "opt.h"
 
@@ -262,6 +264,8 @@ static void back_if(LayoutPass *P, IrOp *op) {
     }
 }
 
+static bool scan_ok(LayoutPass *P, IrOp *op, int32_t l);
+
 static void back_op(LayoutPass *P, IrOp *op) {
     ValId r = op->n_results ? op->results[0] : VAL_NONE;
     switch (op->opc) {
@@ -280,6 +284,9 @@ static void back_op(LayoutPass *P, IrOp *op) {
     }
     case OP_WHILE: back_while(P, op); break;
     case OP_IF: back_if(P, op); break;
+    case OP_SCAN:
+        if (scan_ok(P, op, want_of(P, r))) want_operands(P, op, want_of(P, r));
+        break;
     default:
         if (r != VAL_NONE && passes_layout_through(op->opc)) want_operands(P, op, want_of(P, r));
         break;
@@ -456,9 +463,45 @@ static void fwd_reduce(LayoutPass *P, IrOp *op) {
     for (uint32_t i = 0; i < op->n_results; i++) set_layout(P, op->results[i], r);
 }
 
+/* Whether layout l (an index) splits the scan's axis as scan needs
+ * (layout_scan_parts). */
+static bool scan_ok(LayoutPass *P, IrOp *op, int32_t l) {
+    IrType t = ir_type(P->fn, op->operands[0]);
+    int parts[4];
+    return l >= 0 && layout_scan_parts(&P->fn->layouts[l], (int)op->attr.i, t.shape[op->attr.i], parts, NULL, NULL);
+}
+
+/* A scan works in its operands' layout when that splits the axis into
+ * registers, lanes, warps (and registers again); otherwise in a blocked
+ * layout with the axis fastest (runs of up to 16 bytes per thread, then
+ * lanes, then warps along it), and its operands are converted. */
+static int32_t scan_layout(LayoutPass *P, IrOp *op) {
+    int32_t l = follow_operands(P, op);
+    if (scan_ok(P, op, l)) return l;
+    IrType t = ir_type(P->fn, op->operands[0]);
+    int axis = (int)op->attr.i;
+    int32_t order[IR_MAX_RANK];
+    order[0] = axis;
+    for (int d = t.rank - 1, i = 1; d >= 0; d--)
+        if (d != axis) order[i++] = d;
+    int64_t vec = ir_numel(t) / (32 * P->num_warps), most = 16 / elem_bytes((ElemType)t.elem);
+    if (vec > most) vec = most;
+    if (vec > t.shape[axis]) vec = t.shape[axis];
+    l = intern(P, access_layout(P, t, order, vec < 1 ? 1 : (int)pow2_floor(vec)));
+    TRIC_ASSERT(scan_ok(P, op, l));
+    return l;
+}
+
+/* Its results have the layout it works in. */
+static void fwd_scan(LayoutPass *P, IrOp *op) {
+    int32_t l = scan_layout(P, op);
+    for (uint32_t i = 0; i < op->n_results; i++) set_layout(P, op->results[i], l);
+}
+
 static void fwd_block(LayoutPass *P, IrBlock *b) {
     for (IrOp *op = b->first; op; op = op->next) {
         if (op->opc == OP_REDUCE) fwd_reduce(P, op);
+        else if (op->opc == OP_SCAN) fwd_scan(P, op);
         else if (op->opc == OP_FOR) fwd_for(P, op);
         else if (op->opc == OP_WHILE) fwd_while(P, op);
         else if (op->opc == OP_IF) fwd_if(P, op);
@@ -551,7 +594,7 @@ static void fix_operands(IrFunc *fn, IrOp *op, void *ud) {
     int32_t anchor = anchor_of(P, op);
     ValId r = op->n_results ? op->results[0] : VAL_NONE;
     /* chosen before any operand is replaced, as fwd_reduce chose it */
-    int32_t reduce_in = op->opc == OP_REDUCE ? follow_operands(P, op) : -1;
+    int32_t reduce_in = op->opc == OP_REDUCE ? follow_operands(P, op) : op->opc == OP_SCAN ? scan_layout(P, op) : -1;
     for (uint32_t i = 0; i < op->n_operands; i++) {
         ValId v = op->operands[i];
         if (!is_tile(P, v)) continue;
@@ -564,7 +607,8 @@ static void fix_operands(IrFunc *fn, IrOp *op, void *ud) {
         case OP_WHILE: require(P, op, i, layout_of(P, op->regions[0]->args[i])); break;
         case OP_YIELD:
         case OP_CONDITION: require(P, op, i, terminator_need(P, op, i)); break;
-        case OP_REDUCE: require(P, op, i, reduce_in); break;
+        case OP_REDUCE:
+        case OP_SCAN: require(P, op, i, reduce_in); break;
         default:
             if (r != VAL_NONE && passes_layout_through(op->opc)) require(P, op, i, layout_of(P, r));
             break;

@@ -197,5 +197,18 @@ Reg ptx_smem_base(Ptx *P);
  * must wait for earlier readers; sets red_bytes and fn->shared_bytes. */
 void ptx_reduce_plan(Ptx *P);
 void ptx_reduce(Ptx *P, IrOp *op);
+/* Where the plan put op's arrays (a reduce or a scan through shared memory)
+ * and whether it must wait for earlier readers first; false if it has none. */
+bool ptx_reduce_slot(Ptx *P, IrOp *op, int32_t *offset, bool *bar_before);
+/* out[k] = the combine region of op (a reduce or scan) on a[k], b[k] */
+void ptx_combine(Ptx *P, IrOp *op, const Reg *a, const Reg *b, Reg *out);
+Reg ptx_select_reg(Ptx *P, Reg p, Reg a, Reg b);       /* p ? a : b, any class */
+Reg ptx_shuffle(Ptx *P, Reg a, const char *mode, int b, int c);   /* shfl.sync.MODE, any class */
+const char *ptx_smem_addr(Ptx *P, Reg base, int64_t off);        /* "[%r5+64]" */
+/* vals[0..n) = n values of class c, `bytes` each, at base + off (vector loads) */
+void ptx_load_partials(Ptx *P, RegClass c, int bytes, Reg base, int64_t off, Reg *vals, int n);
+/* ---- scan.c ---- */
+int32_t ptx_scan_smem_bytes(Ptx *P, IrOp *op);   /* 0 if it needs none */
+void ptx_scan(Ptx *P, IrOp *op);
 
 #endif

@@ -31,7 +31,8 @@
 #include <string.h>
 
 typedef struct ReducePlan {
-    IrOp *op;
+    IrOp *op;           /* a reduce, or a scan (scan.c) */
+    int32_t bytes;      /* of its arrays */
     int buf;            /* 0 or 1 */
     int32_t offset;     /* of its arrays in shared memory */
     bool bar_before;    /* the buffer may still be being read: wait first */
@@ -87,10 +88,14 @@ static int32_t array_bytes(Ptx *P, IrOp *op, const ReduceShape *s, uint32_t k) {
 static void collect(IrFunc *fn, IrOp *op, void *ud) {
     Ptx *P = ud;
     (void)fn;
-    if (op->opc != OP_REDUCE) return;
-    ReduceShape s = reduce_shape(P, op);
-    if (!s.n_warp_levels) return;
-    ReducePlan pl = {op, (int)(P->n_reds & 1), 0, false};
+    int32_t bytes = 0;
+    if (op->opc == OP_SCAN) bytes = ptx_scan_smem_bytes(P, op);
+    if (op->opc == OP_REDUCE) {
+        ReduceShape s = reduce_shape(P, op);
+        for (uint32_t k = 0; k < op->n_operands && s.n_warp_levels; k++) bytes += array_bytes(P, op, &s, k);
+    }
+    if (!bytes) return;
+    ReducePlan pl = {op, bytes, (int)(P->n_reds & 1), 0, false};
     VEC_PUSH(P->arena, P->reds, P->n_reds, P->cap_reds, pl);
 }
 
@@ -119,7 +124,8 @@ static unsigned plan_loop(Ptx *P, IrBlock *first, IrBlock *second, unsigned pend
 static unsigned plan_block(Ptx *P, IrBlock *b, unsigned pending) {
     for (IrOp *op = b->first; op; op = op->next) {
         switch (op->opc) {
-        case OP_REDUCE: {
+        case OP_REDUCE:
+        case OP_SCAN: {
             ReducePlan *pl = find_plan(P, op);
             if (!pl) break;
             if (pending & (1u << pl->buf)) pl->bar_before = true;
@@ -135,15 +141,20 @@ static unsigned plan_block(Ptx *P, IrBlock *b, unsigned pending) {
     return pending;
 }
 
+bool ptx_reduce_slot(Ptx *P, IrOp *op, int32_t *offset, bool *bar_before) {
+    ReducePlan *pl = find_plan(P, op);
+    if (!pl) return false;
+    *offset = pl->offset;
+    *bar_before = pl->bar_before;
+    return true;
+}
+
 void ptx_reduce_plan(Ptx *P) {
     ir_walk(P->fn, P->fn->body, collect, P);
     int32_t size[2] = {0, 0};
     for (uint32_t i = 0; i < P->n_reds; i++) {
         ReducePlan *pl = &P->reds[i];
-        ReduceShape s = reduce_shape(P, pl->op);
-        int32_t total = 0;
-        for (uint32_t k = 0; k < pl->op->n_operands; k++) total += array_bytes(P, pl->op, &s, k);
-        if (total > size[pl->buf]) size[pl->buf] = total;
+        if (pl->bytes > size[pl->buf]) size[pl->buf] = pl->bytes;
     }
     for (uint32_t i = 0; i < P->n_reds; i++) P->reds[i].offset = P->reds[i].buf ? size[0] : 0;
     P->red_bytes = size[0] + size[1];
@@ -171,7 +182,7 @@ static void bind(Ptx *P, ValId v, Reg r) {
 /* out[k] = combine(a..., b...)[k]: the region's ops on these registers;
  * its values are forgotten afterwards so the next combination defines
  * them again */
-static void emit_combine(Ptx *P, IrOp *op, const Reg *a, const Reg *b, Reg *out) {
+void ptx_combine(Ptx *P, IrOp *op, const Reg *a, const Reg *b, Reg *out) {
     IrBlock *blk = op->regions[0];
     uint32_t n = op->n_operands;
     for (uint32_t k = 0; k < n; k++) {
@@ -213,23 +224,24 @@ static Reg lane_bit_pred(Ptx *P, int bit) {
     return p;
 }
 
-/* The partner lane's (lane ^ mask) copy of register a. */
-static Reg shuffle(Ptx *P, Reg a, int mask) {
+/* Another lane's copy of register a: shfl.sync.MODE with lane operand b
+ * and clamp (bfly b = the lane mask, 31: the partner lane ^ mask). */
+Reg ptx_shuffle(Ptx *P, Reg a, const char *mode, int b, int clamp) {
     RegClass c = REG_CLASS(a);
     Reg d = ptx_reg(P, c);
     if (c == RC_B32 || c == RC_F32) {
-        ptx_ins(P, "shfl.sync.bfly.b32 %R, %R, %d, 31, -1;", d, a, mask);
+        ptx_ins(P, "shfl.sync.%s.b32 %R, %R, %d, %d, -1;", mode, d, a, b, clamp);
     } else if (c == RC_B64 || c == RC_F64) {
         Reg lo = ptx_reg(P, RC_B32), hi = ptx_reg(P, RC_B32), lo2 = ptx_reg(P, RC_B32), hi2 = ptx_reg(P, RC_B32);
         ptx_ins(P, "mov.b64 {%R, %R}, %R;", lo, hi, a);
-        ptx_ins(P, "shfl.sync.bfly.b32 %R, %R, %d, 31, -1;", lo2, lo, mask);
-        ptx_ins(P, "shfl.sync.bfly.b32 %R, %R, %d, 31, -1;", hi2, hi, mask);
+        ptx_ins(P, "shfl.sync.%s.b32 %R, %R, %d, %d, -1;", mode, lo2, lo, b, clamp);
+        ptx_ins(P, "shfl.sync.%s.b32 %R, %R, %d, %d, -1;", mode, hi2, hi, b, clamp);
         ptx_ins(P, "mov.b64 %R, {%R, %R};", d, lo2, hi2);
     } else {
         Reg w = ptx_reg(P, RC_B32), w2 = ptx_reg(P, RC_B32);
         if (c == RC_PRED) ptx_ins(P, "selp.u32 %R, 1, 0, %R;", w, a);
         else ptx_ins(P, "cvt.u32.u16 %R, %R;", w, a);
-        ptx_ins(P, "shfl.sync.bfly.b32 %R, %R, %d, 31, -1;", w2, w, mask);
+        ptx_ins(P, "shfl.sync.%s.b32 %R, %R, %d, %d, -1;", mode, w2, w, b, clamp);
         if (c == RC_PRED) ptx_ins(P, "setp.ne.u32 %R, %R, 0;", d, w2);
         else ptx_ins(P, "cvt.u16.u32 %R, %R;", d, w2);
     }
@@ -237,7 +249,7 @@ static Reg shuffle(Ptx *P, Reg a, int mask) {
 }
 
 /* d = p ? a : b for any register class */
-static Reg select_reg(Ptx *P, Reg p, Reg a, Reg b) {
+Reg ptx_select_reg(Ptx *P, Reg p, Reg a, Reg b) {
     static const char *const ty[RC_COUNT] = {"", "b16", "b32", "f32", "b64", "f64"};
     RegClass c = REG_CLASS(a);
     Reg d = ptx_reg(P, c);
@@ -258,7 +270,7 @@ static Reg select_reg(Ptx *P, Reg p, Reg a, Reg b) {
 static const char *st_type(int bytes) { return bytes == 2 ? "b16" : bytes == 8 ? "b64" : "b32"; }
 
 /* "[%r5+64]" */
-static const char *addr(Ptx *P, Reg base, int64_t off) {
+const char *ptx_smem_addr(Ptx *P, Reg base, int64_t off) {
     Buf b = {0};
     buf_putc(&b, '[');
     ptx_put_reg(&b, base);
@@ -279,7 +291,7 @@ static void store_partial(Ptx *P, Reg v, int bytes, const char *where) {
 }
 
 /* vals[0..n) = the n partials at `base + off` (a row of W values) */
-static void load_partials(Ptx *P, RegClass c, int bytes, Reg base, int64_t off, Reg *vals, int n) {
+void ptx_load_partials(Ptx *P, RegClass c, int bytes, Reg base, int64_t off, Reg *vals, int n) {
     RegClass lc = c == RC_PRED ? RC_B32 : c;
     int vec = 16 / bytes < 4 ? 16 / bytes : 4;
     if (vec > n) vec = n;
@@ -290,8 +302,8 @@ static void load_partials(Ptx *P, RegClass c, int bytes, Reg base, int64_t off, 
             buf_puts(&regs, j ? ", " : "");
             ptx_put_reg(&regs, vals[i + j]);
         }
-        if (vec > 1) ptx_ins(P, "ld.shared.v%d.%s {%s}, %s;", vec, st_type(bytes), regs.data, addr(P, base, off + i * bytes));
-        else ptx_ins(P, "ld.shared.%s %s, %s;", st_type(bytes), regs.data, addr(P, base, off + i * bytes));
+        if (vec > 1) ptx_ins(P, "ld.shared.v%d.%s {%s}, %s;", vec, st_type(bytes), regs.data, ptx_smem_addr(P, base, off + i * bytes));
+        else ptx_ins(P, "ld.shared.%s %s, %s;", st_type(bytes), regs.data, ptx_smem_addr(P, base, off + i * bytes));
         buf_free(&regs);
     }
     if (c != RC_PRED) return;
@@ -358,7 +370,7 @@ static void combine_regs(Ptx *P, IrOp *op, Reg **acc, int r, int r2) {
         a[k] = acc[k][r];
         b[k] = acc[k][r2];
     }
-    emit_combine(P, op, a, b, out);
+    ptx_combine(P, op, a, b, out);
     for (uint32_t k = 0; k < n; k++) acc[k][r] = out[k];
 }
 
@@ -368,15 +380,15 @@ static void lane_level(Ptx *P, IrOp *op, Reg **acc, const int *src, int n_res, i
     Reg p = swap_free ? REG_NONE : lane_bit_pred(P, bit);
     Reg *other = arena_alloc(P->arena, sizeof(Reg) * n * (size_t)n_res);
     for (int q = 0; q < n_res; q++)   /* all shuffles first: they overlap */
-        for (uint32_t k = 0; k < n; k++) other[q * n + k] = shuffle(P, acc[k][src[q]], 1 << bit);
+        for (uint32_t k = 0; k < n; k++) other[q * n + k] = ptx_shuffle(P, acc[k][src[q]], "bfly", 1 << bit, 31);
     Reg *a = arena_alloc(P->arena, sizeof(Reg) * n * 3), *b = a + n, *out = b + n;
     for (int q = 0; q < n_res; q++) {
         for (uint32_t k = 0; k < n; k++) {
             Reg mine = acc[k][src[q]], theirs = other[q * n + k];
-            a[k] = swap_free ? mine : select_reg(P, p, theirs, mine);
-            b[k] = swap_free ? theirs : select_reg(P, p, mine, theirs);
+            a[k] = swap_free ? mine : ptx_select_reg(P, p, theirs, mine);
+            b[k] = swap_free ? theirs : ptx_select_reg(P, p, mine, theirs);
         }
-        emit_combine(P, op, a, b, out);
+        ptx_combine(P, op, a, b, out);
         for (uint32_t k = 0; k < n; k++) acc[k][src[q]] = out[k];
     }
 }
@@ -416,7 +428,7 @@ static void warp_levels(Ptx *P, IrOp *op, const ReduceShape *s, Reg **acc, const
         TRIC_ASSERT(!(f & support));
         for (uint32_t k = 0; k < n; k++) {
             int bytes = slot_bytes(P, op->operands[k]);
-            store_partial(P, acc[k][src[q]], bytes, addr(P, slot[k], off[k] + (int64_t)f * W * bytes));
+            store_partial(P, acc[k][src[q]], bytes, ptx_smem_addr(P, slot[k], off[k] + (int64_t)f * W * bytes));
         }
     }
     ptx_ins(P, "bar.sync 0;");
@@ -428,7 +440,7 @@ static void warp_levels(Ptx *P, IrOp *op, const ReduceShape *s, Reg **acc, const
         for (uint32_t k = 0; k < n; k++) {
             int bytes = slot_bytes(P, op->operands[k]);
             RegClass c = REG_CLASS(acc[k][src[q]]);
-            load_partials(P, c, bytes, row[k], off[k] + (int64_t)f * W * bytes, parts[k], W);
+            ptx_load_partials(P, c, bytes, row[k], off[k] + (int64_t)f * W * bytes, parts[k], W);
         }
         for (int lv = 0; lv < s->n_warp_levels; lv++)
             for (int i = 0; i < W; i += 2 << lv) combine_regs(P, op, parts, i, i + (1 << lv));

@@ -7,9 +7,9 @@
  * the last stage (the IR ptxgen receives), for comparisons with the
  * simulated PTX or a reference. Free with diff_free.
  *
- * One exception: a float reduce combines in an order its operand's layout
+ * One exception: a float reduce or scan combines in an order its operand's layout
  * defines (doc/ir.md), so across the `layout` pass, and only there and only
- * for kernels whose IR holds a reduce of floats, float buffers may differ by
+ * for kernels whose IR holds a reduce or scan of floats, float buffers may differ by
  * a relative error ||after - before||_2 / ||before||_2 of at most
  * diff_float_tol (1e-5 for f32 and f64, 2e-2 for f16 and bf16, 0.25 for
  * fp8); integer buffers and everything elsewhere stay bit-identical.
@@ -162,7 +162,7 @@ static bool same_outputs(const Snapshot *p, const Snapshot *c, bool float_tol) {
 }
 
 static void find_float_reduce(IrFunc *fn, IrOp *op, void *ud) {
-    if (op->opc != OP_REDUCE) return;
+    if (op->opc != OP_REDUCE && op->opc != OP_SCAN) return;
     for (uint32_t i = 0; i < op->n_operands; i++)
         if (elem_is_float((ElemType)ir_type(fn, op->operands[i]).elem)) *(bool *)ud = true;
 }

@@ -240,6 +240,11 @@ static const char *const every_op =
     "    yield %54, %55\n"
     "  }\n"
     "  %56 = cast %q : i64\n"
+    "  %57, %58 = scan %47, %32 {axis = 1, reverse} -> (tile<4x8xf16, #L0>, tile<4x8xi32, #L0>) combine(%59: f16, %60: i32, %61: f16, %62: i32) {\n"
+    "    %63 = add %59, %61 : f16\n"
+    "    %64 = mul %60, %62 : i32\n"
+    "    yield %63, %64\n"
+    "  }\n"
     "  store %q, %9\n"
     "  ret\n"
     "}\n";
@@ -277,7 +282,7 @@ static void test_text(void) {
     ctx_free(c);
 
     /* the unfixed text fails in the verifier, reported at the op */
-    check_parse_error(every_op, "t.tir:63:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
+    check_parse_error(every_op, "t.tir:68:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
 
     /* floats print exactly */
     c = new_ctx();
@@ -297,6 +302,20 @@ static void test_text(void) {
 }
 
 static void test_parse_errors(void) {
+    /* scan: the lanes along the axis are not consecutive lane bits; the
+     * layout does not hold the axis as registers, lanes, warps */
+    check_parse_error("#L0 = linear<[8] reg=[] lane=[[1],[0],[2],[4],[0]] warp=[]>\n"
+                      "func @f() {\n  %0 = arange 0, 8 : tile<8xi32, #L0>\n"
+                      "  %1 = scan %0 {axis = 0} -> (tile<8xi32, #L0>) combine(%a: i32, %b: i32) {\n"
+                      "    %2 = add %a, %b : i32\n    yield %2\n  }\n}\n",
+                      "t.tir:4:3: error: invalid IR: op 'scan': operand 0's layout #L0 does not hold the axis as registers, "
+                      "then consecutive lanes, then warps, then registers (doc/ir.md, scan)");
+    check_parse_error("#L0 = linear<[8] reg=[[4]] lane=[[1],[2],[0],[0],[0]] warp=[]>\n"
+                      "#L1 = linear<[8] reg=[[1]] lane=[[2],[4],[0],[0],[0]] warp=[]>\n"
+                      "func @f() {\n  %0 = arange 0, 8 : tile<8xi32, #L0>\n"
+                      "  %1 = scan %0 {axis = 0, reverse} -> (tile<8xi32, #L1>) combine(%a: i32, %b: i32) {\n"
+                      "    %2 = add %a, %b : i32\n    yield %2\n  }\n}\n",
+                      "t.tir:5:3: error: invalid IR: op 'scan': result 0 has layout #L1, expected operand 0's");
     check_parse_error("func @f() {\n  %0 = addd %1 : i32\n}\n", "t.tir:2:8: error: unknown op 'addd'");
     check_parse_error("func @f() {\n  %0 = neg %7 : i32\n}\n", "t.tir:2:12: error: use of undefined value %7");
     check_parse_error("func @f(%a: i32) {\n  %0 = const 1.0 : f32\n  %1 = add %a, %0 : f32\n}\n",
