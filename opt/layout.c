@@ -310,7 +310,9 @@ static bool is_remat(IrOp *def) {
 
 /* An elementwise result nothing wants follows its operands: a loaded value's
  * layout first (moving it costs), then any other computed value's, and only
- * then a constant's (which is re-created anywhere for free). */
+ * then a constant's (which is re-created anywhere for free) or a loop-carried
+ * value's that nothing in the loop wants (its layout is only a guess, which
+ * fwd_loop revises to what the body yields: `acc += x` must not move x). */
 static int32_t follow_operands(LayoutPass *P, IrOp *op) {
     int32_t best = -1;
     int best_rank = 0;
@@ -318,7 +320,8 @@ static int32_t follow_operands(LayoutPass *P, IrOp *op) {
         ValId v = op->operands[i];
         if (!is_tile(P, v) || layout_of(P, v) < 0) continue;
         IrOp *def = P->fn->vals[v].def;
-        int rank = def && def->opc == OP_LOAD ? 3 : is_remat(def) ? 1 : 2;
+        bool guessed = !def && P->fn->vals[v].block && want_of(P, v) < 0;
+        int rank = def && def->opc == OP_LOAD ? 3 : is_remat(def) || guessed ? 1 : 2;
         if (rank > best_rank) {
             best = layout_of(P, v);
             best_rank = rank;
