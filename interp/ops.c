@@ -90,7 +90,7 @@ static uint64_t f32_binary(Opcode opc, float x, float y) {
     case OP_SUB: return scalar_f32_bits(x - y);
     case OP_MUL: return scalar_f32_bits(x * y);
     case OP_DIV: return scalar_f32_bits(x / y);          /* div.full: within 2 ulp */
-    case OP_REM: return scalar_f32_bits(fmodf(x, y));
+    case OP_REM: return scalar_f32_bits((float)elem_frem(x, y));   /* exact in double */
     default: tric_unreachable();
     }
 }
@@ -101,7 +101,7 @@ static uint64_t f64_binary(Opcode opc, double x, double y) {
     case OP_SUB: return scalar_f64_bits(x - y);
     case OP_MUL: return scalar_f64_bits(x * y);
     case OP_DIV: return scalar_f64_bits(x / y);
-    case OP_REM: return scalar_f64_bits(fmod(x, y));
+    case OP_REM: return scalar_f64_bits(elem_frem(x, y));
     default: tric_unreachable();
     }
 }

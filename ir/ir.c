@@ -117,6 +117,15 @@ double elem_float_from_bits(ElemType e, uint64_t bits) {
     return neg ? -v : v;
 }
 
+/* Float remainder as the GPU code (and Triton's) computes it: C's fmod,
+ * except that a zero result is +0 whatever a's sign (the fused
+ * multiply-add's exact zero) and an infinite b gives a (inf % inf too). */
+double elem_frem(double a, double b) {
+    if (isinf(b)) return a;
+    double r = fmod(a, b);
+    return r == 0 ? 0.0 : r;
+}
+
 /* ---- ops ---- */
 const OpInfo ir_opinfo[OP_COUNT] = {
 #define X(e, name, nops, nres, nreg, flags) [e] = {name, nops, nres, nreg, flags},

@@ -46,6 +46,8 @@ ElemType elem_from_name(const char *s, size_t n);   /* IR name; ET_COUNT if none
 double elem_round(ElemType e, double x);
 /* the same, or toward zero (an overflow then gives the largest finite value) */
 double elem_round_toward(ElemType e, double x, bool toward_zero);
+/* a % b of floats (Triton's: fmod, but +0 for zero and a for infinite b) */
+double elem_frem(double a, double b);
 uint64_t elem_float_bits(ElemType e, double x);
 double elem_float_from_bits(ElemType e, uint64_t bits);
 

@@ -126,7 +126,7 @@ static bool fold_float2(Opcode opc, ElemType e, bool propagate, double a, double
     case OP_SUB: r = a - b; break;
     case OP_MUL: r = a * b; break;
     case OP_DIV: r = a / b; break;
-    case OP_REM: r = fmod(a, b); break;
+    case OP_REM: r = elem_frem(a, b); break;
     case OP_MIN: r = float_minmax(false, propagate, a, b); break;
     case OP_MAX: r = float_minmax(true, propagate, a, b); break;
     default: return false;

@@ -123,9 +123,7 @@ typedef struct OpRow {
     "setp.lt." T " %P, %1, 0" TY "; setp.lt." T " %Q, %a, 0" TY "; xor.pred %P, %P, %Q; "  \
     "setp.ne." T " %Q, %1, 0" TY "; and.pred %P, %P, %Q; "                                 \
     "copysign." T " %2, %a, %b; add." T " %3, %1, %2; selp." T " %1, %3, %1, %P; "         \
-    "setp.eq." T " %Q, %1, 0" TY "; copysign." T " %2, %a, %1; selp." T " %1, %2, %1, %Q; "  \
-    "testp.infinite." T " %P, %b; testp.finite." T " %Q, %a; and.pred %P, %P, %Q; "        \
-    "selp." T " %d, %a, %1, %P"
+    "testp.infinite." T " %P, %b; selp." T " %d, %a, %1, %P"
 
 static const OpRow optab[] = {
     {OP_ADD, G_INT, R_NORM8, "add.%t %d, %a, %b"},
@@ -144,10 +142,10 @@ static const OpRow optab[] = {
     {OP_DIV, G_F32, 0, "div.full.f32 %d, %a, %b"},
     {OP_DIV, G_F64, 0, "div.rn.f64 %d, %a, %b"},
     {OP_REM, G_INT, R_NORM8, "rem.%t %d, %a, %b"},
-    /* fmod: a - trunc(a/b)*b, fixed up by one b when the rounded quotient
-     * crossed an integer; a zero takes a's sign (the fma's exact zero is
-     * +0); a finite a over an infinite b is a. Exact while |a/b| < 2^24
-     * (f32) / 2^53 (f64); beyond that the quotient itself is rounded. */
+    /* Triton's float %: a - trunc(a/b)*b, fixed up by one b when the
+     * rounded quotient crossed an integer, and a when b is infinite
+     * (elem_frem in ir/ir.c says what that computes). Exact while |a/b| <
+     * 2^24 (f32) / 2^53 (f64); beyond that the quotient itself is rounded. */
     {OP_REM, G_F32, 0, FREM("f32", "f00000000")},
     {OP_REM, G_F64, 0, FREM("f64", "d0000000000000000")},
     {OP_AND, G_INT | G_I1, 0, "and.%B %d, %a, %b"},

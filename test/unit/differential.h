@@ -363,9 +363,9 @@ static inline int64_t diff_ordered(ElemType e, uint64_t bits) {
  * precision of f32, or f64; f16/bf16 compute in f32): |q - a/b| <= 1/2, so
  * t is the true quotient T or T + 1 in magnitude, a - t*b is representable
  * (|a - t*b| <= |b|, on the grid of b's ulp), the fma exact and the fix-up
- * too: fmod exactly, as the interpreter's fmodf / fmod. Otherwise it may
+ * too: elem_frem (ir/ir.c) exactly, as the interpreter. Otherwise it may
  * differ: |q| >= 2^p (t off by more than one; rem124's -6006242816 % 54),
- * or b infinite with a infinite or NaN (a, not NaN or NaN's payload).
+ * or b infinite with a NaN (the PTX keeps a's payload).
  * A difference between the simulated PTX and the interpreter is excused
  * when such a rem happened: the kernel is run once more on the
  * interpreter with an assert after every float rem that fails in exactly
