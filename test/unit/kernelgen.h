@@ -15,7 +15,18 @@
  *
  * Kernels are 1-D (BLOCK of 1..1024) or 2-D (BLOCK_M x BLOCK_N tiles up to
  * 4096 elements, row and column vectors broadcast with [:, None] and
- * [None, :]); sizes are not multiples of the blocks, so masks matter. */
+ * [None, :]); sizes are not multiples of the blocks, so masks matter.
+ * num_warps is 1 to 16, so a reduced axis spans registers, lanes and warps.
+ *
+ * Reductions (KG_REDUCE): tl.sum (with dtype=), tl.max / tl.min (with
+ * return_indices), tl.argmax / tl.argmin, tl.xor_sum and tl.reduce with a
+ * generated @jit combine function (one operand, or a tuple of two: an
+ * argmax by hand, a sum with a max), as functions and as methods, along
+ * axis 0, 1, negative axes and None, with keep_dims or [:, None] /
+ * [None, :] to broadcast the result back, nested, in expressions; and as
+ * statements: softmax (max, subtract, exp, sum, divide), masked loads with
+ * the reduction's neutral `other`. The result types are tric's
+ * (frontend/reductions.c); see FZ_ below for float sums. */
 #ifndef TRIC_TEST_KERNELGEN_H
 #define TRIC_TEST_KERNELGEN_H
 
@@ -37,7 +48,8 @@ enum {
     KG_BITS = 64,      /* & | ^ ~ << >> // % */
     KG_GATHER = 128,   /* loads inside expressions: gathers, scalar loads */
     KG_STORES = 256,   /* stores inside ifs and loops, extra masks */
-    KG_ALL = 511,
+    KG_REDUCE = 512,   /* tl.sum, tl.max, tl.argmax, tl.reduce, ..., softmax-like statements */
+    KG_ALL = 1023,
 };
 
 typedef struct KgenOptions {
@@ -64,6 +76,7 @@ typedef struct KgVar {
     int level;           /* block nesting where it was defined */
     bool fixed;          /* parameters, indices, loop variables: never assigned */
     bool lit;            /* static_range variables, constexpr ints */
+    uint8_t fuzz;        /* FZ_ bits: how its value may depend on a reduction's order */
 } KgVar;
 
 typedef struct KgBuf {   /* an input or output buffer */
@@ -96,7 +109,23 @@ typedef struct Kg {
     Buf *out;                      /* where statements go */
     int indent;
     Buf helpers;
+    unsigned forbid;               /* FZ_ bits the expression being generated must not carry */
+    unsigned taint;                /* FZ_ bits of what was generated since the last reset */
+    int n_combines;                /* @jit combine functions written */
 } Kg;
+
+/* Order dependence. A float sum combines in an order the layout pass
+ * changes (doc/interp.md, "Reductions"), so its last bits may change
+ * there, and the stage differential allows a relative error on float
+ * buffers (1e-5 for f32/f64 buffers, 2e-2 for f16/bf16). Such a value is
+ * fuzzy: FZ_FINE when it was summed in f32/f64, FZ_COARSE in f16/bf16 (or
+ * rounded to them). A fuzzy value must never reach what amplifies a last
+ * bit into a different result (a comparison, a conversion to an integer,
+ * //, %, a bitcast, argmax, an integer buffer), nor a buffer whose
+ * tolerance is finer than its own; the generator keeps it out by
+ * generating those operands with the bits forbidden (g->forbid): a leaf
+ * then neither picks a fuzzy variable nor sums floats. */
+enum { FZ_FINE = 1, FZ_COARSE = 2, FZ_ANY = 3 };
 
 /* ---- random numbers: splitmix64 ---- */
 
@@ -207,9 +236,13 @@ static const char *kg_shape(Kg *g, uint8_t sh) {
 
 /* ---- variables ---- */
 
-static void kg_define(Kg *g, const char *name, uint8_t et, uint8_t sh, bool fixed) {
+static void kg_define_fz(Kg *g, const char *name, uint8_t et, uint8_t sh, bool fixed, unsigned fuzz) {
     if (g->n_vars == (int)ARRAY_LEN(g->vars)) return;   /* the generator's limit; never reached in practice */
-    g->vars[g->n_vars++] = (KgVar){name, et, sh, g->level, fixed, false};
+    g->vars[g->n_vars++] = (KgVar){name, et, sh, g->level, fixed, false, (uint8_t)fuzz};
+}
+
+static void kg_define(Kg *g, const char *name, uint8_t et, uint8_t sh, bool fixed) {
+    kg_define_fz(g, name, et, sh, fixed, 0);
 }
 
 /* A random visible variable of shape within sh, bool or not; NULL if none. */
@@ -217,11 +250,14 @@ static KgVar *kg_pick_var(Kg *g, uint8_t sh, bool want_bool, bool assignable) {
     int cand[512], n = 0;
     for (int i = g->var_base; i < g->n_vars; i++) {
         KgVar *v = &g->vars[i];
-        if ((v->sh & ~sh) || (v->et == ET_I1) != want_bool || v->lit) continue;
+        if ((v->sh & ~sh) || (v->et == ET_I1) != want_bool || v->lit || (v->fuzz & g->forbid)) continue;
         if (assignable && v->fixed) continue;
         cand[n++] = i;
     }
-    return n ? &g->vars[cand[kg_rand(g, n)]] : NULL;
+    if (!n) return NULL;
+    KgVar *v = &g->vars[cand[kg_rand(g, n)]];
+    g->taint |= v->fuzz;
+    return v;
 }
 
 /* One of the latest few variables of shape within sh (their values are
@@ -231,8 +267,12 @@ static KgVar *kg_pick_recent(Kg *g, uint8_t sh, bool scalar_only) {
     for (int i = g->n_vars - 1; i >= g->var_base && seen < 4; i--) {
         KgVar *v = &g->vars[i];
         if ((v->sh & ~sh) || v->et == ET_I1 || v->lit || v->fixed || (scalar_only && v->sh != SH_S)) continue;
+        if (v->fuzz & g->forbid) continue;
         seen++;
-        if (kg_chance(g, 50)) return v;
+        if (kg_chance(g, 50)) {
+            g->taint |= v->fuzz;
+            return v;
+        }
     }
     return NULL;
 }
@@ -257,6 +297,22 @@ static void kg_leave(Kg *g, int n_before) {
 
 static KgVal kg_expr(Kg *g, uint8_t sh, int depth);
 static KgVal kg_bool(Kg *g, uint8_t sh, int depth);
+
+/* kg_expr with the fuzz bits `forbid` ruled out as well; *fuzz (unless
+ * NULL) gets the bits the result carries, which also go on to g->taint */
+static KgVal kg_expr_fz(Kg *g, uint8_t sh, int depth, unsigned forbid, unsigned *fuzz) {
+    unsigned saved_forbid = g->forbid, saved_taint = g->taint;
+    g->forbid |= forbid;
+    g->taint = 0;
+    KgVal v = kg_expr(g, sh, depth);
+    if (fuzz) *fuzz = g->taint;
+    g->taint |= saved_taint;
+    g->forbid = saved_forbid;
+    return v;
+}
+
+/* an expression whose value does not depend on any reduction's order */
+static KgVal kg_exact(Kg *g, uint8_t sh, int depth) { return kg_expr_fz(g, sh, depth, FZ_ANY, NULL); }
 
 /* v converted to et (no text when it already is); v is never a literal */
 static KgVal kg_cast(Kg *g, KgVal v, uint8_t et) {
@@ -356,15 +412,15 @@ static KgVal kg_same_sign(Kg *g, KgVal a, KgVal b) {
 /* an integer divisor that cannot be 0: a constant, or (x & 7) + 1 */
 static KgVal kg_divisor(Kg *g, KgVal a, uint8_t sh, int depth) {
     if (kg_chance(g, 50)) return kg_literal(g, a.et, true);
-    KgVal x = kg_as_int(g, kg_expr(g, sh, depth - 1));
+    KgVal x = kg_as_int(g, kg_exact(g, sh, depth - 1));
     KgVal d = kg_val(kg_fmt(g, "((%s & 7) + 1)", x.s), x.et, x.sh);
     return kg_same_sign(g, a, d);
 }
 
 static KgVal kg_division(Kg *g, uint8_t sh, int depth) {
-    KgVal a = kg_expr(g, sh, depth - 1);
     int what = kg_rand(g, 3);            /* 0: /, 1: //, 2: % */
     if (what == 1 || (!kg_has(g, KG_BITS) && what == 2)) what = kg_has(g, KG_BITS) ? 1 : 0;
+    KgVal a = what ? kg_exact(g, sh, depth - 1) : kg_expr(g, sh, depth - 1);   /* // and % jump */
     KgVal b;
     if (what == 1 || (kg_int(a.et) && what == 2)) {
         a = kg_as_int(g, a);
@@ -377,7 +433,7 @@ static KgVal kg_division(Kg *g, uint8_t sh, int depth) {
         const char *d = divs[kg_rand(g, (int)ARRAY_LEN(divs))];
         b = (KgVal){d, strchr(d, '.') ? ET_F32 : ET_I32, SH_S, true};
     } else {
-        b = kg_chance(g, 30) ? kg_literal(g, a.et, true) : kg_same_sign(g, a, kg_expr(g, sh, depth - 1));
+        b = kg_chance(g, 30) ? kg_literal(g, a.et, true) : kg_same_sign(g, a, kg_exact(g, sh, depth - 1));
         if (kg_int(a.et) && kg_int(b.et) && !b.lit) b = kg_divisor(g, a, sh, depth);   /* int / int */
     }
     uint8_t et = kg_ctype(a, b, true);
@@ -390,20 +446,21 @@ static KgVal kg_division(Kg *g, uint8_t sh, int depth) {
 static KgVal kg_bitop(Kg *g, uint8_t sh, int depth) {
     static const char *const ops[] = {"&", "|", "^", "<<", ">>"};
     int op = kg_rand(g, 5);
-    KgVal a = kg_as_int(g, kg_expr(g, sh, depth - 1)), b;
+    KgVal a = kg_as_int(g, kg_exact(g, sh, depth - 1)), b;
     if (op >= 3) {
-        b = kg_chance(g, 50) ? kg_val(kg_fmt(g, "%d", kg_rand(g, 8)), ET_I32, SH_S) : kg_as_int(g, kg_expr(g, sh, depth - 1));
+        b = kg_chance(g, 50) ? kg_val(kg_fmt(g, "%d", kg_rand(g, 8)), ET_I32, SH_S) : kg_as_int(g, kg_exact(g, sh, depth - 1));
         if (b.sh != SH_S || b.s[0] < '0' || b.s[0] > '9') b = kg_val(kg_fmt(g, "(%s & 7)", b.s), b.et, b.sh);
         else b.lit = true;
     } else {
-        b = kg_chance(g, 30) ? kg_literal(g, a.et, false) : kg_as_int(g, kg_expr(g, sh, depth - 1));
+        b = kg_chance(g, 30) ? kg_literal(g, a.et, false) : kg_as_int(g, kg_exact(g, sh, depth - 1));
     }
     return kg_val(kg_fmt(g, "(%s %s %s)", a.s, ops[op], b.s), kg_ctype(a, b, false), a.sh | b.sh);
 }
 
 static KgVal kg_unary(Kg *g, uint8_t sh, int depth) {
-    KgVal a = kg_expr(g, sh, depth - 1);
-    switch (kg_rand(g, 3)) {
+    int what = kg_rand(g, 3);
+    KgVal a = what == 1 && kg_has(g, KG_BITS) ? kg_exact(g, sh, depth - 1) : kg_expr(g, sh, depth - 1);
+    switch (what) {
     case 0: return kg_val(kg_fmt(g, "(-%s)", a.s), a.et, a.sh);
     case 1:
         if (kg_has(g, KG_BITS)) {
@@ -436,10 +493,16 @@ static bool kg_fp_narrowing(uint8_t from, uint8_t to) {
     return kg_float(from) && kg_float(to) && elem_bits(to) < elem_bits(from);
 }
 
+/* does rounding to et make a fuzzy value coarse? */
+static bool kg_half(uint8_t et) { return et == ET_F16 || et == ET_BF16; }
+
 static KgVal kg_convert(Kg *g, uint8_t sh, int depth) {
-    KgVal a = kg_expr(g, sh, depth - 1);
     uint8_t to = kg_any_type(g);
     int how = kg_rand(g, 4);
+    /* integers and bitcasts jump; a half type rounds a fine fuzz coarse */
+    unsigned fz, forbid = how == 0 || kg_int(to) ? FZ_ANY : kg_half(to) && (g->forbid & FZ_COARSE) ? FZ_ANY : 0;
+    KgVal a = kg_expr_fz(g, sh, depth - 1, forbid, &fz);
+    if (fz && kg_half(to)) g->taint |= FZ_COARSE;
     if (how == 0) {          /* bitcast between types of one size */
         uint8_t same[4];
         int n = 0;
@@ -478,7 +541,7 @@ static KgVal kg_math(Kg *g, uint8_t sh, int depth) {
 }
 
 static KgVal kg_cdiv(Kg *g, uint8_t sh, int depth) {
-    KgVal a = kg_as_int(g, kg_expr(g, sh, depth - 1));
+    KgVal a = kg_as_int(g, kg_exact(g, sh, depth - 1));
     return kg_val(kg_fmt(g, "tl.cdiv(%s, %d)", a.s, 1 + kg_rand(g, 9)), a.et, a.sh);
 }
 
@@ -498,7 +561,8 @@ static void kg_assign_new(Kg *g, uint8_t sh, int depth);
 static KgVal kg_call(Kg *g, uint8_t sh, int depth) {
     int n_args = 1 + kg_rand(g, 2), c = kg_rand(g, 8);
     KgVal args[2];
-    for (int i = 0; i < n_args; i++) args[i] = kg_expr(g, sh, depth - 1);
+    unsigned fz[2];
+    for (int i = 0; i < n_args; i++) args[i] = kg_expr_fz(g, sh, depth - 1, 0, &fz[i]);
     const char *name = kg_fmt(g, "helper%d", g->n_helpers++);
     Buf body = {0}, *saved_out = g->out;
     int saved_base = g->var_base, saved_n = g->n_vars, saved_indent = g->indent, saved_c = g->helper_const;
@@ -510,7 +574,7 @@ static KgVal kg_call(Kg *g, uint8_t sh, int depth) {
     g->level++;
     uint8_t all = 0;
     for (int i = 0; i < n_args; i++) {
-        kg_define(g, i ? "b" : "a", args[i].et, args[i].sh, false);
+        kg_define_fz(g, i ? "b" : "a", args[i].et, args[i].sh, false, fz[i]);
         all |= args[i].sh;
     }
     for (int i = kg_rand(g, 3); i > 0; i--) kg_assign_new(g, all, depth - 1);
@@ -529,11 +593,389 @@ static KgVal kg_call(Kg *g, uint8_t sh, int depth) {
                          c), r.et, r.sh);
 }
 
+/* ---- reductions ---- */
+
+enum { RD_SUM, RD_MAX, RD_MIN, RD_ARGMAX, RD_ARGMIN, RD_XOR, RD_USER, RD_COUNT };
+
+/* The element type of a reduction's result, as frontend/reductions.c
+ * computes it: sum widens integers below 32 bits to (u)int32 (or takes
+ * dtype=); max/min go to fp32/int32 below 32 bits (so bf16 always to
+ * fp32); argmax/argmin give int32; xor_sum and tl.reduce keep the type. */
+static uint8_t kg_rd_type(int kind, uint8_t et, uint8_t dtype) {
+    switch (kind) {
+    case RD_SUM:
+        if (dtype) return dtype;
+        if (kg_int(et) && elem_bits(et) < 32) return kg_signed(et) ? ET_I32 : ET_U32;
+        return et;
+    case RD_MAX: case RD_MIN:
+        if (elem_bits(et) < 32) return kg_float(et) ? ET_F32 : ET_I32;
+        return et;
+    case RD_ARGMAX: case RD_ARGMIN: return ET_I32;
+    default: return et;
+    }
+}
+
+/* the fuzz of a float sum accumulated in et */
+static unsigned kg_sum_fuzz(uint8_t et) { return kg_half(et) ? FZ_COARSE : FZ_FINE; }
+
+/* The value that leaves a combination unchanged, for the `other=` of a
+ * masked load: '0' for sums and xor, '>' for max, '<' for min, '&', '*'.
+ * Integer data stay within +-100000 (kg_data), so for int64 an int32
+ * bound is as neutral as the type's own. */
+static const char *kg_neutral(char kind, uint8_t et) {
+    bool f = kg_float(et), s = kg_signed(et);
+    int bits = elem_bits(et);
+    switch (kind) {
+    case '>':
+        if (f) return "-float('inf')";
+        if (!s) return "0";
+        return bits == 8 ? "-128" : bits == 16 ? "-32768" : "-2147483648";
+    case '<':
+        if (f) return "float('inf')";
+        if (s) return bits == 8 ? "127" : bits == 16 ? "32767" : "2147483647";
+        return bits == 8 ? "255" : bits == 16 ? "65535" : "4294967295";
+    case '&':
+        if (s) return "-1";
+        return bits == 8 ? "255" : bits == 16 ? "65535" : "4294967295";
+    case '*': return "1";
+    default: return "0";
+    }
+}
+
+/* v broadcast to class sh by adding zeros of its own type */
+static KgVal kg_widen(Kg *g, KgVal v, uint8_t sh) {
+    if (v.sh == sh) return v;
+    return kg_val(kg_fmt(g, "(%s + tl.zeros(%s, dtype=tl.%s))", v.s, kg_shape(g, sh), kg_tl_name(v.et)), v.et, sh);
+}
+
+/* A tile of exactly class sh to reduce: an expression generated for sh
+ * is often of a smaller class (a scalar broadcasts), which makes a dull
+ * reduction; a few tries, then zeros added. */
+static KgVal kg_tile(Kg *g, uint8_t sh, int depth, unsigned forbid) {
+    KgVal x = kg_expr_fz(g, sh, depth, forbid, NULL);
+    for (int tries = 0; tries < 3 && x.sh != sh; tries++) x = kg_expr_fz(g, sh, depth, forbid, NULL);
+    return kg_widen(g, x, sh);
+}
+
+/* Triton's argmax combine breaks ties by the order when a NaN is among
+ * the values (doc/interp.md): NaN becomes 0 first */
+static KgVal kg_no_nan(Kg *g, KgVal v) {
+    if (!kg_float(v.et)) return v;
+    return kg_val(kg_fmt(g, "tl.where(%s != %s, 0.0, %s)", v.s, v.s, v.s), v.et, v.sh);
+}
+
+/* max/min of two scalars of type et in a combine function: tl.maximum
+ * of bf16 gives fp32 (kg_minmax), which goes back exactly */
+static const char *kg_combine_minmax(Kg *g, bool is_max, const char *a, const char *b, uint8_t et) {
+    const char *s = kg_fmt(g, "tl.%s(%s, %s)", is_max ? "maximum" : "minimum", a, b);
+    if (kg_int(et) && kg_chance(g, 30)) s = kg_fmt(g, "tl.where(%s %s %s, %s, %s)", a, is_max ? ">" : "<", b, a, b);
+    return et == ET_BF16 ? kg_fmt(g, "%s.to(tl.bfloat16)", s) : s;
+}
+
+/* Writes a @jit combine function of one operand of type et, associative
+ * and commutative so that the order (which the layout pass changes) does
+ * not matter but for the last bits of a float sum: + (fuzzy for floats),
+ * max, min, and for integers ^ | & *. *neutral gets kg_neutral's kind. */
+static const char *kg_combine1(Kg *g, uint8_t et, char *neutral) {
+    const char *name = kg_fmt(g, "combine%d", g->n_combines++), *r;
+    int what = kg_rand(g, kg_int(et) ? 7 : 3);
+    if (what == 0 && kg_float(et) && (g->forbid & kg_sum_fuzz(et))) what = 1;
+    switch (what) {
+    case 0: r = "a + b"; *neutral = '0'; if (kg_float(et)) g->taint |= kg_sum_fuzz(et); break;
+    case 1: r = kg_combine_minmax(g, true, "a", "b", et); *neutral = '>'; break;
+    case 2: r = kg_combine_minmax(g, false, "a", "b", et); *neutral = '<'; break;
+    case 3: r = "a ^ b"; *neutral = '0'; break;
+    case 4: r = "a | b"; *neutral = '0'; break;
+    case 5: r = "a & b"; *neutral = '&'; break;
+    default: r = "a * b"; *neutral = '*'; break;
+    }
+    if (kg_chance(g, 30)) buf_printf(&g->helpers, "@triton.jit\ndef %s(a, b):\n    r = %s\n    return r\n\n\n", name, r);
+    else buf_printf(&g->helpers, "@triton.jit\ndef %s(a, b):\n    return %s\n\n\n", name, r);
+    return name;
+}
+
+/* the axis argument (axis < 0: None), positional or not, sometimes
+ * negative; None may be left out where it is the default */
+static const char *kg_axis_arg(Kg *g, int axis, int rank, bool optional) {
+    if (axis < 0) {
+        if (optional && kg_chance(g, 50)) return "";
+        return kg_chance(g, 50) ? ", None" : ", axis=None";
+    }
+    return kg_fmt(g, kg_chance(g, 50) ? ", %d" : ", axis=%d", kg_chance(g, 25) ? axis - rank : axis);
+}
+
+/* tl.OP(x, ARGS) or x.OP(ARGS); args is empty or starts with ", " */
+static const char *kg_rd_call(Kg *g, const char *op, const char *x, const char *args) {
+    if (kg_chance(g, 30)) return kg_fmt(g, "%s.%s(%s)", x, op, args[0] ? args + 2 : "");
+    return kg_fmt(g, "tl.%s(%s%s)", op, x, args);
+}
+
+/* The text of reduction `kind` of x (of rank `rank`) along axis (-1: None) with keep_dims;
+ * *et gets the result type, *neutral kg_neutral's kind. A float sum where
+ * its fuzz is forbidden becomes a max. */
+static const char *kg_rd_text(Kg *g, int kind, KgVal x, int rank, int axis, bool keep, uint8_t *et, char *neutral) {
+    static const char *const names[] = {"sum", "max", "min", "argmax", "argmin", "xor_sum", "reduce"};
+    const char *kd = keep ? ", keep_dims=True" : "";
+    uint8_t dtype = 0;
+    if (kind == RD_SUM && kg_chance(g, 20))
+        dtype = kg_float(x.et) ? (kg_chance(g, 50) ? ET_F32 : ET_F64) : (kg_chance(g, 50) ? ET_I64 : ET_I32);
+    if (kind == RD_SUM && kg_float(kg_rd_type(kind, x.et, dtype))) {
+        unsigned fz = kg_sum_fuzz(kg_rd_type(kind, x.et, dtype));
+        if (g->forbid & fz) kind = RD_MAX;
+        else g->taint |= fz;
+    }
+    *et = kg_rd_type(kind, x.et, dtype);
+    *neutral = kind == RD_MAX || kind == RD_ARGMAX ? '>' : kind == RD_MIN || kind == RD_ARGMIN ? '<' : '0';
+    switch (kind) {
+    case RD_SUM: {
+        const char *args = kg_fmt(g, "%s%s%s", kg_axis_arg(g, axis, rank, true), kd,
+                                  dtype ? kg_fmt(g, ", dtype=tl.%s", kg_tl_name(dtype)) : "");
+        return kg_rd_call(g, names[kind], x.s, args);
+    }
+    case RD_MAX: case RD_MIN:
+        return kg_rd_call(g, names[kind], x.s, kg_fmt(g, "%s%s", kg_axis_arg(g, axis, rank, true), kd));
+    case RD_ARGMAX: case RD_ARGMIN: {
+        const char *tie = kg_chance(g, 20) ? ", tie_break_left=True" : "";
+        return kg_rd_call(g, names[kind], x.s, kg_fmt(g, "%s%s%s", kg_axis_arg(g, axis, rank, false), tie, kd));
+    }
+    case RD_XOR: return kg_rd_call(g, names[kind], x.s, kg_fmt(g, "%s%s", kg_axis_arg(g, axis, rank, true), kd));
+    default: {
+        const char *fn = kg_combine1(g, x.et, neutral), *ax = kg_axis_arg(g, axis, rank, false);
+        if (ax[2] == 'a' || kg_chance(g, 30)) fn = kg_fmt(g, "combine_fn=%s", fn);   /* after axis=, by name */
+        return kg_rd_call(g, names[kind], x.s, kg_fmt(g, "%s, %s%s", ax, fn, kd));
+    }
+    }
+}
+
+/* the operand a reduction of `kind` takes: integers for xor_sum, no NaN
+ * for argmax/argmin; exact but for max/min (a sum of fuzzy values could
+ * cancel down to its error) */
+static KgVal kg_rd_input(Kg *g, int kind, uint8_t in, int depth) {
+    KgVal x = kg_tile(g, in, depth, kind == RD_MAX || kind == RD_MIN ? 0 : FZ_ANY);
+    if (kind == RD_XOR) x = kg_as_int(g, x);
+    if (kind == RD_ARGMAX || kind == RD_ARGMIN) x = kg_no_nan(g, x);
+    return x;
+}
+
+/* A reduction in an expression, its result of a class within sh: 1-D
+ * tiles to scalars (or, with keep_dims, to shape (1,), broadcast back);
+ * 2-D tiles along axis 0 to a row [None, :], along axis 1 to a column
+ * [:, None] (or keep_dims), both axes to a scalar (axis=None, or one
+ * reduction of another); rows and columns reduced along their size-1
+ * dimension. */
+static KgVal kg_reduction(Kg *g, uint8_t sh, int depth) {
+    uint8_t res = SH_S, in = SH_F, et, et2;
+    int axis = -1, kind = kg_rand(g, RD_COUNT);
+    bool keep = false, nested = false, widen = false;
+    char neutral;
+    if (!g->two_d) {
+        axis = kg_chance(g, 60) ? 0 : -1;
+        keep = sh == SH_F && kg_chance(g, 25);
+        widen = keep;
+        res = keep ? SH_F : SH_S;
+    } else {
+        uint8_t opts[3] = {SH_S, SH_S, SH_S};
+        int n = 1;
+        if (sh & SH_R) opts[n++] = SH_R;
+        if (sh & SH_C) opts[n++] = SH_C;
+        res = opts[kg_rand(g, n)];
+        if (res == SH_S) {
+            in = (uint8_t)(1 + kg_rand(g, 3));
+            nested = in == SH_F && kind != RD_ARGMAX && kind != RD_ARGMIN && kind != RD_USER && kg_chance(g, 30);
+            axis = nested ? 1 : -1;
+        } else if (kg_chance(g, 10)) {       /* both axes, keep_dims: (1, 1) */
+            keep = widen = true;
+        } else {
+            in = kg_chance(g, 80) ? SH_F : res;
+            axis = res == SH_R ? 0 : 1;
+            keep = kg_chance(g, 50);
+        }
+    }
+    KgVal x = kg_rd_input(g, kind, in, depth - 1);
+    int rank = g->two_d ? 2 : 1;
+    const char *s = kg_rd_text(g, kind, x, rank, axis, keep, &et, &neutral);
+    if (nested) {   /* the 1-D result of axis 1 along its only axis */
+        s = kg_rd_text(g, kind, kg_val(s, et, SH_F), 1, kg_chance(g, 50) ? 0 : -1, false, &et2, &neutral);
+        et = et2;
+    }
+    if (widen) return kg_val(kg_fmt(g, "(%s + tl.zeros(%s, dtype=tl.%s))", s, kg_shape(g, res), kg_tl_name(et)), et, res);
+    if (g->two_d && res != SH_S && !keep) s = kg_fmt(g, "%s%s", s, res == SH_R ? "[None, :]" : "[:, None]");
+    return kg_val(s, et, res);
+}
+
+/* ---- reduction statements ---- */
+
+/* The class of a reduction of a 2-D tile along axis with keep_dims (axis
+ * < 0: a scalar); for 1-D always a scalar. */
+static uint8_t kg_rd_class(const Kg *g, int axis) {
+    if (!g->two_d || axis < 0) return SH_S;
+    return axis == 0 ? SH_R : SH_C;
+}
+
+/* a random axis: 0 or None for 1-D; 0, 1 or None for 2-D */
+static int kg_rd_axis(Kg *g) {
+    int r = kg_rand(g, g->two_d ? 3 : 2);
+    return r == (g->two_d ? 2 : 1) ? -1 : r;
+}
+
+/* softmax along an axis (kernels/softmax.py): masked elements -inf, the
+ * max subtracted (exact), exp, sum (fuzzy), divide */
+static void kg_softmax(Kg *g) {
+    int axis = g->two_d ? kg_rand(g, 2) : 0;
+    uint8_t cls = kg_rd_class(g, axis), et;
+    const char *s = kg_name(g, "s"), *m = kg_name(g, "m"), *e = kg_name(g, "e"), *d = kg_name(g, "d"),
+               *y = kg_name(g, "v");
+    KgBuf *b = &g->ins[kg_rand(g, g->n_ins)];
+    if (kg_float(b->et) && b->kind == KB_VEC && kg_chance(g, 50)) {
+        const char *ptr = g->two_d ? kg_fmt(g, "%s + rm * %s + rn", b->name, b->stride) : kg_fmt(g, "%s + offs", b->name);
+        et = b->et == ET_F64 ? ET_F64 : ET_F32;
+        kg_line(g, "%s = tl.load(%s, mask=mask, other=-float('inf'))%s", s, ptr, et == b->et ? "" : ".to(tl.float32)");
+    } else {
+        KgVal x = kg_as_f32_f64(g, kg_tile(g, SH_F, g->o.depth - 1, FZ_ANY));
+        et = x.et;
+        kg_line(g, "%s = tl.where(mask, %s, -float('inf'))", s, x.s);
+    }
+    const char *ax = kg_axis_arg(g, axis, g->two_d ? 2 : 1, false);
+    bool keep = g->two_d && kg_chance(g, 50);
+    const char *sub = g->two_d && !keep ? (axis == 0 ? "[None, :]" : "[:, None]") : "";
+    kg_line(g, "%s = %s%s", m, kg_rd_call(g, "max", s, kg_fmt(g, "%s%s", ax, keep ? ", keep_dims=True" : "")), sub);
+    if (kg_chance(g, 30)) kg_line(g, "%s = tl.exp2((%s - %s) * 1.4426950408889634)", e, s, m);
+    else kg_line(g, "%s = tl.exp(%s - %s)", e, s, m);
+    kg_line(g, "%s = %s%s", d, kg_rd_call(g, "sum", e, kg_fmt(g, "%s%s", ax, keep ? ", keep_dims=True" : "")), sub);
+    kg_line(g, "%s = %s / %s", y, e, d);
+    kg_define(g, s, et, SH_F, false);
+    kg_define(g, m, et, cls, false);
+    kg_define(g, e, et, SH_F, false);
+    kg_define_fz(g, d, et, cls, false, FZ_FINE);
+    kg_define_fz(g, y, et, SH_F, false, FZ_FINE);
+}
+
+/* A masked load with the neutral `other` of the reduction that follows,
+ * the reduction, and its result broadcast back against the tile. */
+static void kg_masked_reduce(Kg *g) {
+    KgBuf *b = &g->ins[kg_rand(g, g->n_ins)];
+    int kind = kg_rand(g, RD_COUNT);
+    if (kind == RD_XOR && !kg_int(b->et)) kind = RD_SUM;
+    uint8_t cls = SH_F, et;
+    char neutral = 0;
+    const char *t = kg_name(g, "l"), *r = kg_name(g, "r"), *v = kg_name(g, "v"), *ptr, *mask, *sub = "";
+    if (!g->two_d) {
+        ptr = kg_fmt(g, "%s + offs", b->name);
+        mask = "mask";
+    } else if (b->kind == KB_ROW) {
+        ptr = kg_fmt(g, "%s + rn1", b->name);
+        mask = "rn1 < N";
+        sub = "[None, :]";
+        cls = SH_R;
+    } else if (b->kind == KB_COL) {
+        ptr = kg_fmt(g, "%s + rm1", b->name);
+        mask = "rm1 < M";
+        sub = "[:, None]";
+        cls = SH_C;
+    } else {
+        ptr = kg_fmt(g, "%s + rm * %s + rn", b->name, b->stride);
+        mask = "mask";
+    }
+    /* the combine (and so the neutral value) is chosen before the load is
+     * written: the text goes to a scratch buffer first */
+    int axis = cls == SH_F ? kg_rd_axis(g) : -1;
+    bool keep = axis >= 0 && g->two_d && kg_chance(g, 50);
+    unsigned saved_taint = g->taint;
+    g->taint = 0;
+    const char *red = kg_rd_text(g, kind, kg_val(t, b->et, cls), g->two_d ? 2 : 1, axis, keep, &et, &neutral);
+    unsigned fz = g->taint;
+    g->taint = saved_taint;
+    uint8_t rcls = kg_rd_class(g, axis);
+    if (g->two_d && axis >= 0 && !keep) red = kg_fmt(g, "%s%s", red, axis == 0 ? "[None, :]" : "[:, None]");
+    kg_line(g, "%s = tl.load(%s, mask=%s, other=%s)%s", t, ptr, mask, kg_neutral(neutral, b->et), sub);
+    kg_line(g, "%s = %s", r, red);
+    kg_define(g, t, b->et, cls, false);
+    kg_define_fz(g, r, et, rcls, false, fz);
+    static const char *const ops[] = {"-", "+", "*"};
+    KgVal tv = kg_val(t, b->et, cls), rv = kg_val(r, et, rcls);
+    kg_line(g, "%s = %s %s %s", v, t, ops[kg_rand(g, 3)], r);
+    kg_define_fz(g, v, kg_ctype(tv, rv, false), (uint8_t)(cls | rcls), false, fz);
+}
+
+/* an exact full tile in a new variable (so that kg_no_nan repeats a name) */
+static KgVal kg_tile_var(Kg *g) {
+    KgVal x = kg_tile(g, SH_F, g->o.depth - 1, FZ_ANY);
+    const char *name = kg_name(g, "v");
+    kg_line(g, "%s = %s", name, x.s);
+    kg_define(g, name, x.et, SH_F, false);
+    return kg_val(name, x.et, SH_F);
+}
+
+/* vN, iN = tl.max(x, axis, return_indices=True) (or min) */
+static void kg_indices(Kg *g) {
+    bool is_max = kg_rand(g, 2), keep = g->two_d && kg_chance(g, 70);
+    int axis = kg_rd_axis(g);
+    if (axis < 0) keep = false;
+    KgVal x = kg_no_nan(g, kg_tile_var(g));
+    const char *v = kg_name(g, "v"), *i = kg_name(g, "i");
+    const char *args = kg_fmt(g, "%s, return_indices=True%s%s", kg_axis_arg(g, axis, g->two_d ? 2 : 1, true),
+                              kg_chance(g, 20) ? ", return_indices_tie_break_left=True" : "", keep ? ", keep_dims=True" : "");
+    kg_line(g, "%s, %s = %s", v, i, kg_rd_call(g, is_max ? "max" : "min", x.s, args));
+    uint8_t cls = kg_rd_class(g, axis);
+    if (g->two_d && axis >= 0 && !keep) {
+        kg_line(g, "%s = %s%s", v, v, axis == 0 ? "[None, :]" : "[:, None]");
+        kg_line(g, "%s = %s%s", i, i, axis == 0 ? "[None, :]" : "[:, None]");
+    }
+    kg_define(g, v, x.et == ET_BF16 ? ET_F32 : x.et, cls, false);
+    kg_define(g, i, ET_I32, cls, false);
+}
+
+/* tl.reduce over a tuple of two tiles with a generated combine function:
+ * an argmax by hand (values and their flat indices), or a sum (or xor)
+ * of one tile with the max (or min) of another */
+static void kg_tuple_reduce(Kg *g) {
+    int axis = kg_rd_axis(g);
+    bool keep = axis >= 0 && g->two_d && kg_chance(g, 50);
+    uint8_t cls = kg_rd_class(g, axis);
+    const char *name = kg_fmt(g, "combine%d", g->n_combines++), *p = kg_name(g, "v"), *q = kg_name(g, "v");
+    KgVal x, y;
+    unsigned fz = 0;
+    if (kg_chance(g, 50)) {
+        bool is_max = kg_rand(g, 2);
+        x = kg_no_nan(g, kg_tile_var(g));
+        y = kg_val(g->two_d ? (kg_chance(g, 50) ? "(rm * BLOCK_N + rn)"
+                                                : "(tl.arange(0, BLOCK_M)[:, None] * BLOCK_N + tl.arange(0, BLOCK_N)[None, :])")
+                            : (kg_chance(g, 50) ? "offs" : "tl.arange(0, BLOCK)"), ET_I32, SH_F);
+        buf_printf(&g->helpers, "@triton.jit\ndef %s(v1, i1, v2, i2):\n    win = (v1 %s v2) | ((v1 == v2) & (i1 < i2))\n"
+                   "    return tl.where(win, v1, v2), tl.where(win, i1, i2)\n\n\n", name, is_max ? ">" : "<");
+    } else {
+        x = kg_tile(g, SH_F, g->o.depth - 1, FZ_ANY);
+        y = kg_tile(g, SH_F, g->o.depth - 1, FZ_ANY);
+        const char *first = kg_int(x.et) && kg_chance(g, 30) ? "a0 ^ b0" : "a0 + b0";
+        if (kg_float(x.et)) fz = kg_sum_fuzz(x.et);
+        buf_printf(&g->helpers, "@triton.jit\ndef %s(a0, a1, b0, b1):\n    return %s, %s\n\n\n", name, first,
+                   kg_combine_minmax(g, kg_rand(g, 2), "a1", "b1", y.et));
+    }
+    const char *ax = kg_axis_arg(g, axis, g->two_d ? 2 : 1, false);
+    const char *fn = ax[2] == 'a' ? kg_fmt(g, "combine_fn=%s", name) : name;
+    kg_line(g, "%s, %s = tl.reduce((%s, %s)%s, %s%s)", p, q, x.s, y.s, ax, fn, keep ? ", keep_dims=True" : "");
+    if (g->two_d && axis >= 0 && !keep) {
+        kg_line(g, "%s = %s%s", p, p, axis == 0 ? "[None, :]" : "[:, None]");
+        kg_line(g, "%s = %s%s", q, q, axis == 0 ? "[None, :]" : "[:, None]");
+    }
+    kg_define_fz(g, p, x.et, cls, false, fz);
+    kg_define(g, q, y.et, cls, false);
+}
+
+static void kg_reduce_stmt(Kg *g) {
+    switch (kg_rand(g, 4)) {
+    case 0: kg_softmax(g); return;
+    case 1: kg_masked_reduce(g); return;
+    case 2: kg_indices(g); return;
+    default: kg_tuple_reduce(g); return;
+    }
+}
+
 /* An expression of any non-bool type whose shape fits sh. */
 static KgVal kg_expr(Kg *g, uint8_t sh, int depth) {
     if (depth <= 0 || kg_chance(g, 25)) return kg_leaf(g, sh);
     for (;;) {
-        switch (kg_rand(g, 16)) {
+        switch (kg_rand(g, 18)) {
         case 0: case 1: case 2: case 3: return kg_arith(g, sh, depth);
         case 4: return kg_division(g, sh, depth);
         case 5: case 6: if (kg_has(g, KG_BITS)) return kg_bitop(g, sh, depth); break;
@@ -544,13 +986,25 @@ static KgVal kg_expr(Kg *g, uint8_t sh, int depth) {
         case 12: if (kg_has(g, KG_MATH)) return kg_math(g, sh, depth); break;
         case 13: if (kg_has(g, KG_HELPERS) && !g->in_helper && g->n_helpers < 4) return kg_call(g, sh, depth); break;
         case 14: if (kg_has(g, KG_BITS)) return kg_cdiv(g, sh, depth); break;
+        case 15: case 16: if (kg_has(g, KG_REDUCE)) return kg_reduction(g, sh, depth); break;
         default: if (kg_has(g, KG_IFS) && !g->in_helper) return kg_static_choice(g, sh, depth); break;
         }
     }
 }
 
-/* A bool (i1) of shape within sh: comparisons, & | ^ of bools, masks. */
+/* A bool (i1) of shape within sh: comparisons, & | ^ of bools, masks.
+ * Its operands are exact: a comparison turns a last bit into a jump. */
+static KgVal kg_bool_exact(Kg *g, uint8_t sh, int depth);
+
 static KgVal kg_bool(Kg *g, uint8_t sh, int depth) {
+    unsigned saved = g->forbid;
+    g->forbid = FZ_ANY;
+    KgVal v = kg_bool_exact(g, sh, depth);
+    g->forbid = saved;
+    return v;
+}
+
+static KgVal kg_bool_exact(Kg *g, uint8_t sh, int depth) {
     int r = kg_rand(g, 10);
     if (r < 2) {
         KgVar *v = kg_pick_var(g, sh, true, false);
@@ -598,8 +1052,23 @@ static KgVal kg_load_expr(Kg *g, uint8_t sh) {
     return kg_val(kg_fmt(g, "tl.load(%s + %s)", b->name, idx), b->et, SH_S);
 }
 
-/* the pointer expression and mask of a whole output tile */
-static void kg_store(Kg *g, KgBuf *b, KgVal v) {
+/* what a tile store writes: mostly a recent variable */
+static KgVal kg_stored_value(Kg *g) {
+    KgVar *r = kg_chance(g, 70) ? kg_pick_recent(g, SH_F, false) : NULL;
+    return r ? kg_val(r->name, r->et, r->sh) : kg_expr(g, SH_F, g->o.depth);
+}
+
+/* The fuzz a buffer takes: none into integers (the conversion jumps),
+ * fine into f32/f64, any into f16/bf16 (its tolerance is the coarse one). */
+static unsigned kg_buf_forbid(const KgBuf *b) {
+    return kg_int(b->et) ? FZ_ANY : kg_half(b->et) ? 0 : FZ_COARSE;
+}
+
+/* stores a value to b: a whole output tile, or one scalar per program */
+static void kg_store(Kg *g, KgBuf *b) {
+    unsigned saved = g->forbid;
+    g->forbid |= kg_buf_forbid(b);
+    KgVal v = b->kind == KB_ROW ? (KgVal){0} : kg_stored_value(g);
     const char *mask = "mask";
     if (kg_has(g, KG_STORES) && kg_chance(g, 25)) mask = kg_fmt(g, "mask & %s", kg_bool(g, SH_F, 1).s);
     if (b->kind == KB_ROW) {   /* the scalar output: one element per program */
@@ -613,12 +1082,7 @@ static void kg_store(Kg *g, KgBuf *b, KgVal v) {
         kg_line(g, "tl.store(%s + offs, %s, mask=%s)", b->name, v.s, mask);
     }
     b->stored = true;
-}
-
-/* what a tile store writes: mostly a recent variable */
-static KgVal kg_stored_value(Kg *g) {
-    KgVar *r = kg_chance(g, 70) ? kg_pick_recent(g, SH_F, false) : NULL;
-    return r ? kg_val(r->name, r->et, r->sh) : kg_expr(g, SH_F, g->o.depth);
+    g->forbid = saved;
 }
 
 /* ---- statements ---- */
@@ -633,10 +1097,11 @@ static void kg_assign_new(Kg *g, uint8_t sh, int depth) {
         kg_define(g, name, ET_I1, c.sh, false);
         return;
     }
-    KgVal v = kg_expr(g, sh, depth);
+    unsigned fz;
+    KgVal v = kg_expr_fz(g, sh, depth, 0, &fz);
     const char *name = kg_name(g, "v");
     kg_line(g, "%s = %s", name, v.s);
-    kg_define(g, name, v.et, v.sh, false);
+    kg_define_fz(g, name, v.et, v.sh, false, fz);
 }
 
 /* Re-assigns a variable. Inside a region (loop, dynamic if) its type and
@@ -649,11 +1114,16 @@ static void kg_reassign(Kg *g) {
         return;
     }
     bool keep = g->level > 0;
-    KgVal e = kg_expr(g, keep ? v->sh : SH_F, g->o.depth);
+    /* in a region the variable keeps its type and its fuzz (earlier
+     * statements of a loop body read it as that): the value may carry no
+     * more, and none into an integer, and only coarse into a half type */
+    unsigned fz, allowed = !keep ? FZ_ANY : kg_int(v->et) ? 0 : kg_half(v->et) ? (v->fuzz & FZ_COARSE ? FZ_ANY : 0) : v->fuzz;
+    KgVal e = kg_expr_fz(g, keep ? v->sh : SH_F, g->o.depth, FZ_ANY & ~allowed, &fz);
     if (!keep) {
         kg_line(g, "%s = %s", v->name, e.s);
         v->et = e.et;
         v->sh = e.sh;
+        v->fuzz = (uint8_t)fz;
         return;
     }
     static const char *const aug[] = {"+=", "-=", "*=", "&=", "|=", "^="};
@@ -748,16 +1218,17 @@ static void kg_if(Kg *g) {
 
 static void kg_stmt(Kg *g) {
     bool nest = g->level < 2;
-    switch (kg_rand(g, 12)) {
+    switch (kg_rand(g, 13)) {
     case 0: case 1: case 2: case 3: case 4: kg_assign_new(g, SH_F, g->o.depth); return;
     case 5: case 6: kg_reassign(g); return;
     case 7: if (nest && kg_has(g, KG_LOOPS)) { kg_for(g); return; } break;
     case 8: if (nest && kg_has(g, KG_LOOPS) && kg_chance(g, 50)) { kg_while(g); return; } break;
     case 9: case 10: if (nest && kg_has(g, KG_IFS)) { kg_if(g); return; } break;
+    case 11: if (kg_has(g, KG_REDUCE)) { kg_reduce_stmt(g); return; } break;
     default:
         if (kg_has(g, KG_STORES) && g->level > 0) {
             KgBuf *b = &g->outs[kg_rand(g, g->n_outs)];
-            kg_store(g, b, kg_stored_value(g));
+            kg_store(g, b);
             return;
         }
     }
@@ -934,7 +1405,7 @@ static char *kgen_kernel(uint64_t seed, const KgenOptions *opt) {
     g->rng = seed;
     g->o = opt ? *opt : kgen_default;
     g->level = 0;
-    int num_warps = 1 << kg_rand(g, 4);
+    int num_warps = kg_chance(g, 8) ? 16 : 1 << kg_rand(g, 4);
     kg_layout(g);
     KgParams p = {{0}, {0}, {0}};
     kg_params(g, &p);
@@ -944,7 +1415,7 @@ static char *kgen_kernel(uint64_t seed, const KgenOptions *opt) {
     kg_prologue(g);
     kg_block(g, g->o.stmts);
     for (int i = 0; i < g->n_outs; i++)
-        if (!g->outs[i].stored || kg_chance(g, 30)) kg_store(g, &g->outs[i], kg_stored_value(g));
+        if (!g->outs[i].stored || kg_chance(g, 30)) kg_store(g, &g->outs[i]);
     Buf file = {0};
     buf_puts(&file, "import triton\nimport triton.language as tl\n\n\n");
     buf_puts(&file, buf_str(&g->helpers));

@@ -34,7 +34,7 @@
 #include "kernelgen.h"
 
 #define BATCH_SEED 1
-#define BATCH_COUNT 300
+#define BATCH_COUNT 250
 #define KERNEL_SECONDS 60     /* a child that runs longer hangs */
 
 typedef struct Outcome {
