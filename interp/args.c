@@ -692,6 +692,38 @@ static AVal sum(AP *ap, AVal x, bool has_axis, int64_t axis) {
     return r;
 }
 
+/* x.max() / x.min() over every element (a 0-d result, as numpy's);
+ * NaN wins, as in numpy */
+static AVal extreme(AP *ap, AVal x, bool is_max) {
+    if (x.kind == V_NUM) return x;
+    if (x.kind != V_ARRAY || x.n == 0) ap_fail(ap, "%s needs a non-empty array", is_max ? "max" : "min");
+    AVal r = new_array(ap, x.nk, 0, NULL);
+    for (int64_t k = 0; k < x.n; k++) {
+        if (x.nk == NK_FLOAT) {
+            double v = x.fdata[k], m = r.fdata[0];
+            if (k == 0 || v != v || (m == m && (is_max ? v > m : v < m))) put_f(&r, 0, v);
+        } else {
+            int64_t v = x.idata[k];
+            if (k == 0 || (is_max ? v > r.idata[0] : v < r.idata[0])) put_i(&r, 0, v);
+        }
+    }
+    return r;
+}
+
+/* np.bincount(x, minlength=m): how often each value 0, 1, ... occurs in
+ * the non-negative integers x, over max(x) + 1 or m bins */
+static AVal bincount(AP *ap, AVal x, int64_t minlength) {
+    if (x.kind != V_ARRAY || x.nk == NK_FLOAT) ap_fail(ap, "np.bincount needs an array of integers");
+    int64_t bins = minlength;
+    for (int64_t k = 0; k < x.n; k++) {
+        if (x.idata[k] < 0) ap_fail(ap, "np.bincount: the values must not be negative");
+        if (x.idata[k] + 1 > bins) bins = x.idata[k] + 1;
+    }
+    AVal r = new_array(ap, NK_INT, 1, (int64_t[]){bins});
+    for (int64_t k = 0; k < x.n; k++) r.idata[x.idata[k]]++;
+    return r;
+}
+
 static AVal reshape(AP *ap, AVal x, AVal s) {
     if (x.kind != V_ARRAY) ap_fail(ap, "reshape needs an array");
     int64_t shape[MAXD];
@@ -859,10 +891,11 @@ static ElemType dtype_named(const char *s) {
     return ET_COUNT;
 }
 
-/* A call's keyword argument "NAME = expr" (only axis= is known). */
+/* A call's keyword arguments "NAME = expr" (axis= and bincount's
+ * minlength= are known). */
 typedef struct Kwargs {
-    bool has_axis;
-    int64_t axis;
+    bool has_axis, has_minlength;
+    int64_t axis, minlength;
 } Kwargs;
 
 /* args = [arg ("," arg)* [","]] close ; arg = [NAME "="] expr ;
@@ -876,6 +909,11 @@ static int arg_list(AP *ap, Lex *lx, const char *close, AVal **out, bool *traili
         if (kw && peek_name(lx)) {
             const char *name = take_name(ap, lx);
             if (take_op(lx, (const char *const[]){"=", NULL})) {
+                if (!strcmp(name, "minlength")) {
+                    kw->has_minlength = true;
+                    kw->minlength = as_int(ap, expr(ap, lx));
+                    goto next;
+                }
                 if (strcmp(name, "axis") != 0) ap_fail(ap, "unknown keyword argument '%s'", name);
                 kw->has_axis = true;
                 kw->axis = as_int(ap, expr(ap, lx));
@@ -910,6 +948,8 @@ static AVal name_or_call(AP *ap, Lex *lx) {
         Kwargs kw = {0};
         int n = arg_list(ap, lx, ")", &args, NULL, &kw);
         if (kw.has_axis) ap_fail(ap, "%s takes no axis= argument", name);
+        if (!strcmp(name, "np.bincount")) return nargs(ap, name, n, 1), bincount(ap, args[0], kw.minlength);
+        if (kw.has_minlength) ap_fail(ap, "%s takes no minlength= argument", name);
         return call(ap, name, args, n);
     }
     const char *bare = strncmp(name, "np.", 3) == 0 ? name + 3 : name;
@@ -1001,7 +1041,7 @@ static AVal index_expr(AP *ap, Lex *lx, AVal x) {
     return index_array(ap, x, tuple ? (AVal){.kind = V_TUPLE, .items = items, .n_items = n} : items[0]);
 }
 
-/* method = "." NAME ["(" args ")"] : astype(dt), sum([axis=]), reshape(shape), T */
+/* method = "." NAME ["(" args ")"] : astype(dt), sum([axis=]), max(), min(), reshape(shape), T */
 static AVal method(AP *ap, Lex *lx, AVal v) {
     const char *m = take_name(ap, lx);
     if (!strcmp(m, "T")) return transpose(ap, v);
@@ -1015,6 +1055,8 @@ static AVal method(AP *ap, Lex *lx, AVal v) {
         return sum(ap, v, kw.has_axis, kw.axis);
     }
     if (kw.has_axis) ap_fail(ap, "%s takes no axis= argument", m);
+    if (kw.has_minlength) ap_fail(ap, "%s takes no minlength= argument", m);
+    if (!strcmp(m, "max") || !strcmp(m, "min")) return nargs(ap, m, n, 0), extreme(ap, v, m[1] == 'a');
     if (!strcmp(m, "astype")) return nargs(ap, m, n, 1), astype(ap, v, dtype_arg(ap, args, n, 0, ET_F64));
     if (!strcmp(m, "reshape")) {
         if (n == 1) return reshape(ap, v, args[0]);
