@@ -52,8 +52,7 @@ static const struct {
 static const char *const tl_not_yet[] = {
     "dot", "dot_scaled", "sort", "topk", "flip", "histogram", "gather", "reshape",
     "view", "trans", "permute", "broadcast", "broadcast_to", "expand_dims", "join", "split", "cat",
-    "ravel", "interleave", "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or",
-    "atomic_xor", "atomic_xchg", "atomic_cas", "make_block_ptr", "advance", "make_tensor_descriptor", "inline_asm_elementwise", "rand", "randn",
+    "ravel", "interleave", "make_block_ptr", "advance", "make_tensor_descriptor", "inline_asm_elementwise", "rand", "randn",
     "randint", "randint4x", "rand4x", "randn4x", "philox", "softmax", "clamp", "fma", "umulhi", "cos",
     "sin", "erf", "floor", "ceil", "sqrt_rn", "div_rn", "max_constancy", "swizzle2d", "map_elementwise",
 };
@@ -401,6 +400,89 @@ static LVal bi_store(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     op->attr.i = cm;
     op->attr.i2 = ev;
     return lval_none();
+}
+
+/* ---- atomics ---- */
+
+/* sem= and scope=: Triton's strings, None for the defaults (acq_rel, gpu) */
+static int mem_sem(Lower *L, const LArg *a) {
+    const char *s = arg_str(L, a, "sem");
+    if (!*s) return SEM_ACQ_REL;
+    for (int i = 0; i < SEM_COUNT; i++)
+        if (!strcmp(s, mem_sem_names[i])) return i;
+    diag_error(L->ctx, a->loc, "Memory semantic %s not supported", s);
+}
+
+static int mem_scope(Lower *L, const LArg *a) {
+    const char *s = arg_str(L, a, "scope");
+    if (!*s) return SCOPE_GPU;
+    for (int i = 0; i < SCOPE_COUNT; i++)
+        if (!strcmp(s, mem_scope_names[i])) return i;
+    diag_error(L->ctx, a->loc, "Memory scope %s not supported", s);
+}
+
+/* The pointer of an atomic: not a constant one, and of an element type the
+ * operation has (Triton's atom_red_typechecking_impl, and float max/min
+ * only on fp32/fp64; bitwise operations on integers only). */
+static LVal atomic_pointer(Lower *L, const LArg *a, int kind) {
+    const char *name = atomic_kind_names[kind];
+    const char *fn = arena_printf(L->ctx->arena, "atomic_%s", name);
+    LVal p = pointer_arg(L, a, fn);
+    if (p.const_ptr) diag_error(L->ctx, a->loc, "Cannot store to a constant pointer");
+    ElemType e = (ElemType)lower_type(L, &p).pointee;
+    const char *dt = dtype_name(ir_scalar(e));
+    if ((e == ET_F16 || e == ET_BF16) && kind != ATOM_ADD)
+        diag_error(L->ctx, a->loc, "%s does not support %s", fn, dt);
+    if (elem_bits(e) < 32 && e != ET_F16 && e != ET_BF16) diag_error(L->ctx, a->loc, "%s does not support %s", fn, dt);
+    if ((kind == ATOM_MAX || kind == ATOM_MIN) && elem_is_float(e) && e != ET_F32 && e != ET_F64)
+        diag_error(L->ctx, a->loc, "%s not supported for dtype %s", fn, dt);
+    if ((kind == ATOM_AND || kind == ATOM_OR || kind == ATOM_XOR) && !elem_is_int(e))
+        diag_error(L->ctx, a->loc, "%s does not support %s", fn, dt);
+    return p;
+}
+
+/* atomic_KIND(pointer, val, mask=None, sem=None, scope=None): the old
+ * values, where the mask holds (0 elsewhere) */
+static LVal atomic_rmw(Lower *L, SrcLoc loc, LArg *a, int kind) {
+    LVal p = atomic_pointer(L, &a[0], kind);
+    IrType pt = lower_type(L, &p);
+    ValId ops[3] = {p.id, value_for_pointer(L, &a[1], pt, "Value").id, 0};
+    uint32_t n = 2;
+    if (!absent(&a[2])) ops[n++] = mask_arg(L, &a[2], pt).id;
+    int sem = mem_sem(L, &a[3]), scope = mem_scope(L, &a[4]);
+    IrType rt = ir_with_elem(pt, ir_scalar(pt.pointee));
+    L->b.loc = loc;
+    IrOp *op = ir_build(&L->b, OP_ATOMIC, ops, n, &rt, 1, 0);
+    op->attr.i = kind;
+    op->attr.i2 = sem;
+    op->attr.flags = (uint8_t)scope;
+    return lval_tensor(L, op->results[0]);
+}
+
+static LVal bi_atomic_add(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return atomic_rmw(L, loc, a, ATOM_ADD); }
+static LVal bi_atomic_max(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return atomic_rmw(L, loc, a, ATOM_MAX); }
+static LVal bi_atomic_min(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return atomic_rmw(L, loc, a, ATOM_MIN); }
+static LVal bi_atomic_and(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return atomic_rmw(L, loc, a, ATOM_AND); }
+static LVal bi_atomic_or(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return atomic_rmw(L, loc, a, ATOM_OR); }
+static LVal bi_atomic_xor(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return atomic_rmw(L, loc, a, ATOM_XOR); }
+static LVal bi_atomic_xchg(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return atomic_rmw(L, loc, a, ATOM_XCHG); }
+
+/* atomic_cas(pointer, cmp, val, sem=None, scope=None): no mask, as in Triton */
+static LVal bi_atomic_cas(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    LVal p = pointer_arg(L, &a[0], "atomic_cas");
+    if (p.const_ptr) diag_error(L->ctx, a[0].loc, "Cannot store to a constant pointer");
+    IrType pt = lower_type(L, &p);
+    int bits = elem_bits((ElemType)pt.pointee);
+    if (bits != 16 && bits != 32 && bits != 64)
+        diag_error(L->ctx, a[0].loc, "atomic_cas only supports elements with width {16, 32, 64}");
+    ValId ops[3] = {p.id, value_for_pointer(L, &a[1], pt, "Cmp").id, value_for_pointer(L, &a[2], pt, "Value").id};
+    int sem = mem_sem(L, &a[3]), scope = mem_scope(L, &a[4]);
+    IrType rt = ir_with_elem(pt, ir_scalar(pt.pointee));
+    L->b.loc = loc;
+    IrOp *op = ir_build(&L->b, OP_ATOMIC_CAS, ops, 3, &rt, 1, 0);
+    op->attr.i2 = sem;
+    op->attr.flags = (uint8_t)scope;
+    return lval_tensor(L, op->results[0]);
 }
 
 /* ---- elementwise ---- */
@@ -915,6 +997,14 @@ static const Builtin builtins[] = {
     {"associative_scan", TLM, "input,axis,combine_fn,reverse=", bi_associative_scan},
     {"cumsum", TLM, "input,axis=,reverse=,dtype=", bi_cumsum},
     {"cumprod", TLM, "input,axis=,reverse=", bi_cumprod},
+    {"atomic_add", TLM, "pointer,val,mask=,sem=,scope=", bi_atomic_add},
+    {"atomic_max", TLM, "pointer,val,mask=,sem=,scope=", bi_atomic_max},
+    {"atomic_min", TLM, "pointer,val,mask=,sem=,scope=", bi_atomic_min},
+    {"atomic_and", TLM, "pointer,val,mask=,sem=,scope=", bi_atomic_and},
+    {"atomic_or", TLM, "pointer,val,mask=,sem=,scope=", bi_atomic_or},
+    {"atomic_xor", TLM, "pointer,val,mask=,sem=,scope=", bi_atomic_xor},
+    {"atomic_xchg", TLM, "pointer,val,mask=,sem=,scope=", bi_atomic_xchg},
+    {"atomic_cas", TLM, "pointer,cmp,val,sem=,scope=", bi_atomic_cas},
 };
 
 const Builtin *builtin_find(const char *name, unsigned where) {

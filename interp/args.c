@@ -702,13 +702,15 @@ static AVal reshape(AP *ap, AVal x, AVal s) {
 
 /* ---- reductions and scans: numpy's sum, max, argmax, cumsum, ufunc.reduce ---- */
 
-/* A call's keyword arguments "NAME = expr": axis= (an integer or None) and
- * keepdims=. After red_axis, axis_none or axis says which axis a
- * reduction takes. */
+/* A call's keyword arguments "NAME = expr": axis= (an integer or None),
+ * keepdims= and np.bincount's minlength=. After red_axis, axis_none or
+ * axis says which axis a reduction takes. */
 typedef struct Kwargs {
     bool has_axis, axis_none;
     int64_t axis;
     bool has_keepdims, keepdims;
+    bool has_minlength;
+    int64_t minlength;
 } Kwargs;
 
 typedef enum RedOp {
@@ -1139,6 +1141,22 @@ static void nargs(AP *ap, const char *f, int n, int want) {
     if (n != want) ap_fail(ap, "%s takes %d argument%s, not %d", f, want, want == 1 ? "" : "s", n);
 }
 
+/* np.bincount(x, minlength=m): how often each value 0, 1, ... occurs in
+ * the non-negative integers (or bools) x, over max(x) + 1 or m bins */
+static AVal bincount(AP *ap, AVal x, int64_t minlength) {
+    if (x.kind != V_ARRAY || x.ndim != 1 || x.nk == NK_FLOAT)
+        ap_fail(ap, "np.bincount needs a 1-d array of integers");
+    if (minlength < 0) ap_fail(ap, "np.bincount: minlength must not be negative");
+    int64_t bins = minlength;
+    for (int64_t k = 0; k < x.n; k++) {
+        if (x.idata[k] < 0) ap_fail(ap, "np.bincount: the values must not be negative");
+        if (x.idata[k] + 1 > bins) bins = x.idata[k] + 1;
+    }
+    AVal r = new_array(ap, NK_INT, 1, (int64_t[]){bins});
+    for (int64_t k = 0; k < x.n; k++) r.idata[x.idata[k]]++;
+    return r;
+}
+
 /* np.add / multiply / bitwise_and / bitwise_or / bitwise_xor (x, y): the operators */
 static const char *ufunc_operator(const char *f) {
     static const struct { const char *name, *op; } ops[] = {
@@ -1208,6 +1226,11 @@ static AVal call_np(AP *ap, const char *f, AVal *args, int n, Kwargs *kw) {
 }
 
 static AVal call(AP *ap, const char *f, AVal *args, int n, Kwargs *kw) {
+    if (!strcmp(f, "np.bincount")) {
+        no_kwargs(ap, f, kw);
+        return nargs(ap, f, n, 1), bincount(ap, args[0], kw->minlength);
+    }
+    if (kw->has_minlength) ap_fail(ap, "%s takes no minlength= argument", f);
     if (!strncmp(f, "np.", 3)) return call_np(ap, f + 3, args, n, kw);
     no_kwargs(ap, f, kw);
     if (!strcmp(f, "rand") || !strcmp(f, "randn") || !strcmp(f, "randint") || !strcmp(f, "randsign"))
@@ -1273,6 +1296,9 @@ static int arg_list(AP *ap, Lex *lx, const char *close, AVal **out, bool *traili
                     if (x.kind != V_NUM) ap_fail(ap, "keepdims= takes True or False");
                     kw->has_keepdims = true;
                     kw->keepdims = el_true(&x, 0);
+                } else if (!strcmp(name, "minlength")) {
+                    kw->has_minlength = true;
+                    kw->minlength = as_int(ap, x);
                 } else ap_fail(ap, "unknown keyword argument '%s'", name);
                 goto next;
             }
@@ -1406,6 +1432,7 @@ static AVal method(AP *ap, Lex *lx, AVal v) {
     Kwargs kw = {0};
     expect(ap, lx, "(");
     int n = arg_list(ap, lx, ")", &args, NULL, &kw);
+    if (kw.has_minlength) ap_fail(ap, "%s takes no minlength= argument", m);
     int op = strcmp(m, "amax") && strcmp(m, "amin") ? red_lookup(m, false) : -1;
     if (op >= 0) {
         red_axis(ap, m, n, args, 0, &kw, true);

@@ -86,8 +86,8 @@ static const InterpBuffer *find_buffer(Interp *in, uint64_t addr, int n, const I
 static void *check_access(Interp *in, const IrOp *op, ValId ptrv, int64_t i, uint64_t addr, int n) {
     const InterpBuffer *near = NULL;
     const InterpBuffer *b = find_buffer(in, addr, n, &near);
-    const char *what = op->opc == OP_LOAD ? "load" : "store";
-    const char *verb = op->opc == OP_LOAD ? "reads" : "writes";
+    const char *what = op->opc == OP_LOAD ? "load" : op->opc == OP_STORE ? "store" : "atomic";
+    const char *verb = op->opc == OP_LOAD ? "reads" : op->opc == OP_STORE ? "writes" : "updates";
     if (b && addr % (uint64_t)n == 0) return (void *)(uintptr_t)addr;
     Buf m = {.arena = in->arena};
     buf_printf(&m, "%s %s: ", b ? "misaligned" : "out-of-bounds", what);
@@ -140,6 +140,30 @@ static void exec_store(Interp *in, IrOp *op) {
     for (int64_t i = 0; i < n; i++) {
         if (mask && !mask[n_mask == 1 ? 0 : i]) continue;
         mem_write(check_access(in, op, pv, i, ptr[i], elem_bytes(e)), e, val[n_val == 1 ? 0 : i]);
+    }
+}
+
+/* atomic and atomic_cas: one element after another, row-major, each a
+ * read-modify-write of its own; the result is the old values (0 where the
+ * mask is false, and nothing touched there). */
+static void exec_atomic(Interp *in, IrOp *op) {
+    ValId pv = op->operands[0], res = op->results[0];
+    bool cas = op->opc == OP_ATOMIC_CAS;
+    ElemType e = elem_of(in, res);
+    uint64_t *d = slots_of(in, res), *ptr = slots_of(in, pv);
+    uint64_t *val = slots_of(in, op->operands[cas ? 2 : 1]);
+    uint64_t *cmp = cas ? slots_of(in, op->operands[1]) : NULL;
+    uint64_t *mask = !cas && op->n_operands > 2 ? slots_of(in, op->operands[2]) : NULL;
+    for (int64_t i = 0, n = numel(in, res); i < n; i++) {
+        if (mask && !mask[i]) {
+            d[i] = 0;
+            continue;
+        }
+        void *p = check_access(in, op, pv, i, ptr[i], elem_bytes(e));
+        uint64_t old = mem_read(p, e);
+        uint64_t now = cas ? (old == cmp[i] ? val[i] : old) : interp_elem_atomic((AtomicKind)op->attr.i, e, old, val[i]);
+        mem_write(p, e, now);
+        d[i] = old;
     }
 }
 
@@ -551,6 +575,8 @@ static void exec_op(Interp *in, IrOp *op) {
     case OP_BROADCAST: exec_broadcast(in, op); break;
     case OP_LOAD: exec_load(in, op); break;
     case OP_STORE: exec_store(in, op); break;
+    case OP_ATOMIC:
+    case OP_ATOMIC_CAS: exec_atomic(in, op); break;
     case OP_FOR: exec_for(in, op); break;
     case OP_IF: exec_if(in, op); break;
     case OP_WHILE: exec_while(in, op); break;

@@ -129,6 +129,45 @@ uint64_t interp_elem_binary(Opcode opc, ElemType e, int64_t attr_i, uint64_t a, 
     return int_binary(opc, e, a, b, div_zero);
 }
 
+/* An f32 subnormal as the signed zero atom.add.f32 flushes it to. */
+static uint64_t f32_ftz(uint64_t bits) {
+    return (bits & 0x7F800000u) == 0 ? bits & 0x80000000u : bits;
+}
+
+/* max/min of floats as Triton lowers them to integer atomics on the bit
+ * pattern: a value with the sign bit clear goes through a signed max (min)
+ * of the bits, one with it set through an unsigned min (max). For ordered
+ * non-NaN values this is the float max (min), -0.0 below +0.0. */
+static uint64_t float_bits_minmax(bool is_max, int bits, uint64_t old, uint64_t val) {
+    uint64_t mask = bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+    old &= mask;
+    val &= mask;
+    if (!(val >> (bits - 1) & 1)) {
+        int64_t so = bits == 64 ? (int64_t)old : (int64_t)(int32_t)(uint32_t)old;
+        int64_t sv = bits == 64 ? (int64_t)val : (int64_t)(int32_t)(uint32_t)val;
+        return (is_max ? so > sv : so < sv) ? old : val;
+    }
+    return (is_max ? old < val : old > val) ? old : val;   /* unsigned */
+}
+
+uint64_t interp_elem_atomic(AtomicKind kind, ElemType e, uint64_t old, uint64_t val) {
+    bool dz = false;
+    switch (kind) {
+    case ATOM_ADD:
+        if (e == ET_F32) return f32_ftz(float_binary(OP_ADD, e, 0, f32_ftz(old), f32_ftz(val)));
+        return interp_elem_binary(OP_ADD, e, 0, old, val, &dz);
+    case ATOM_MAX:
+    case ATOM_MIN:
+        if (elem_is_float(e)) return float_bits_minmax(kind == ATOM_MAX, elem_bits(e), old, val);
+        return interp_elem_binary(kind == ATOM_MAX ? OP_MAX : OP_MIN, e, 0, old, val, &dz);
+    case ATOM_AND: return interp_int_norm(e, old & val);
+    case ATOM_OR: return interp_int_norm(e, old | val);
+    case ATOM_XOR: return interp_int_norm(e, old ^ val);
+    case ATOM_XCHG: return val;
+    default: tric_unreachable();
+    }
+}
+
 /* exp as Triton lowers it (an f32 multiply, then ex2); log and log2 are
  * ptxgen's accurate routines, so the correctly rounded value is within
  * their bound */

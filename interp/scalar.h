@@ -22,5 +22,9 @@ uint64_t interp_elem_binary(Opcode opc, ElemType e, int64_t attr_i, uint64_t a, 
 uint64_t interp_elem_cmp(CmpPred p, ElemType e, uint64_t a, uint64_t b);
 uint64_t interp_elem_cast(ElemType s, ElemType t, bool rz, int sm, uint64_t a);
 uint64_t interp_elem_bitcast(ElemType s, ElemType t, uint64_t a);
+/* What memory holds after atomic `kind` of val on old (e the element type;
+ * doc/interp.md): f32 add flushes subnormals as atom.add.f32 does, float
+ * max/min compare bit patterns as Triton's lowering does. */
+uint64_t interp_elem_atomic(AtomicKind kind, ElemType e, uint64_t old, uint64_t val);
 
 #endif

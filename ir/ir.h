@@ -113,6 +113,15 @@ extern const char *const cmp_pred_names[];     /* "eq", "ne", ... */
 extern const char *const cache_mod_names[];    /* "", ".ca", ".cg", ... */
 extern const char *const evict_names[];        /* "", "evict_first", "evict_last" */
 
+/* atomic/atomic_cas: the read-modify-write (attr.i), the memory ordering
+ * (attr.i2) and the scope (attr.flags); 0 is Triton's default */
+typedef enum AtomicKind { ATOM_ADD, ATOM_MAX, ATOM_MIN, ATOM_AND, ATOM_OR, ATOM_XOR, ATOM_XCHG, ATOM_COUNT } AtomicKind;
+typedef enum MemSem { SEM_ACQ_REL, SEM_ACQUIRE, SEM_RELEASE, SEM_RELAXED, SEM_COUNT } MemSem;
+typedef enum MemScope { SCOPE_GPU, SCOPE_CTA, SCOPE_SYS, SCOPE_COUNT } MemScope;
+extern const char *const atomic_kind_names[];  /* "add", "max", ..., "xchg" */
+extern const char *const mem_sem_names[];      /* "acq_rel", "acquire", "release", "relaxed" */
+extern const char *const mem_scope_names[];    /* "gpu", "cta", "sys" */
+
 typedef struct IrAttr {
     int64_t i, i2;                 /* see ops.def for each op's meaning */
     double f;                      /* float constants */

@@ -228,6 +228,11 @@ static void print_attrs(Printer *P, IrOp *op) {
         if (op->opc == OP_LOAD && (at->flags & LOADF_VOLATILE)) buf_puts(&a, ", volatile");
         if (at->vec) buf_printf(&a, ", vec = %d", at->vec);
         break;
+    case OP_ATOMIC:
+    case OP_ATOMIC_CAS:
+        if (at->i2 > 0 && at->i2 < SEM_COUNT) buf_printf(&a, ", sem = %s", mem_sem_names[at->i2]);
+        if (at->flags > 0 && at->flags < SCOPE_COUNT) buf_printf(&a, ", scope = %s", mem_scope_names[at->flags]);
+        break;
     case OP_PRINT:
     case OP_ASSERT:
         if (at->str && *at->str) {
@@ -353,6 +358,10 @@ static void print_op(Printer *P, IrOp *op, int depth) {
     case OP_ARANGE: buf_printf(P->out, " %lld, %lld", (long long)op->attr.i, (long long)op->attr.i2); break;
     case OP_CMP:
         if (op->attr.i >= CMP_EQ && op->attr.i <= CMP_GE) buf_printf(P->out, " %s", cmp_pred_names[op->attr.i]);
+        else buf_printf(P->out, " ?%lld", (long long)op->attr.i);
+        break;
+    case OP_ATOMIC:
+        if (op->attr.i >= 0 && op->attr.i < ATOM_COUNT) buf_printf(P->out, " %s", atomic_kind_names[op->attr.i]);
         else buf_printf(P->out, " ?%lld", (long long)op->attr.i);
         break;
     case OP_FOR: print_for(P, op, depth); break;
@@ -860,6 +869,18 @@ static void parse_attr(Parser *P, Opcode opc, IrAttr *attr) {
     } else if ((opc == OP_PRINT && tok_is(key, "prefix")) || (opc == OP_ASSERT && tok_is(key, "msg"))) {
         expect(P, "=");
         attr->str = parse_string(P);
+    } else if ((opc == OP_ATOMIC || opc == OP_ATOMIC_CAS) && tok_is(key, "sem")) {
+        expect(P, "=");
+        Tok v = next_tok(P);
+        int sem = find_name(mem_sem_names, SEM_COUNT, v);
+        if (sem < 0) expected(P, v, "a memory ordering (acq_rel, acquire, release, relaxed)");
+        attr->i2 = sem;
+    } else if ((opc == OP_ATOMIC || opc == OP_ATOMIC_CAS) && tok_is(key, "scope")) {
+        expect(P, "=");
+        Tok v = next_tok(P);
+        int scope = find_name(mem_scope_names, SCOPE_COUNT, v);
+        if (scope < 0) expected(P, v, "a memory scope (gpu, cta, sys)");
+        attr->flags = (uint8_t)scope;
     } else if (opc == OP_PRINT && tok_is(key, "hex")) {
         attr->i = 1;
     } else if (mem && tok_is(key, "vec")) {
@@ -898,6 +919,8 @@ static void check_operand_types(Parser *P, Opcode opc, const Operands *o, IrType
         check_type(P, o->tok[2], o->v[2], res);
     } else if (opc == OP_ADDPTR && o->n == 2) {
         check_type(P, o->tok[0], o->v[0], res);
+    } else if (opc == OP_ATOMIC || opc == OP_ATOMIC_CAS) {
+        for (uint32_t i = 1; i < o->n && i < (opc == OP_ATOMIC ? 2u : 3u); i++) check_type(P, o->tok[i], o->v[i], res);
     }
 }
 
@@ -908,6 +931,7 @@ static void check_operand_count(Parser *P, Opcode opc, SrcLoc loc, uint32_t n) {
         parse_error(P, loc, "'%s' takes %d operand%s, got %u", name, want, want == 1 ? "" : "s", n);
     if (opc == OP_LOAD && (n < 1 || n > 3)) parse_error(P, loc, "'load' takes 1 to 3 operands (ptr, mask, other), got %u", n);
     if (opc == OP_STORE && (n < 2 || n > 3)) parse_error(P, loc, "'store' takes 2 or 3 operands (ptr, value, mask), got %u", n);
+    if (opc == OP_ATOMIC && (n < 2 || n > 3)) parse_error(P, loc, "'atomic' takes 2 or 3 operands (ptr, value, mask), got %u", n);
 }
 
 /* The value of `const` (token t) at type `ty`: an integer that fits the
@@ -948,6 +972,11 @@ static Tok parse_leading(Parser *P, Opcode opc, IrAttr *attr) {
         int pred = find_name(cmp_pred_names, CMP_GE + 1, t);
         if (pred < 0) expected(P, t, "a comparison predicate (eq, ne, lt, le, gt, ge)");
         attr->i = pred;
+    } else if (opc == OP_ATOMIC) {
+        next_tok(P);
+        int kind = find_name(atomic_kind_names, ATOM_COUNT, t);
+        if (kind < 0) expected(P, t, "an atomic operation (add, max, min, and, or, xor, xchg)");
+        attr->i = kind;
     } else if (opc == OP_CONST) {
         if (t.kind != TK_NUMBER && !(t.kind == TK_IDENT && (tok_is(t, "inf") || tok_is(t, "nan"))))
             expected(P, t, "a constant");
@@ -958,7 +987,7 @@ static Tok parse_leading(Parser *P, Opcode opc, IrAttr *attr) {
 
 /* simple_op = OPNAME leading? operands attrs (":" type)?
  *   leading = INT (program_id, num_programs) | INT "," INT (arange)
- *           | PRED (cmp) | NUMBER (const, which has no operands) */
+ *           | PRED (cmp) | KIND (atomic) | NUMBER (const, which has no operands) */
 static IrOp *parse_simple_op(Parser *P, IrBlock *b, Opcode opc, SrcLoc loc) {
     Operands o = {0};
     IrAttr attr;

@@ -308,6 +308,50 @@ static void check_memory(Verifier *V, IrOp *op) {
     if (op->attr.i2 < EVICT_NONE || op->attr.i2 > EVICT_LAST) verr(V, op, "unknown eviction policy %lld", (long long)op->attr.i2);
 }
 
+/* The element types PTX's atom takes for each operation (32- and 64-bit
+ * integers everywhere; floats for add, for max/min through their bit
+ * patterns, for xchg; f16 and bf16 for add only; cas at 16, 32, 64 bits). */
+static bool atomic_elem_ok(Opcode opc, int64_t kind, ElemType e) {
+    int bits = elem_bits(e);
+    if (opc == OP_ATOMIC_CAS) return e != ET_PTR && (bits == 16 || bits == 32 || bits == 64);
+    bool wide_int = elem_is_int(e) && (bits == 32 || bits == 64);
+    switch (kind) {
+    case ATOM_ADD: return wide_int || e == ET_F16 || e == ET_BF16 || e == ET_F32 || e == ET_F64;
+    case ATOM_MAX: case ATOM_MIN: case ATOM_XCHG: return wide_int || e == ET_F32 || e == ET_F64;
+    default: return wide_int;
+    }
+}
+
+/* atomic ptr, val [, mask] and atomic_cas ptr, cmp, val: the values and
+ * the result are the pointee type in the pointer's shape and layout. */
+static void check_atomic(Verifier *V, IrOp *op) {
+    ValId p = op->operands[0], r = op->results[0];
+    IrType pt = vtype(V, p);
+    if (pt.elem != ET_PTR) {
+        verr(V, op, "operand 0 has type %s, expected pointers", tstr(V, pt));
+        return;
+    }
+    if (!want_type(V, op, "result", r, pointee_type(pt))) return;
+    want_layout(V, op, "operand 0", p, r);
+    if (op->opc == OP_ATOMIC) {
+        want_like(V, op, "operand 1 (the value)", op->operands[1], r, "the result");
+    } else {
+        want_like(V, op, "operand 1 (cmp)", op->operands[1], r, "the result");
+        want_like(V, op, "operand 2 (the value)", op->operands[2], r, "the result");
+    }
+    if (op->opc == OP_ATOMIC && op->n_operands > 2 &&
+        want_type(V, op, "operand 2 (the mask)", op->operands[2], ir_with_elem(pt, ir_scalar(ET_I1))))
+        want_layout(V, op, "operand 2", op->operands[2], r);
+    if (op->opc == OP_ATOMIC && (op->attr.i < 0 || op->attr.i >= ATOM_COUNT))
+        verr(V, op, "unknown atomic operation %lld", (long long)op->attr.i);
+    else if (!atomic_elem_ok(op->opc, op->attr.i, (ElemType)pt.pointee))
+        verr(V, op, "%s%s%s of %s is not an atomic the GPU has", ir_opinfo[op->opc].name,
+             op->opc == OP_ATOMIC ? " " : "", op->opc == OP_ATOMIC ? atomic_kind_names[op->attr.i] : "",
+             elem_name((ElemType)pt.pointee));
+    if (op->attr.i2 < 0 || op->attr.i2 >= SEM_COUNT) verr(V, op, "unknown memory ordering %lld", (long long)op->attr.i2);
+    if (op->attr.flags >= SCOPE_COUNT) verr(V, op, "unknown memory scope %d", op->attr.flags);
+}
+
 static void check_leaf(Verifier *V, IrOp *op) {
     IrType rt = vtype(V, op->results[0]);
     switch (op->opc) {
@@ -502,6 +546,7 @@ static bool check_counts(Verifier *V, IrOp *op) {
     uint32_t lo = 0, hi = UINT32_MAX;
     if (op->opc == OP_LOAD) lo = 1, hi = 3;
     if (op->opc == OP_STORE) lo = 2, hi = 3;
+    if (op->opc == OP_ATOMIC) lo = 2, hi = 3;
     if (op->opc == OP_FOR) lo = 3;
     if (op->opc == OP_REDUCE || op->opc == OP_SCAN) lo = 1;
     if (op->n_operands < lo || op->n_operands > hi) {
@@ -530,6 +575,7 @@ static void check_op_types(Verifier *V, IrOp *op) {
     case OP_CAST: case OP_BITCAST: check_cast(V, op); break;
     case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS: check_hint(V, op); break;
     case OP_LOAD: case OP_STORE: check_memory(V, op); break;
+    case OP_ATOMIC: case OP_ATOMIC_CAS: check_atomic(V, op); break;
     case OP_FOR: check_for(V, op); break;
     case OP_IF: check_if(V, op); break;
     case OP_WHILE: check_while(V, op); break;

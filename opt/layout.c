@@ -4,7 +4,9 @@
  *  1. anchors: every load/store of a pointer tile gets a blocked layout whose
  *     per-thread runs are as wide as axis analysis proves safe (contiguity,
  *     alignment, mask constancy; at most 16 bytes), lanes along the fastest
- *     dim first, so a warp's accesses are coalesced;
+ *     dim first, so a warp's accesses are coalesced; an atomic gets one
+ *     with runs of 1 (PTX atomics are not vectors) for its operands and
+ *     its result;
  *  2. wants, backward: operands of elementwise ops want their result's
  *     layout, broadcast/expand_dims operands its projection, loop inits and
  *     yields their carried value's, memory operands their anchor;
@@ -133,13 +135,18 @@ static Layout access_layout(LayoutPass *P, IrType t, const int32_t *order, int v
     return layout_blocked(t.rank, t.shape, spt, tpw, wpc, order, P->num_warps);
 }
 
+static bool is_atomic(Opcode opc) { return opc == OP_ATOMIC || opc == OP_ATOMIC_CAS; }
+
+/* Atomics are anchors too, one element per access (PTX's atom has no
+ * vectors), so all their operands and their result share that layout. */
 static void add_anchor(IrFunc *fn, IrOp *op, void *ud) {
     LayoutPass *P = ud;
-    if ((op->opc != OP_LOAD && op->opc != OP_STORE) || !is_tile(P, op->operands[0])) return;
+    bool atomic = is_atomic(op->opc);
+    if ((op->opc != OP_LOAD && op->opc != OP_STORE && !atomic) || !is_tile(P, op->operands[0])) return;
     IrType pt = ir_type(fn, op->operands[0]);
     int32_t order[IR_MAX_RANK];
     access_order(&P->axis[op->operands[0]], pt.rank, order);
-    int safe = safe_vec(P, op, pt, order[0]);
+    int safe = atomic ? 1 : safe_vec(P, op, pt, order[0]);
     /* no wider than what each thread has to hold: no replicated registers */
     int64_t per_thread = ir_numel(pt) / (32 * P->num_warps);
     int vec = per_thread < safe ? (per_thread < 1 ? 1 : (int)pow2_floor(per_thread)) : safe;
@@ -270,7 +277,9 @@ static void back_op(LayoutPass *P, IrOp *op) {
     ValId r = op->n_results ? op->results[0] : VAL_NONE;
     switch (op->opc) {
     case OP_LOAD: adopt_use_layout(P, op); /* fall through */
-    case OP_STORE: want_operands(P, op, anchor_of(P, op)); break;
+    case OP_STORE:
+    case OP_ATOMIC:
+    case OP_ATOMIC_CAS: want_operands(P, op, anchor_of(P, op)); break;
     case OP_BROADCAST:
     case OP_EXPAND_DIMS:
         if (want_of(P, r) >= 0) want_set(P, op->operands[0], operand_need(P, op, 0, want_of(P, r)));
@@ -371,7 +380,7 @@ static void fwd_result(LayoutPass *P, IrOp *op) {
     ValId r = op->results[0];
     IrType t = ir_type(P->fn, r);
     if (!t.rank) return;
-    int32_t l = op->opc == OP_LOAD ? anchor_of(P, op) : -1;
+    int32_t l = op->opc == OP_LOAD || is_atomic(op->opc) ? anchor_of(P, op) : -1;
     if (l < 0) l = want_of(P, r);
     if (l < 0) l = derived_layout(P, op, t);
     set_layout(P, r, l);
@@ -603,7 +612,9 @@ static void fix_operands(IrFunc *fn, IrOp *op, void *ud) {
         if (!is_tile(P, v)) continue;
         switch (op->opc) {
         case OP_LOAD:
-        case OP_STORE: require(P, op, i, anchor); break;
+        case OP_STORE:
+        case OP_ATOMIC:
+        case OP_ATOMIC_CAS: require(P, op, i, anchor); break;
         case OP_BROADCAST:
         case OP_EXPAND_DIMS: require(P, op, i, operand_need(P, op, i, layout_of(P, r))); break;
         case OP_FOR: require(P, op, i, i >= 3 ? layout_of(P, op->results[i - 3]) : -1); break;
@@ -617,7 +628,7 @@ static void fix_operands(IrFunc *fn, IrOp *op, void *ud) {
             break;
         }
     }
-    if (anchor >= 0)
+    if (anchor >= 0 && !is_atomic(op->opc))
         for (uint32_t i = 0; i < P->n_anchors; i++)
             if (P->anchors[i].op == op) op->attr.vec = P->anchors[i].vec;
 }

@@ -265,23 +265,34 @@ static const char *vec_regs(Ptx *P, const Reg *regs, int r, int vec) {
 
 static const char *vec_sfx(int vec) { return vec == 4 ? ".v4" : vec == 2 ? ".v2" : ""; }
 
-static void write_tile(Ptx *P, IrOp *op, ValId v, ElemType e, const SmemShape *shape, int vec) {
+/* v's elements (held in regs, in v's layout) into the buffer; only where
+ * `guard` holds when it is not REG_NONE */
+static void write_tile(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg guard, ElemType e, const SmemShape *shape,
+                       int vec) {
     int32_t li = ptx_layout_index(P, op, v);
     SmemTile t = smem_tile(P, li, shape, vec);
     uint32_t dup_regs;
     ptx_layout_owner(P, li, &dup_regs);   /* registers that repeat another need no write */
     TRIC_ASSERT(!(dup_regs & (uint32_t)(vec - 1)));   /* vector lanes are distinct elements */
-    int n;
-    Reg *regs = ptx_regs(P, v, &n);
+    int n = ptx_value_nregs(P, op, v);
+    const char *g = "";
+    if (guard) {
+        Buf gb = {0};
+        buf_putc(&gb, '@');
+        ptx_put_reg(&gb, guard);
+        buf_putc(&gb, ' ');
+        g = arena_strdup(P->arena, gb.data);
+        buf_free(&gb);
+    }
     for (int r = 0; r < n; r += vec) {
         if ((uint32_t)r & dup_regs) continue;
         if (e == ET_I1) {
             Reg x = ptx_reg(P, RC_B16);
             ptx_ins(P, "selp.u16 %R, 1, 0, %R;", x, regs[r]);
-            ptx_ins(P, "st.shared.u8 %s, %R;", smem_addr(P, &t, r), x);
+            ptx_ins(P, "%sst.shared.u8 %s, %R;", g, smem_addr(P, &t, r), x);
             continue;
         }
-        ptx_ins(P, "st.shared%s.%s %s, %s;", vec_sfx(vec), smem_type(e, false), smem_addr(P, &t, r),
+        ptx_ins(P, "%sst.shared%s.%s %s, %s;", g, vec_sfx(vec), smem_type(e, false), smem_addr(P, &t, r),
                 vec_regs(P, regs, r, vec));
     }
 }
@@ -321,8 +332,44 @@ void ptx_convert_layout(Ptx *P, IrOp *op) {
     size += P->red_bytes;
     TRIC_ASSERT(size <= INT32_MAX);
     if (size > P->fn->shared_bytes) P->fn->shared_bytes = (int32_t)size;
-    write_tile(P, op, src, e, &plan.shape, plan.vec_w);
+    write_tile(P, op, src, ptx_regs(P, src, NULL), REG_NONE, e, &plan.shape, plan.vec_w);
     ptx_ins(P, "bar.sync 0;");
     read_tile(P, op, res, e, &plan.shape, plan.vec_r);
+    ptx_ins(P, "bar.sync 0;");
+}
+
+/* The result v of an op that only the canonical holders computed (into
+ * regs, in v's layout; `owner` their predicate): they write it to shared
+ * memory, and after a barrier every holder reads its registers' elements
+ * into v's registers; a second barrier lets the next user of the buffer
+ * write. A scalar goes through one slot. Atomics use it (atomic.c): each
+ * element's read-modify-write happens once, and every replica gets the
+ * old value. */
+void ptx_smem_share(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg owner) {
+    IrType ty = P->fn->vals[v].type;
+    ElemType e = (ElemType)ty.elem;
+    int64_t size;
+    if (ty.rank == 0) {
+        size = elem_bytes(e) + P->red_bytes;
+        if (size > P->fn->shared_bytes) P->fn->shared_bytes = (int32_t)size;
+        Reg base = convert_base(P), *d = ptx_def(P, op, v);
+        ptx_ins(P, "@%R st.shared.%s [%R], %R;", owner, smem_type(e, false), base, regs[0]);
+        ptx_ins(P, "bar.sync 0;");
+        ptx_ins(P, "ld.shared.%s %R, [%R];", smem_type(e, true), d[0], base);
+        ptx_ins(P, "bar.sync 0;");
+        return;
+    }
+    int32_t li = ptx_layout_index(P, op, v);
+    const Layout *l = &P->fn->layouts[li];
+    uint32_t dup;
+    ptx_layout_owner(P, li, &dup);
+    SmemPlan plan = smem_plan(&ty, l, dup, l);
+    int64_t rows = ir_numel(ty) >> plan.shape.lb;
+    size = rows * (((int64_t)1 << plan.shape.lb) + plan.shape.pad) * plan.shape.bytes + P->red_bytes;
+    TRIC_ASSERT(size <= INT32_MAX);
+    if (size > P->fn->shared_bytes) P->fn->shared_bytes = (int32_t)size;
+    write_tile(P, op, v, regs, owner, e, &plan.shape, plan.vec_w);
+    ptx_ins(P, "bar.sync 0;");
+    read_tile(P, op, v, e, &plan.shape, plan.vec_r);
     ptx_ins(P, "bar.sync 0;");
 }

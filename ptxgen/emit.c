@@ -675,6 +675,8 @@ static void emit_op(Ptx *P, IrOp *op) {
     case OP_CONVERT_LAYOUT: ptx_convert_layout(P, op); break;
     case OP_LOAD: ptx_load(P, op); break;
     case OP_STORE: ptx_store(P, op); break;
+    case OP_ATOMIC:
+    case OP_ATOMIC_CAS: ptx_atomic(P, op); break;
     case OP_FOR: emit_for(P, op); break;
     case OP_IF: emit_if(P, op); break;
     case OP_WHILE: emit_while(P, op); break;

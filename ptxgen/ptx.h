@@ -78,6 +78,7 @@ typedef struct Ptx {
     int32_t red_bytes;      /* their buffers, at the start of shared memory */
     Reg conv_base;          /* convert_layout's buffer: smem + red_bytes */
     Reg lane_bit[5];        /* pred: lane bit k is set (butterfly partners) */
+    uint32_t *uses;         /* atomic.c: uses per ValId (ir_count_uses), when first needed */
 } Ptx;
 
 /* ---- emit.c ---- */
@@ -191,6 +192,12 @@ void ptx_debug_decls(Ptx *P, Buf *out);
 /* ---- convert.c ---- */
 void ptx_convert_layout(Ptx *P, IrOp *op);
 Reg ptx_smem_base(Ptx *P);
+/* v's registers computed only where owner holds (regs, v's layout) to
+ * every holder of each element, through shared memory; defines v */
+void ptx_smem_share(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg owner);
+
+/* ---- atomic.c ---- */
+void ptx_atomic(Ptx *P, IrOp *op);
 
 /* ---- reduce.c ---- */
 /* Before emission: shared-memory buffers of the reductions and where they

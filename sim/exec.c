@@ -214,6 +214,25 @@ static bool exec_ldst(Cta *c, const SimIns *in, uint32_t t) {
     return true;
 }
 
+/* atom/red on global memory: this thread's read-modify-write, whole
+ * before the next thread's (threads run an instruction in ascending
+ * order); atom returns the old value. */
+static bool exec_atom(Cta *c, const SimIns *in, uint32_t t) {
+    bool red = in->op == SO_RED;
+    const SimOpd *addr = &in->opd[red ? 0 : 1];
+    uint32_t eb = (uint32_t)sim_ty_bits(in->ty[0]) / 8;
+    uint64_t a = (uint64_t)addr->imm + (addr->reg[0] == SIM_NOREG ? 0 : *slot(c, addr->reg[0], t));
+    uint8_t *p = global_at(c, in, t, a, eb);
+    if (!p) return false;
+    uint64_t old = 0, now;
+    memcpy(&old, p, eb);   /* little-endian, as the GPU */
+    uint64_t b = read_opd(c, &in->opd[red ? 1 : 2], t), v = in->atom == SA_CAS ? read_opd(c, &in->opd[3], t) : 0;
+    if (sim_atom(in, old, b, v, &now) != SIM_OK) return error_at(c, in, t, "is not modelled");
+    memcpy(p, &now, eb);
+    if (!red) write_reg(c, in->opd[0].reg[0], t, sim_extend(in->ty[0], old));
+    return true;
+}
+
 /* mov: a value, or a vector packed into / unpacked from one register
  * (first element = lowest bits) */
 static void exec_mov(Cta *c, const SimIns *in, uint32_t t) {
@@ -419,6 +438,7 @@ __attribute__((noinline)) static bool exec_assertfail(Cta *c, const SimIns *in, 
 static bool exec_one(Cta *c, const SimIns *in, uint32_t t) {
     switch (in->op) {
     case SO_LD: case SO_ST: return exec_ldst(c, in, t);
+    case SO_ATOM: case SO_RED: return exec_atom(c, in, t);
     case SO_MOV: exec_mov(c, in, t); return true;
     case SO_CVTA: exec_cvta(c, in, t); return true;
     case SO_CALL: return in->callee == SF_VPRINTF ? exec_vprintf(c, in, t) : exec_assertfail(c, in, t);

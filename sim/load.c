@@ -43,6 +43,10 @@ static const char *const hint_names[] = {
     "L1::evict_normal", "L1::no_allocate", "L2::evict_first", "L2::evict_last",
 };
 
+/* atom/red: the operations (SimAtom order), then orderings and scopes */
+static const char *const atom_names[] = {"", "add", "min", "max", "and", "or", "xor", "exch", "cas"};
+static const char *const atom_order_names[] = {"relaxed", "release", "acquire", "acq_rel", "cta", "gpu", "sys"};
+
 static const char *const cmp_names[] = {
     "", "eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu",
     "gtu", "geu", "num", "nan", "finite", "infinite", "number", "notanumber", "normal", "subnormal",
@@ -375,6 +379,22 @@ static bool decode_part(Loader *L, SimIns *in, const char *part, int *n_types) {
         in->ty[(*n_types)++] = t;
         return true;
     }
+    if (in->op == SO_ATOM || in->op == SO_RED) {
+        for (size_t i = 1; i < ARRAY_LEN(atom_names); i++)
+            if (!strcmp(part, atom_names[i]) && !in->atom) {
+                in->atom = (uint8_t)i;
+                return true;
+            }
+        for (size_t i = 0; i < ARRAY_LEN(atom_order_names); i++)
+            if (!strcmp(part, atom_order_names[i])) {
+                if (i == 2 || i == 3) in->mods |= SM_ACQUIRE;
+                return true;
+            }
+        if (!strcmp(part, "noftz")) {
+            in->mods |= SM_NOFTZ;
+            return true;
+        }
+    }
     if (in->op == SO_SETP || in->op == SO_TESTP) {
         for (size_t i = 1; i < ARRAY_LEN(cmp_names); i++)
             if (!strcmp(part, cmp_names[i]) && !in->cmp) {
@@ -443,8 +463,32 @@ static bool check_shfl(Loader *L, SimIns *in) {
     return true;
 }
 
+/* atom.SEM.SCOPE.global.OP.TYPE d, [a], b (cas: d, [a], b, c) and
+ * red.SEM.SCOPE.global.OP.TYPE [a], b */
+static bool check_atom(Loader *L, SimIns *in) {
+    bool red = in->op == SO_RED;
+    if (!in->atom) return fail(L, "'%s' names no operation", in->name);
+    if (!(in->mods & SM_GLOBAL) || (in->mods & ~(SM_GLOBAL | SM_NOFTZ | SM_ACQUIRE)))
+        return fail(L, "'%s': only .global atomics are modelled", in->name);
+    if (red && (in->atom == SA_CAS || in->atom == SA_EXCH))
+        return fail(L, "unknown instruction '%s' (red has no cas or exch)", in->name);
+    if (red && (in->mods & SM_ACQUIRE))
+        return fail(L, "unknown instruction '%s' (red has no acquire ordering)", in->name);
+    int want = red ? 2 : in->atom == SA_CAS ? 4 : 3;
+    if (in->n_opd != want) return fail(L, "'%s' takes %d operands, not %d", in->name, want, in->n_opd);
+    if (!red && in->opd[0].kind != SD_REG) return fail(L, "'%s' needs a register result", in->name);
+    if (in->opd[red ? 0 : 1].kind != SD_MEM) return fail(L, "'%s' needs an address", in->name);
+    for (int i = red ? 1 : 2; i < want; i++)
+        if (in->opd[i].kind != SD_REG && in->opd[i].kind != SD_IMM)
+            return fail(L, "'%s': operand %d must be a register or an immediate", in->name, i + 1);
+    uint64_t r;
+    if (sim_atom(in, 0, 0, 0, &r) == SIM_BAD) return fail(L, "unknown instruction '%s' (not modelled)", in->name);
+    return true;
+}
+
 /* What each op needs, checked once here so exec.c can trust it. */
 static bool check_shape(Loader *L, SimIns *in) {
+    if (in->op == SO_ATOM || in->op == SO_RED) return check_atom(L, in);
     int want = op_info[in->op].n_opd;
     if (want >= 0 && in->n_opd != want && !(in->op == SO_MOV && in->n_opd == 2))
         return fail(L, "'%s' takes %d operands, not %d", in->name, want, in->n_opd);

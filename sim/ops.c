@@ -407,3 +407,44 @@ SimStatus sim_alu(const SimIns *in, const uint64_t *v, uint64_t *r) {
     if (in->op == SO_MAD && !(in->mods & SM_WIDE)) c = sim_extend(t, v[3]);
     return int_op(in, a, b, c, r);
 }
+
+/* The PTX types each atomic operation takes: add on u32 s32 u64 f32 f64
+ * (f16 and bf16 with .noftz), min/max on 32- and 64-bit integers, the
+ * bitwise ones and exch on b32/b64, cas on b16/b32/b64. */
+static bool atom_type_ok(const SimIns *in) {
+    SimTy t = in->ty[0];
+    bool noftz = (in->mods & SM_NOFTZ) != 0;
+    switch ((SimAtom)in->atom) {
+    case SA_ADD:
+        if (t == ST_F16 || t == ST_BF16) return noftz;
+        return !noftz && (t == ST_U32 || t == ST_S32 || t == ST_U64 || t == ST_F32 || t == ST_F64);
+    case SA_MIN: case SA_MAX: return !noftz && (t == ST_U32 || t == ST_S32 || t == ST_U64 || t == ST_S64);
+    case SA_AND: case SA_OR: case SA_XOR: case SA_EXCH: return !noftz && (t == ST_B32 || t == ST_B64);
+    case SA_CAS: return !noftz && (t == ST_B16 || t == ST_B32 || t == ST_B64);
+    default: return false;
+    }
+}
+
+/* Each operation as the arithmetic op it performs: add.f32 with the flush
+ * of subnormals atom.add.f32 does, the rest as sim_alu computes them. */
+SimStatus sim_atom(const SimIns *in, uint64_t old, uint64_t b, uint64_t c, uint64_t *r) {
+    if (!atom_type_ok(in)) return SIM_BAD;
+    int bits = sim_ty_bits(in->ty[0]);
+    SimIns alu = *in;
+    alu.mods = in->ty[0] == ST_F32 ? SM_FTZ : 0;
+    switch ((SimAtom)in->atom) {
+    case SA_EXCH: *r = sim_trunc(b, bits); return SIM_OK;
+    case SA_CAS: *r = sim_trunc(old, bits) == sim_trunc(b, bits) ? sim_trunc(c, bits) : sim_trunc(old, bits); return SIM_OK;
+    case SA_ADD: alu.op = SO_ADD; break;
+    case SA_MIN: alu.op = SO_MIN; break;
+    case SA_MAX: alu.op = SO_MAX; break;
+    case SA_AND: alu.op = SO_AND; break;
+    case SA_OR: alu.op = SO_OR; break;
+    case SA_XOR: alu.op = SO_XOR; break;
+    default: return SIM_BAD;
+    }
+    uint64_t v[4] = {0, sim_extend(in->ty[0], old), sim_extend(in->ty[0], b), 0};
+    SimStatus st = sim_alu(&alu, v, r);
+    *r = sim_trunc(*r, bits);
+    return st;
+}

@@ -17,7 +17,8 @@
     X(BAR, "bar", -1) X(RET, "ret", 0) X(BRA, "bra", 1) X(EX2, "ex2", 2)            \
     X(LG2, "lg2", 2) X(SQRT, "sqrt", 2) X(RSQRT, "rsqrt", 2) X(RCP, "rcp", 2)       \
     X(PRMT, "prmt", 4) X(BFE, "bfe", 4) X(TESTP, "testp", 2)                        \
-    X(COPYSIGN, "copysign", 3) X(CALL, "call", -1) X(SHFL, "shfl", 5)
+    X(COPYSIGN, "copysign", 3) X(CALL, "call", -1) X(SHFL, "shfl", 5)              \
+    X(ATOM, "atom", -1) X(RED, "red", -1)
 
 typedef enum SimOp {
 #define X(e, s, n) SO_##e,
@@ -67,8 +68,14 @@ enum {
     SM_UNI = 1u << 20, SM_SYNC = 1u << 21, SM_VOLATILE = 1u << 22, SM_LOCAL = 1u << 23,
     /* shfl's modes (only shfl takes them) */
     SM_BFLY = 1u << 24, SM_UP = 1u << 25, SM_DOWN = 1u << 26, SM_IDX = 1u << 27,
+    /* atom/red: .noftz; an ordering that acquires (.acquire, .acq_rel; red
+     * has none). Orderings and scopes change nothing in a sequential model. */
+    SM_NOFTZ = 1u << 28, SM_ACQUIRE = 1u << 29,
 };
 #define SM_SHFL_MODES (SM_BFLY | SM_UP | SM_DOWN | SM_IDX)
+
+/* atom/red operations */
+typedef enum SimAtom { SA_NONE, SA_ADD, SA_MIN, SA_MAX, SA_AND, SA_OR, SA_XOR, SA_EXCH, SA_CAS } SimAtom;
 
 /* setp comparisons and testp classes */
 typedef enum SimCmp {
@@ -112,6 +119,7 @@ typedef struct SimIns {
     SimOp op;
     SimTy ty[2];           /* ty[0] the (destination) type, ty[1] cvt's source */
     SimCmp cmp;
+    uint8_t atom;          /* SimAtom of atom/red */
     uint8_t vec;           /* 1, 2, 4 */
     uint8_t n_opd;
     uint32_t mods;

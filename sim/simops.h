@@ -16,5 +16,8 @@ SimStatus sim_cvt(const SimIns *in, uint64_t a, uint64_t *r);
 /* every op that computes a value from v[1..3] (v[0] unused): SIM_BAD for
  * an op x type x modifier combination that is not modelled */
 SimStatus sim_alu(const SimIns *in, const uint64_t *v, uint64_t *r);
+/* atom/red: what memory holds after the operation on `old` with operand b
+ * (cas: compare with b, swap in c); SIM_BAD for a combination PTX lacks */
+SimStatus sim_atom(const SimIns *in, uint64_t old, uint64_t b, uint64_t c, uint64_t *r);
 
 #endif

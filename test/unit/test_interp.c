@@ -1043,6 +1043,21 @@ static void test_reference_reductions(void) {
                 "tric: error: check: np.concatenate needs a list or tuple of arrays\n");
     expect_eval(&rc, "np.stack((x, x), axis=None)",
                 "tric: error: check: np.stack needs an integer axis\n");
+    /* np.bincount (the atomics' histograms) */
+    expect_eval(&rc, "np.bincount(np.array([1, 3, 1, 0]))", "i(4,): 1 2 0 1");
+    expect_eval(&rc, "np.bincount(np.array([1, 3, 1]), minlength=6)", "i(6,): 0 2 0 1 0 0");
+    expect_eval(&rc, "np.bincount(np.array([4, 1]), minlength=2)", "i(5,): 0 1 0 0 1");
+    expect_eval(&rc, "np.bincount(np.arange(0), minlength=2)", "i(2,): 0 0");
+    expect_eval(&rc, "np.bincount(x)",
+                "tric: error: check: np.bincount needs a 1-d array of integers\n");
+    expect_eval(&rc, "np.bincount(np.array([1, -1]))",
+                "tric: error: check: np.bincount: the values must not be negative\n");
+    expect_eval(&rc, "np.bincount(np.array([1]), axis=0)",
+                "tric: error: check: np.bincount takes no axis= argument\n");
+    expect_eval(&rc, "np.sum(x, minlength=2)",
+                "tric: error: check: np.sum takes no minlength= argument\n");
+    expect_eval(&rc, "x.max(minlength=2)",
+                "tric: error: check: max takes no minlength= argument\n");
     ref_case_close(&rc);
 }
 

@@ -245,6 +245,8 @@ static const char *const every_op =
     "    %64 = mul %60, %62 : i32\n"
     "    yield %63, %64\n"
     "  }\n"
+    "  %65 = atomic add %35, %47, %33 {sem = relaxed, scope = cta} : tile<4x8xf16, #L0>\n"
+    "  %66 = atomic_cas %p, %5, %5 {sem = acquire} : f16\n"
     "  store %q, %9\n"
     "  ret\n"
     "}\n";
@@ -282,7 +284,7 @@ static void test_text(void) {
     ctx_free(c);
 
     /* the unfixed text fails in the verifier, reported at the op */
-    check_parse_error(every_op, "t.tir:68:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
+    check_parse_error(every_op, "t.tir:70:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
 
     /* floats print exactly */
     c = new_ctx();
@@ -351,6 +353,20 @@ static void test_parse_errors(void) {
         "  %0 = splat %p : tile<64xptr<f32>, #L0>\n"
         "  %1 = load %0 {vec = 3} : tile<64xf32, #L0>\n}\n";
     check_parse_error(vec3, "t.tir:4:3: error: invalid IR: op 'load': vec = 3 is not a power of two");
+
+    /* atomics: the operation, its attributes, the element types PTX has */
+    check_parse_error("func @f(%p: ptr<f16>) {\n  %0 = const 1.0 : f16\n  %1 = atomic max %p, %0 : f16\n}\n",
+                      "t.tir:3:3: error: invalid IR: op 'atomic': atomic max of f16 is not an atomic the GPU has");
+    check_parse_error("func @f(%p: ptr<f16>) {\n  %0 = const 1.0 : f16\n  %1 = atomic sub %p, %0 : f16\n}\n",
+                      "t.tir:3:15: error: expected an atomic operation (add, max, min, and, or, xor, xchg) near 'sub'");
+    check_parse_error("func @f(%p: ptr<i32>) {\n  %0 = const 1 : i32\n  %1 = atomic_cas %p, %0, %0 {sem = seq} : i32\n}\n",
+                      "t.tir:3:37: error: expected a memory ordering (acq_rel, acquire, release, relaxed) near 'seq'");
+    check_parse_error("func @f(%p: ptr<i32>) {\n  %0 = const 1 : i64\n  %1 = atomic add %p, %0 : i32\n}\n",
+                      "t.tir:3:23: error: type mismatch: %0 is i64, expected i32");
+    check_parse_error("func @f(%p: ptr<i8>) {\n  %0 = const 1 : i8\n  %1 = atomic_cas %p, %0, %0 {scope = cta} : i8\n}\n",
+                      "t.tir:3:3: error: invalid IR: op 'atomic_cas': atomic_cas of i8 is not an atomic the GPU has");
+    check_parse_error("func @f(%p: ptr<i32>) {\n  %0 = const 1 : i32\n  %1 = atomic add %p : i32\n}\n",
+                      "t.tir:3:3: error: 'atomic' takes 2 or 3 operands (ptr, value, mask), got 1");
 }
 
 /* ---- verifier on built IR ---- */

@@ -234,6 +234,67 @@ static void test_shfl(void) {
                  "sim: PTX line 23: unknown instruction 'add.up.s32' (modifier '.up')\n");
 }
 
+/* ---- atomics ---- */
+
+/* atom/red at their edges, one thread: f32 add flushes subnormals (the old
+ * value comes back as memory held it), signed vs unsigned max, a 16-bit cas
+ * leaves the other half alone, red, exch of 64 bits; then 8 threads draw
+ * tickets from one counter in ascending thread order. */
+static const char atomics_ptx[] = HEAD
+    "\tmov.b32 %r3, 1;\n\tst.global.b32 [%rd2], %r3;\n"               /* out[0]: the smallest subnormal */
+    "\tmov.b32 %f1, 1;\n\tatom.global.add.f32 %f2, [%rd2], %f1;\n"     /* sub + sub = +0 with ftz */
+    "\tst.global.f32 [%rd2+4], %f2;\n"                                 /* out[1]: old, unflushed: 1 */
+    "\tmov.b32 %r4, -5;\n\tst.global.v2.b32 [%rd2+8], {%r4, %r4};\n"
+    "\tatom.relaxed.cta.global.max.s32 %r5, [%rd2+8], 3;\n"            /* out[2]: 3 */
+    "\tatom.acquire.sys.global.max.u32 %r6, [%rd2+12], 3;\n"           /* out[3]: 0xFFFFFFFB */
+    "\tmov.b32 %r7, 0xAAAA1234;\n\tst.global.b32 [%rd2+16], %r7;\n"
+    "\tmov.b16 %h1, 0x1234;\n\tmov.b16 %h2, 0x5678;\n"
+    "\tatom.acq_rel.gpu.global.cas.b16 %h3, [%rd2+16], %h1, %h2;\n"  /* out[4]: 0xAAAA5678 */
+    "\tatom.global.cas.b16 %h4, [%rd2+18], %h1, %h2;\n"              /* no match: unchanged */
+    "\tmov.b32 %r8, 10;\n\tst.global.b32 [%rd2+20], %r8;\n"
+    "\tred.release.gpu.global.add.u32 [%rd2+20], 7;\n"                /* out[5]: 17 */
+    "\tmov.b64 %rd4, 0x0123456789ABCDEF;\n"
+    "\tatom.global.exch.b64 %rd5, [%rd2+24], %rd4;\n"                 /* out[6..7] */
+    "\tst.global.b32 [%rd2+32], %r5;\n\tst.global.b32 [%rd2+36], %r6;\n"  /* out[8..9]: old -5, -5 */
+    "\tcvt.u32.u16 %r9, %h3;\n\tst.global.b32 [%rd2+40], %r9;\n"    /* out[10]: 0x1234 */
+    "\tcvt.u32.u16 %r10, %h4;\n\tst.global.b32 [%rd2+44], %r10;\n"  /* out[11]: 0xAAAA */
+    "\tret;\n}\n";
+
+static const char tickets_ptx[] = HEAD
+    "\tatom.global.add.u32 %r3, [%rd2+60], 1;\n"
+    "\tst.global.b32 [%rd3], %r3;\n"
+    "\tret;\n}\n";
+
+static void test_atomics(void) {
+    _Alignas(16) uint32_t out[16];
+    memset(out, 0xEE, sizeof out);
+    PtxRun r;
+    run_ptx(&r, atomics_ptx, out, sizeof out, 0, 1, 1);
+    CHECK(r.ok, "%s", buf_str(&r.err));
+    static const uint32_t want[12] = {0, 1, 3, 0xFFFFFFFB, 0xAAAA5678, 17, 0x89ABCDEF, 0x01234567,
+                                      0xFFFFFFFB, 0xFFFFFFFB, 0x1234, 0xAAAA};
+    for (int k = 0; r.ok && k < 12; k++) CHECK(out[k] == want[k], "out[%d] = 0x%x, expected 0x%x", k, out[k], want[k]);
+    buf_free(&r.err);
+    buf_free(&r.prints);
+    memset(out, 0, sizeof out);
+    run_ptx(&r, tickets_ptx, out, sizeof out, 0, 8, 1);
+    CHECK(r.ok, "%s", buf_str(&r.err));
+    for (uint32_t t = 0; r.ok && t < 8; t++) CHECK(out[t] == t, "thread %u drew ticket %u", t, out[t]);
+    CHECK(out[15] == 8, "the counter is %u", out[15]);
+    buf_free(&r.err);
+    buf_free(&r.prints);
+    /* what PTX does not have is refused when loading */
+    expect_error(HEAD "\tred.acquire.gpu.global.add.u32 [%rd2], 1;\n\tret;\n}\n", 32, 1,
+                 "sim: PTX line 23: unknown instruction 'red.acquire.gpu.global.add.u32' (red has no acquire "
+                 "ordering)\n");
+    expect_error(HEAD "\tatom.global.add.s64 %rd4, [%rd2], %rd4;\n\tret;\n}\n", 32, 1,
+                 "sim: PTX line 23: unknown instruction 'atom.global.add.s64' (not modelled)\n");
+    expect_error(HEAD "\tred.global.exch.b32 [%rd2], %r2;\n\tret;\n}\n", 32, 1,
+                 "sim: PTX line 23: unknown instruction 'red.global.exch.b32' (red has no cas or exch)\n");
+    expect_error(HEAD "\tatom.global.add.f16 %h1, [%rd2], %h1;\n\tret;\n}\n", 32, 1,
+                 "sim: PTX line 23: unknown instruction 'atom.global.add.f16' (not modelled)\n");
+}
+
 /* ---- vprintf and __assertfail ---- */
 
 /* A module with the system calls declared and two strings: "%s" and "hi". */
@@ -585,6 +646,7 @@ int main(void) {
     test_semantics();
     test_errors();
     test_shfl();
+    test_atomics();
     test_vprintf();
     test_assertfail();
     test_cli_modes();

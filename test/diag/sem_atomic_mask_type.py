@@ -1,0 +1,9 @@
+# ARGS: -k kern -s '*i32, *i32, 64'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def kern(p_ptr, v_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.atomic_or(p_ptr + offs, 1, mask=offs)
