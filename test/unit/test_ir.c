@@ -240,6 +240,9 @@ static const char *const every_op =
     "    yield %54, %55\n"
     "  }\n"
     "  %56 = cast %q : i64\n"
+    "  %57 = mulhi %32, %16 : tile<4x8xi32, #L0>\n"
+    "  %58 = cos %43 : tile<4x8xf32, #L0>\n"
+    "  %59 = sin %58 : tile<4x8xf32, #L0>\n"
     "  store %q, %9\n"
     "  ret\n"
     "}\n";
@@ -277,7 +280,7 @@ static void test_text(void) {
     ctx_free(c);
 
     /* the unfixed text fails in the verifier, reported at the op */
-    check_parse_error(every_op, "t.tir:63:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
+    check_parse_error(every_op, "t.tir:66:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
 
     /* floats print exactly */
     c = new_ctx();
