@@ -23,4 +23,7 @@ uint64_t interp_elem_cmp(CmpPred p, ElemType e, uint64_t a, uint64_t b);
 uint64_t interp_elem_cast(ElemType s, ElemType t, bool rz, int sm, uint64_t a);
 uint64_t interp_elem_bitcast(ElemType s, ElemType t, uint64_t a);
 
+/* ---- trig.c ---- f32 cos (is_cos) or sin as ptxgen/trig.c computes it */
+float interp_trig_f32(bool is_cos, float x);
+
 #endif

@@ -245,6 +245,9 @@ static const char *const every_op =
     "    %64 = mul %60, %62 : i32\n"
     "    yield %63, %64\n"
     "  }\n"
+    "  %65 = mulhi %32, %16 : tile<4x8xi32, #L0>\n"
+    "  %66 = cos %43 : tile<4x8xf32, #L0>\n"
+    "  %67 = sin %66 : tile<4x8xf32, #L0>\n"
     "  store %q, %9\n"
     "  ret\n"
     "}\n";
@@ -282,7 +285,7 @@ static void test_text(void) {
     ctx_free(c);
 
     /* the unfixed text fails in the verifier, reported at the op */
-    check_parse_error(every_op, "t.tir:68:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
+    check_parse_error(every_op, "t.tir:71:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
 
     /* floats print exactly */
     c = new_ctx();
