@@ -52,9 +52,9 @@ static const struct {
 static const char *const tl_not_yet[] = {
     "dot", "dot_scaled", "sort", "topk", "flip", "histogram", "gather", "reshape",
     "view", "trans", "permute", "broadcast", "broadcast_to", "expand_dims", "join", "split", "cat",
-    "ravel", "interleave", "make_block_ptr", "advance", "make_tensor_descriptor", "inline_asm_elementwise", "rand", "randn",
-    "randint", "randint4x", "rand4x", "randn4x", "philox", "softmax", "clamp", "fma", "umulhi", "cos",
-    "sin", "erf", "floor", "ceil", "sqrt_rn", "div_rn", "max_constancy", "swizzle2d", "map_elementwise",
+    "ravel", "interleave", "make_block_ptr", "advance", "make_tensor_descriptor", "inline_asm_elementwise",
+    "softmax", "clamp", "fma", "erf", "floor", "ceil", "sqrt_rn", "div_rn", "max_constancy", "swizzle2d",
+    "map_elementwise",
 };
 
 bool builtin_module_attr(Lower *L, const char *path, const char *name, LVal *out) {
@@ -1005,6 +1005,19 @@ static const Builtin builtins[] = {
     {"atomic_xor", TLM, "pointer,val,mask=,sem=,scope=", bi_atomic_xor},
     {"atomic_xchg", TLM, "pointer,val,mask=,sem=,scope=", bi_atomic_xchg},
     {"atomic_cas", TLM, "pointer,cmp,val,sem=,scope=", bi_atomic_cas},
+    {"umulhi", TLM | BM_MATH, "x,y", bi_umulhi},
+    {"cos", TLM | BM_MATH, "x", bi_cos},
+    {"sin", TLM | BM_MATH, "x", bi_sin},
+    {"philox_impl", BM_TL, "c0,c1,c2,c3,k0,k1,n_rounds=", bi_philox_impl},
+    {"philox", BM_TL, "seed,c0,c1,c2,c3,n_rounds=", bi_philox},
+    {"randint", BM_TL, "seed,offset,n_rounds=", bi_randint},
+    {"randint4x", BM_TL, "seed,offset,n_rounds=", bi_randint4x},
+    {"uint_to_uniform_float", BM_TL, "x", bi_uint_to_uniform_float},
+    {"rand", BM_TL, "seed,offset,n_rounds=", bi_rand},
+    {"rand4x", BM_TL, "seed,offsets,n_rounds=", bi_rand4x},
+    {"pair_uniform_to_normal", BM_TL, "u1,u2", bi_pair_uniform_to_normal},
+    {"randn", BM_TL, "seed,offset,n_rounds=", bi_randn},
+    {"randn4x", BM_TL, "seed,offset,n_rounds=", bi_randn4x},
 };
 
 const Builtin *builtin_find(const char *name, unsigned where) {

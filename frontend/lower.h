@@ -158,6 +158,7 @@ LVal lower_binop(Lower *L, SrcLoc loc, int op, LVal a, LVal b);      /* AstBinOp
 LVal lower_compare(Lower *L, SrcLoc loc, int op, LVal a, LVal b);    /* AstCmpOp */
 LVal lower_minmax(Lower *L, SrcLoc loc, bool is_max, LVal a, LVal b, bool propagate_nan);
 LVal lower_where(Lower *L, SrcLoc loc, LVal c, LVal a, LVal b);
+LVal lower_umulhi(Lower *L, SrcLoc loc, LVal a, LVal b);   /* tl.umulhi */
 LVal lower_broadcast_to(Lower *L, SrcLoc loc, LVal v, IrType shape_of);
 LVal lower_unary(Lower *L, SrcLoc loc, int op, LVal v);              /* AstUnaryOp */
 LVal lower_to_bool(Lower *L, SrcLoc loc, LVal v);   /* tensor -> i1 (x != 0) */
@@ -196,5 +197,20 @@ LVal bi_reduce_or(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_associative_scan(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_cumsum(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_cumprod(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+
+/* ---- random.c ---- tl.umulhi, tl.cos/sin, Triton's Philox generator */
+LVal bi_umulhi(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_cos(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_sin(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_philox_impl(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_philox(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_randint4x(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_randint(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_uint_to_uniform_float(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_rand(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_rand4x(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_pair_uniform_to_normal(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_randn(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_randn4x(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 
 #endif

@@ -522,6 +522,18 @@ LVal lower_minmax(Lower *L, SrcLoc loc, bool is_max, LVal a, LVal b, bool propag
     return r;
 }
 
+/* tl.umulhi(x, y): both promoted to one integer type as for x * y (Triton's
+ * binary legalization; numbers typed as to_tensor types them), then the
+ * high half of their unsigned product. */
+LVal lower_umulhi(Lower *L, SrcLoc loc, LVal a, LVal b) {
+    prepare(L, loc, -1, &a, &b, false, false, true, false, true);
+    IrType t = ttype(L, &a);
+    if (!elem_is_int(t.elem) || t.elem == ET_I1 || elem_bits(t.elem) < 32)
+        diag_error(L->ctx, loc, "Expected dtype ['int32', 'int64', 'uint32', 'uint64'] but got %s",
+                   dtype_name(ir_elem_of(t)));
+    return build2(L, loc, OP_MULHI, t, a, b);
+}
+
 LVal lower_where(Lower *L, SrcLoc loc, LVal c, LVal a, LVal b) {
     c = lower_to_bool(L, loc, lval_to_tensor(L, loc, c));
     prepare(L, loc, -1, &a, &b, true, true, true, false, false);

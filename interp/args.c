@@ -1225,6 +1225,41 @@ static AVal call_np(AP *ap, const char *f, AVal *args, int n, Kwargs *kw) {
     ap_fail(ap, "unknown function 'np.%s'", f);
 }
 
+/* Philox-4x32 (Salmon et al., "Parallel random numbers: as easy as 1, 2,
+ * 3"; Random123's philox4x32) for the references of kernels that use
+ * tl.randint & co., written from the paper, apart from the compiler's
+ * lowering: counter (offset low 32 bits, offset high 32 bits, 0, 0), key
+ * (seed low 32 bits, seed high 32 bits). Output word k of `rounds` rounds. */
+static uint32_t philox_word(uint64_t seed, uint64_t offset, int k, int rounds) {
+    uint32_t ctr[4] = {(uint32_t)offset, (uint32_t)(offset >> 32), 0, 0};
+    uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+    for (int r = 0; r < rounds; r++) {
+        uint64_t p0 = (uint64_t)0xD2511F53u * ctr[0], p1 = (uint64_t)0xCD9E8D57u * ctr[2];
+        uint32_t next[4] = {(uint32_t)(p1 >> 32) ^ ctr[1] ^ key[0], (uint32_t)p1, (uint32_t)(p0 >> 32) ^ ctr[3] ^ key[1],
+                            (uint32_t)p0};
+        memcpy(ctr, next, sizeof ctr);
+        key[0] += 0x9E3779B9u;
+        key[1] += 0xBB67AE85u;
+    }
+    return ctr[k];
+}
+
+/* philox(seed, offsets, k[, rounds]): word k (0..3) of Triton's
+ * randint4x(seed, offsets) as int64 values in [0, 2^32) */
+static AVal check_philox(AP *ap, const AVal *args, int n) {
+    if (n < 3 || n > 4) ap_fail(ap, "philox(seed, offsets, k[, rounds]) takes 3 or 4 arguments, got %d", n);
+    int64_t seed = as_int(ap, args[0]), k = as_int(ap, args[2]), rounds = n > 3 ? as_int(ap, args[3]) : 10;
+    if (k < 0 || k > 3) ap_fail(ap, "philox's k must be 0, 1, 2 or 3, got %lld", (long long)k);
+    if (rounds < 0 || rounds > 64) ap_fail(ap, "philox's rounds must be from 0 to 64, got %lld", (long long)rounds);
+    AVal x = args[1];
+    if (!is_numeric(&x) || x.nk == NK_FLOAT) ap_fail(ap, "philox's offsets must be integers");
+    Bc b;
+    bc_init(ap, &b, &x, 1, "philox");
+    AVal r = bc_result(ap, &b, &x, 1, NK_INT);
+    for (int64_t i = 0; i < b.n; i++) res_put_i(&r, i, philox_word((uint64_t)seed, (uint64_t)el_i(&x, i), (int)k, (int)rounds));
+    return r;
+}
+
 static AVal call(AP *ap, const char *f, AVal *args, int n, Kwargs *kw) {
     if (!strcmp(f, "np.bincount")) {
         no_kwargs(ap, f, kw);
@@ -1254,6 +1289,7 @@ static AVal call(AP *ap, const char *f, AVal *args, int n, Kwargs *kw) {
         if (as_int(ap, args[1]) == 0) ap_fail(ap, "division by zero");
         return num_i(-i_floordiv(-as_int(ap, args[0]), as_int(ap, args[1])));
     }
+    if (!strcmp(f, "philox")) return check_philox(ap, args, n);
     if (!strcmp(f, "wrap")) {
         nargs(ap, f, n, 2);
         return astype(ap, astype(ap, args[0], ET_I64), dtype_arg(ap, args, n, 1, ET_I64));

@@ -244,7 +244,7 @@ static void exec_elementwise(Interp *in, IrOp *op) {
         case OP_CAST: d[i] = interp_elem_cast(e, et, op->attr.i == ROUND_RTZ, in->sm, a); break;
         case OP_BITCAST: d[i] = interp_elem_bitcast(e, et, a); break;
         case OP_NEG: case OP_NOT: case OP_ABS: case OP_EXP: case OP_EXP2: case OP_LOG:
-        case OP_LOG2: case OP_SQRT: case OP_RSQRT:
+        case OP_LOG2: case OP_SQRT: case OP_RSQRT: case OP_COS: case OP_SIN:
             d[i] = interp_elem_unary(op->opc, e, a);
             break;
         default:

@@ -50,6 +50,12 @@ static uint64_t int_divrem(Opcode opc, ElemType e, uint64_t a, uint64_t b, bool 
     return interp_int_norm(e, (uint64_t)(opc == OP_DIV ? x / y : x % y));
 }
 
+/* high half of the unsigned product of two 32- or 64-bit values */
+static uint64_t mulhi(int bits, uint64_t a, uint64_t b) {
+    if (bits == 32) return ((a & 0xFFFFFFFF) * (b & 0xFFFFFFFF)) >> 32;
+    return (uint64_t)(((unsigned __int128)a * b) >> 64);
+}
+
 static uint64_t int_binary(Opcode opc, ElemType e, uint64_t a, uint64_t b, bool *div_zero) {
     switch (opc) {
     case OP_ADD: return interp_int_norm(e, a + b);
@@ -57,6 +63,7 @@ static uint64_t int_binary(Opcode opc, ElemType e, uint64_t a, uint64_t b, bool 
     case OP_MUL: return interp_int_norm(e, a * b);
     case OP_DIV:
     case OP_REM: return int_divrem(opc, e, a, b, div_zero);
+    case OP_MULHI: return interp_int_norm(e, mulhi(elem_bits(e), a, b));
     case OP_AND: return a & b;
     case OP_OR: return a | b;
     case OP_XOR: return interp_int_norm(e, a ^ b);
@@ -179,6 +186,8 @@ static float f32_math(Opcode opc, float x) {
     case OP_LOG2: return (float)log2((double)x);
     case OP_SQRT: return sqrtf(x);
     case OP_RSQRT: return (float)(1.0 / sqrt((double)x));
+    case OP_COS: return interp_trig_f32(true, x);
+    case OP_SIN: return interp_trig_f32(false, x);
     default: tric_unreachable();
     }
 }

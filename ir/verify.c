@@ -177,6 +177,8 @@ static bool elem_ok(Opcode opc, ElemType e) {
     case OP_AND: case OP_OR: case OP_XOR: case OP_NOT: return elem_is_int(e);
     case OP_SHL: case OP_SHR: return is_int_nobool(e);
     case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SQRT: case OP_RSQRT: return elem_is_float(e);
+    case OP_MULHI: return is_int_nobool(e) && elem_bits(e) >= 32;
+    case OP_COS: case OP_SIN: return e == ET_F32;
     default: return true;
     }
 }

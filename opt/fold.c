@@ -88,6 +88,10 @@ static bool fold_int2(Opcode opc, ElemType e, int64_t a, int64_t b, int64_t *out
     case OP_AND: r = ua & ub; break;
     case OP_OR: r = ua | ub; break;
     case OP_XOR: r = ua ^ ub; break;
+    case OP_MULHI:   /* unsigned, whatever the signedness of e */
+        if (bits == 32) r = ((ua & 0xFFFFFFFF) * (ub & 0xFFFFFFFF)) >> 32;
+        else r = (uint64_t)(((unsigned __int128)ua * ub) >> 64);
+        break;
     case OP_SHL:
     case OP_SHR:
         if ((sgn && b < 0) || ub >= (uint64_t)bits) return false;

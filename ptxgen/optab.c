@@ -184,6 +184,9 @@ static const OpRow optab[] = {
      * (the first rounding can cost 1 ulp where the result's mantissa is near
      * 2; measured 1.49 in test_f64_math.c) */
     {OP_RSQRT, G_F64, 0, "sqrt.rn.f64 %0, %a; rcp.rn.f64 %d, %0"},
+    /* tl.umulhi: unsigned whatever the type's signedness, as Triton's */
+    {OP_MULHI, G_S32 | G_U32, 0, "mul.hi.u32 %d, %a, %b"},
+    {OP_MULHI, G_S64 | G_U64, 0, "mul.hi.u64 %d, %a, %b"},
 };
 
 /* Ops whose code is a function rather than a template line (mathlib.c). */
@@ -200,6 +203,8 @@ static const FnRow fntab[] = {
     {OP_LOG2, ET_F64, ptx_math_log2},
     {OP_LOG, ET_F32, ptx_math_log_f32},
     {OP_LOG2, ET_F32, ptx_math_log2_f32},
+    {OP_COS, ET_F32, ptx_math_cos_f32},
+    {OP_SIN, ET_F32, ptx_math_sin_f32},
 };
 
 static const FnRow *find_fn_row(Opcode opc, ElemType e) {

@@ -6,6 +6,7 @@
  *   convert.c   convert_layout through shared memory
  *   reduce.c    reduce: registers, warp shuffles, shared memory across warps
  *   mathlib.c   fp64 exp, exp2, log, log2 (range reduction + minimax polynomials)
+ *   trig.c      f32 cos, sin (Payne-Hanek reduction + f64 polynomials)
  */
 #ifndef TRIC_PTXGEN_H
 #define TRIC_PTXGEN_H

@@ -260,7 +260,25 @@ class ArgEnv:
         def full(s, v, dt="fp32"):
             return np.full(shape(s), v, np_float(dt) if dt in FLOAT_TYPES else NP_DTYPES[dt])
 
+        def philox(seed, offsets, k, rounds=10):
+            """Word k of Triton's randint4x(seed, offsets): Philox-4x32 as
+            interp/args.c's philox() computes it (counter: offset low, high,
+            0, 0; key: seed low, high), in uint64 numpy arithmetic."""
+            m = np.uint64(0xFFFFFFFF)
+            off = np.asarray(offsets).astype(np.int64).astype(np.uint64)
+            c = [off & m, off >> np.uint64(32), off * np.uint64(0), off * np.uint64(0)]
+            k0 = np.uint64(seed & 0xFFFFFFFF)
+            k1 = np.uint64((seed >> 32) & 0xFFFFFFFF)
+            for _ in range(rounds):
+                p0 = np.uint64(0xD2511F53) * c[0]
+                p1 = np.uint64(0xCD9E8D57) * c[2]
+                c = [(p1 >> np.uint64(32)) ^ c[1] ^ k0, p1 & m, (p0 >> np.uint64(32)) ^ c[3] ^ k1, p0 & m]
+                k0 = (k0 + np.uint64(0x9E3779B9)) & m
+                k1 = (k1 + np.uint64(0xBB67AE85)) & m
+            return c[k].astype(np.int64)
+
         env = {"np": np, "cdiv": lambda a, b: -(-a // b), "rand": rand, "randn": randn, "randint": randint,
+               "philox": philox,
                "randsign": randsign, "empty": empty, "full": full,
                "zeros": lambda s, dt="fp32": full(s, 0, dt), "ones": lambda s, dt="fp32": full(s, 1, dt),
                "wrap": lambda v, dt: np.asarray(v).astype(np.int64).astype(NP_DTYPES[dt])}

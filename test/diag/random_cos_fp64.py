@@ -1,0 +1,9 @@
+# ARGS: -k kern -s '*fp64, 16'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def kern(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.cos(tl.load(x_ptr + offs)))
