@@ -212,7 +212,7 @@ def spin_lock_kernel(lock_ptr, count_ptr):
 # num_warps: 2
 # grid: 1
 # args: a = randint(0, 1000000000, (4, 8), u64); o = randint(0, 1000000000, (4, 8), u64); x = randint(0, 1000000000, (4, 8), u64); b = randint(0, 1000000000, (4, 8), u64); oa = empty((4, 8), u64); oo = empty((4, 8), u64); ox = empty((4, 8), u64)
-# check: a == a & b; o == o | b; x == x ^ b; oa == a; oo == o; ox == x
+# check: a == a.astype(np.int64) & b.astype(np.int64); o == o.astype(np.int64) | b.astype(np.int64); x == x.astype(np.int64) ^ b.astype(np.int64); oa == a; oo == o; ox == x
 # tol: 0
 #
 # kernel: xchg_kernel
