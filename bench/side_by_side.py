@@ -75,8 +75,10 @@ def gpu_ms(torch, fn):
     return statistics.median(times)
 
 
-def first_launch_ms(torch, make_jit, run):
-    """A new JIT object and its first launch, to the kernel's end: (ms, the object)."""
+def first_launch_ms(torch, make_jit, run, start):
+    """A new JIT object and its first launch from the buffers' state `start` (kernels may
+    update inputs in place), to the kernel's end: (ms, the object)."""
+    run.restore(start)
     run.poison()
     torch.cuda.synchronize()
     t0 = time.perf_counter()
@@ -138,26 +140,29 @@ def bench_block(torch, tric, triton, path, i, block, seed, row):
 
     # ---- test size: correctness against the reference, cold and warm compiles
     small = tp.BlockRun(torch, path, block, tp.block_rng(seed, path, i))
+    start = small.save()
     try:
-        row.cold["triton"], tri_k = first_launch_ms(torch, lambda: triton.jit(fn), small)
+        row.cold["triton"], tri_k = first_launch_ms(torch, lambda: triton.jit(fn), small, start)
         row.problems += [f"triton: {p}" for p in small.check()]
-        row.warm["triton"], _ = first_launch_ms(torch, lambda: triton.jit(fn), small)
+        row.warm["triton"], _ = first_launch_ms(torch, lambda: triton.jit(fn), small, start)
     except Exception as e:   # Triton's limits: the row shows tric alone
         row.notes.append(f"Triton cannot run it: {type(e).__name__}: {str(e)[:200]}")
         tri_k = None
-    row.cold["tric"], tric_k = first_launch_ms(torch, lambda: tric.jit(fn), small)
+    row.cold["tric"], tric_k = first_launch_ms(torch, lambda: tric.jit(fn), small, start)
     row.problems += [f"tric: {p}" for p in small.check()]
-    row.warm["tric"], _ = first_launch_ms(torch, lambda: tric.jit(fn), small)
+    row.warm["tric"], _ = first_launch_ms(torch, lambda: tric.jit(fn), small, start)
     row.problems += [f"tric (from the disk cache): {p}" for p in small.check()]
     del small
 
     # ---- benchmark size: the two agree, then the timings
     big = tp.BlockRun(torch, path, block, tp.block_rng(seed + 1, path, i), "bench_args", "bench_grid")
     row.nbytes = big.nbytes()
+    start = big.save()
     big.poison()
     big.launch(tric_k)
     got = big.snapshot()
     if tri_k is not None:
+        big.restore(start)
         big.poison()
         big.launch(tri_k)
         diff, _ = tp.compare_outputs(torch, big, got, big.snapshot())
