@@ -206,6 +206,7 @@ void ptx_atomic(Ptx *P, IrOp *op);
 /* Before emission: shared-memory buffers of the reductions and where they
  * must wait for earlier readers; sets red_bytes and fn->shared_bytes. */
 void ptx_reduce_plan(Ptx *P);
+Reg **ptx_operand_copies(Ptx *P, IrOp *op, int nregs);   /* reduce.c: registers to combine in place */
 void ptx_reduce(Ptx *P, IrOp *op);
 /* Where the plan put op's arrays (a reduce or a scan through shared memory)
  * and whether it must wait for earlier readers first; false if it has none. */

@@ -448,18 +448,25 @@ static void warp_levels(Ptx *P, IrOp *op, const ReduceShape *s, Reg **acc, const
     }
 }
 
-void ptx_reduce(Ptx *P, IrOp *op) {
-    ReduceShape s = reduce_shape(P, op);
-    uint32_t n = op->n_operands;
-    int nregs = ptx_ll_nregs(s.lx);
-    Reg **acc = arena_alloc(P->arena, sizeof(Reg *) * n);
-    for (uint32_t k = 0; k < n; k++) {
+/* A private copy of each operand's nregs registers, for a reduce or scan to
+ * combine in place (the operands keep theirs). */
+Reg **ptx_operand_copies(Ptx *P, IrOp *op, int nregs) {
+    Reg **acc = arena_alloc(P->arena, sizeof(Reg *) * op->n_operands);
+    for (uint32_t k = 0; k < op->n_operands; k++) {
         int m;
         Reg *in = ptx_regs(P, op->operands[k], &m);
         TRIC_ASSERT(m == nregs);
         acc[k] = arena_alloc(P->arena, sizeof(Reg) * (size_t)nregs);
         memcpy(acc[k], in, sizeof(Reg) * (size_t)nregs);
     }
+    return acc;
+}
+
+void ptx_reduce(Ptx *P, IrOp *op) {
+    ReduceShape s = reduce_shape(P, op);
+    uint32_t n = op->n_operands;
+    int nregs = ptx_ll_nregs(s.lx);
+    Reg **acc = ptx_operand_copies(P, op, nregs);
     uint32_t axis_mask = 0;
     for (int t = 0; t < s.m; t++)
         if (s.kinds[t] == LL_REG) axis_mask |= 1u << s.bits[t];

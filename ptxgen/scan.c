@@ -341,14 +341,7 @@ void ptx_scan(Ptx *P, IrOp *op) {
     uint32_t n = op->n_operands;
     bool rev = op->attr.i2 != 0;
     int nregs = ptx_ll_nregs(s.lx);
-    Reg **acc = arena_alloc(P->arena, sizeof(Reg *) * n);
-    for (uint32_t k = 0; k < n; k++) {
-        int m;
-        Reg *in = ptx_regs(P, op->operands[k], &m);
-        TRIC_ASSERT(m == nregs);
-        acc[k] = arena_alloc(P->arena, sizeof(Reg) * (size_t)nregs);
-        memcpy(acc[k], in, sizeof(Reg) * (size_t)nregs);
-    }
+    Reg **acc = ptx_operand_copies(P, op, nregs);
     int32_t offset = 0;
     bool bar_before = false;
     if (s.G > 1) {
