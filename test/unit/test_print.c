@@ -12,6 +12,7 @@
 #include "runtime/tric.h"
 
 #include "check.h"
+#include "ptxas.h"
 
 #define HEADER "import triton\nimport triton.language as tl\n\n@triton.jit\n"
 
@@ -262,32 +263,6 @@ static void test_assert(void) {
     tric_kernel_free(k);
 }
 
-static const char *ptxas_path(void) {
-    return access("/usr/local/cuda/bin/ptxas", X_OK) == 0 ? "/usr/local/cuda/bin/ptxas" : NULL;
-}
-
-/* ptxas accepts the module (skipped, with a note, without ptxas). */
-static bool assembles(const char *ptx, const char *arch, const char *what) {
-    const char *ptxas = ptxas_path();
-    if (!ptxas) return true;
-    char path[] = "/tmp/tric-print-XXXXXX.ptx";
-    int fd = mkstemps(path, 4);
-    if (fd < 0) return false;
-    FILE *f = fdopen(fd, "w");
-    fputs(ptx, f);
-    fclose(f);
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "%s -arch=%s %s -o /dev/null 2>&1", ptxas, arch, path);
-    FILE *p = popen(cmd, "r");
-    char out[4096];
-    size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
-    out[n] = 0;
-    int rc = p ? pclose(p) : -1;
-    unlink(path);
-    if (rc != 0) fprintf(stderr, "%s: ptxas -arch=%s failed (status %d):\n%s", what, arch, rc, out);
-    return rc == 0;
-}
-
 static void test_ptxas(void) {
     if (!ptxas_path()) printf("test_print: no ptxas at /usr/local/cuda/bin, PTX not assembled\n");
     static const char *const archs[] = {"sm_80", "sm_90a"};
@@ -306,7 +281,7 @@ static void test_ptxas(void) {
                 tric_kernel *k = compile(ks[i].path, ks[i].src, ks[i].kernel, ks[i].sig, archs[a], debug);
                 if (!k) continue;
                 const char *ptx = tric_kernel_ptx(k);
-                CHECK(assembles(ptx, archs[a], ks[i].kernel));
+                CHECK(ptxas_accepts(ptx, archs[a], ks[i].kernel));
                 bool asserts = i >= 3;
                 CHECK(!strstr(ptx, "call __assertfail") == !(asserts && debug));
                 tric_kernel_free(k);

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ptxas.h"
+
 static int failures;
 
 #define CHECK(cond)                                                                \
@@ -159,39 +161,6 @@ static char *emit(K *k, char **err) {
     return s;
 }
 
-static const char *ptxas_path(void) {
-    const char *p = getenv("PTXAS");
-    if (p && *p) return p;
-    return access("/usr/local/cuda/bin/ptxas", X_OK) == 0 ? "/usr/local/cuda/bin/ptxas" : NULL;
-}
-
-/* Assembles with ptxas (if present); prints its messages on failure. */
-static bool assemble(const char *ptx, const char *arch, const char *what) {
-    const char *ptxas = ptxas_path();
-    if (!ptxas) return true;
-    char path[] = "/tmp/tric-ptxgen-XXXXXX.ptx";
-    int fd = mkstemps(path, 4);
-    if (fd < 0) return false;
-    FILE *f = fdopen(fd, "w");
-    fputs(ptx, f);
-    fclose(f);
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "%s -arch=%s %s -o /dev/null 2>&1", ptxas, arch, path);
-    FILE *p = popen(cmd, "r");
-    char out[4096];
-    size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
-    out[n] = 0;
-    int rc = p ? pclose(p) : -1;
-    if (rc != 0) {
-        printf("%s: ptxas -arch=%s failed (status %d):\n%s", what, arch, rc, out);
-        if (getenv("PTXGEN_KEEP")) printf("  kept %s\n", path);
-        else unlink(path);
-        return false;
-    }
-    unlink(path);
-    return true;
-}
-
 static bool has(const char *text, const char *s) { return text && strstr(text, s) != NULL; }
 
 static int count(const char *text, const char *s) {
@@ -214,7 +183,7 @@ static char *compile(K *k, Tgt t, const char *what) {
     CHECK(has(s, ".file 1 \"kern.py\""));
     CHECK(!has(s, ".v8.b16"));
     if (getenv("PTXGEN_DUMP")) printf("==== %s (%s)\n%s", what, t.ptxas_arch, s);
-    if (!assemble(s, t.ptxas_arch, what)) failures++;
+    if (!ptxas_accepts(s, t.ptxas_arch, what)) failures++;
     return s;
 }
 
