@@ -14,6 +14,7 @@
 #include "ptxgen/ptx.h"
 #include "sim/sim.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +142,41 @@ static inline void snip_free(Snippet *s) {
     free(s->ptx);
     free(s->text);
     memset(s, 0, sizeof *s);
+}
+
+/* Runs the f32 unary emitter on the specials and on every step-th f32 bit
+ * pattern, and compares each output with model(x) bit for bit: with
+ * any_nan a NaN matches any NaN, without it the PTX must give the GPU's
+ * canonical NaN (0x7FFFFFFF). Prints the instruction count, the first five
+ * differences and a summary (and the PTX when the environment variable
+ * dump_env is set); true when every output agrees. */
+static inline bool snip_check_f32_unary(const char *name, void (*emit)(Ptx *P, Reg d, Reg a), float (*model)(float),
+                                        bool any_nan, const float *specials, size_t n_special, uint64_t step,
+                                        const char *dump_env) {
+    size_t n = n_special + (size_t)((UINT64_C(1) << 32) / step);
+    uint64_t *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
+    for (size_t i = 0; i < n; i++) in[i] = i < n_special ? sn_bits32(specials[i]) : (i - n_special) * step;
+    Snippet sn;
+    SnipUnary u = {emit};
+    snip_build(&sn, (RegClass[]){RC_F32}, 1, (RegClass[]){RC_F32}, 1, snip_emit_unary, &u);
+    if (getenv(dump_env)) printf("%s", sn.ptx);
+    printf("%-5s PTX: %d instructions\n", name, sn.n_ins);
+    Buf err = {0};
+    bool ok = snip_run(&sn, in, out, n, &err);
+    if (!ok) printf("%s: the simulator cannot run the PTX:\n%s", name, buf_str(&err));
+    long bad = 0;
+    for (size_t i = 0; ok && i < n; i++) {
+        float x = sn_f32(in[i]), got = sn_f32(out[i]), want = model(x);
+        uint32_t want_bits = isnan(want) && !any_nan ? 0x7FFFFFFFu : sn_bits32(want);
+        if (sn_bits32(got) == want_bits || (any_nan && isnan(got) && isnan(want))) continue;
+        if (bad++ < 5) printf("%s PTX(%a) = %a, C gives %a\n", name, x, got, want);
+    }
+    if (!ok || bad) printf("%s: PTX and C differ on %ld of %zu inputs\n", name, bad, n);
+    buf_free(&err);
+    snip_free(&sn);
+    free(in);
+    free(out);
+    return ok && bad == 0;
 }
 
 #endif

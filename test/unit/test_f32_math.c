@@ -271,36 +271,11 @@ static void test_special(void) {
 /* ---- 2. executing mathlib.c's PTX ---- */
 
 static void test_ptx_text(void) {
-    uint64_t n_special = ARRAY_LEN(special_inputs), step = 65521;   /* prime: every exponent, many mantissas */
-    size_t n = n_special + (UINT64_C(1) << 32) / step;
-    uint64_t *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
-    for (size_t i = 0; i < n; i++) in[i] = i < n_special ? sn_bits32(special_inputs[i]) : (i - n_special) * step;
-    for (size_t fi = 0; fi < ARRAY_LEN(fns); fi++) {
-        const Fn *f = &fns[fi];
-        Snippet sn;
-        SnipUnary u = {f->emit};
-        snip_build(&sn, (RegClass[]){RC_F32}, 1, (RegClass[]){RC_F32}, 1, snip_emit_unary, &u);
-        if (getenv("F32MATH_DUMP")) printf("%s", sn.ptx);
-        printf("%-5s PTX: %d instructions\n", f->name, sn.n_ins);
-        Buf err = {0};
-        bool ok = snip_run(&sn, in, out, n, &err);
-        if (!ok) printf("%s: the simulator cannot run the PTX:\n%s", f->name, buf_str(&err));
-        long bad = 0;
-        for (size_t i = 0; ok && i < n; i++) {
-            float x = sn_f32(in[i]), got = sn_f32(out[i]), want = f->ref(x);
-            if (sn_bits32(got) != sn_bits32(want) && !(isnan(got) && isnan(want))) {
-                if (bad++ < 5) printf("%s PTX(%a) = %a, C gives %a\n", f->name, x, got, want);
-            }
-        }
-        if (!ok || bad) {
-            printf("%s: PTX and C differ on %ld of %zu inputs\n", f->name, bad, n);
+    /* 65521, a prime: every exponent, many mantissas */
+    for (size_t fi = 0; fi < ARRAY_LEN(fns); fi++)
+        if (!snip_check_f32_unary(fns[fi].name, fns[fi].emit, fns[fi].ref, true, special_inputs,
+                                  ARRAY_LEN(special_inputs), 65521, "F32MATH_DUMP"))
             failures++;
-        }
-        buf_free(&err);
-        snip_free(&sn);
-    }
-    free(in);
-    free(out);
 }
 
 int main(void) {

@@ -83,36 +83,14 @@ static void test_accuracy(void) {
 
 /* ---- 2. executing trig.c's PTX ---- */
 
+static float cos_model(float x) { return interp_trig_f32(true, x); }
+static float sin_model(float x) { return interp_trig_f32(false, x); }
+
 static void test_ptx_text(void) {
-    uint64_t n_special = ARRAY_LEN(special_inputs), step = 131071;
-    size_t n = n_special + (UINT64_C(1) << 32) / step;
-    uint64_t *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
-    for (size_t i = 0; i < n; i++) in[i] = i < n_special ? sn_bits32(special_inputs[i]) : (i - n_special) * step;
-    for (size_t fi = 0; fi < ARRAY_LEN(fns); fi++) {
-        const Fn *f = &fns[fi];
-        Snippet sn;
-        SnipUnary u = {f->emit};
-        snip_build(&sn, (RegClass[]){RC_F32}, 1, (RegClass[]){RC_F32}, 1, snip_emit_unary, &u);
-        if (getenv("TRIG_DUMP")) printf("%s", sn.ptx);
-        printf("%s PTX: %d instructions\n", f->name, sn.n_ins);
-        Buf err = {0};
-        bool ok = snip_run(&sn, in, out, n, &err);
-        if (!ok) printf("%s: the simulator cannot run the PTX:\n%s", f->name, buf_str(&err));
-        long bad = 0;
-        for (size_t i = 0; ok && i < n; i++) {
-            float x = sn_f32(in[i]);
-            uint32_t got = (uint32_t)out[i], want = (uint32_t)scalar_f32_bits(interp_trig_f32(f->is_cos, x));
-            if (got != want && bad++ < 5) printf("%s PTX(%a) = %a, C gives %a\n", f->name, x, sn_f32(got), sn_f32(want));
-        }
-        if (!ok || bad) {
-            printf("%s: PTX and C differ on %ld of %zu inputs\n", f->name, bad, n);
+    for (size_t fi = 0; fi < ARRAY_LEN(fns); fi++)
+        if (!snip_check_f32_unary(fns[fi].name, fns[fi].emit, fns[fi].is_cos ? cos_model : sin_model, false,
+                                  special_inputs, ARRAY_LEN(special_inputs), 131071, "TRIG_DUMP"))
             failures++;
-        }
-        buf_free(&err);
-        snip_free(&sn);
-    }
-    free(in);
-    free(out);
 }
 
 int main(void) {
