@@ -35,9 +35,10 @@ static bool flag(Lower *L, const LArg *a, bool dflt, const char *what) {
     return lower_truth(L, a->loc, &a->v);
 }
 
-static LVal tensor_arg(Lower *L, const LArg *a) {
+/* verb: "reduce" or "scan", for the message */
+static LVal tensor_arg(Lower *L, const LArg *a, const char *verb) {
     LVal v = lval_to_tensor(L, a->loc, a->v);
-    if (lower_type(L, &v).rank == 0) diag_error(L->ctx, a->loc, "cannot reduce a scalar: the input must be a tensor");
+    if (lower_type(L, &v).rank == 0) diag_error(L->ctx, a->loc, "cannot %s a scalar: the input must be a tensor", verb);
     return v;
 }
 
@@ -203,44 +204,59 @@ static LVal reduce_one(Lower *L, SrcLoc loc, LVal x, int axis, const CombineSpec
     return reduce_tiles(L, loc, xs, 1, axis, cs, keep);
 }
 
+/* The input of tl.reduce / tl.associative_scan (`what`): one tensor or a
+ * tuple of tensors of one shape; *n of them, *t0 the first one's type. */
+static ValId *tile_inputs(Lower *L, const LArg *a, const char *what, uint32_t *n, IrType *t0) {
+    const LVal *items = &a->v;
+    *n = 1;
+    if (a->v.kind == LV_TUPLE) {
+        items = a->v.items;
+        *n = (uint32_t)a->v.n;
+        if (!*n) diag_error(L->ctx, a->loc, "%s needs at least one input", what);
+    }
+    const char *verb = !strcmp(what, "reduce") ? "reduce" : "scan";
+    ValId *xs = arena_alloc(L->ctx->arena, sizeof(ValId) * *n);
+    *t0 = (IrType){0};
+    for (uint32_t k = 0; k < *n; k++) {
+        LArg one = {true, items[k], a->loc};
+        LVal v = tensor_arg(L, &one, verb);
+        IrType t = lower_type(L, &v);
+        if (k && (t.rank != t0->rank || memcmp(t.shape, t0->shape, sizeof t.shape)))
+            diag_error(L->ctx, a->loc, "%s inputs must have the same shape, got %s and %s", what, shape_str(L, *t0),
+                       shape_str(L, t));
+        if (!k) *t0 = t;
+        xs[k] = v.id;
+    }
+    return xs;
+}
+
+/* combine_fn: a @jit function of 2n arguments; doing: "reducing" / "scanning" */
+static AstFunc *combine_fn_arg(Lower *L, const LArg *a, uint32_t n, const char *doing) {
+    if (a->v.kind != LV_FUNC)
+        diag_error(L->ctx, a->loc, "combine_fn must be a @jit function, got a %s", lval_kind_name(&a->v));
+    AstFunc *f = a->v.func;
+    if (f->node->args.n != (int)(2 * n))
+        diag_error(L->ctx, a->loc, "combine_fn '%s' takes %d argument%s, but %s %u input%s needs %u", f->node->str,
+                   f->node->args.n, f->node->args.n == 1 ? "" : "s", doing, n, n == 1 ? "" : "s", 2 * n);
+    return f;
+}
+
 /* ---- the builtins ---- */
 
 /* reduce(input, axis, combine_fn, keep_dims=False); input may be a tuple */
 LVal bi_reduce(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
-    const LVal *items = &a[0].v;
-    uint32_t n = 1;
-    if (a[0].v.kind == LV_TUPLE) {
-        items = a[0].v.items;
-        n = (uint32_t)a[0].v.n;
-        if (!n) diag_error(L->ctx, a[0].loc, "reduce needs at least one input");
-    }
-    ValId *xs = arena_alloc(L->ctx->arena, sizeof(ValId) * n);
-    IrType t0 = {0};
-    for (uint32_t k = 0; k < n; k++) {
-        LArg one = {true, items[k], a[0].loc};
-        LVal v = tensor_arg(L, &one);
-        IrType t = lower_type(L, &v);
-        if (k && (t.rank != t0.rank || memcmp(t.shape, t0.shape, sizeof t.shape)))
-            diag_error(L->ctx, a[0].loc, "reduce inputs must have the same shape, got %s and %s", shape_str(L, t0),
-                       shape_str(L, t));
-        if (!k) t0 = t;
-        xs[k] = v.id;
-    }
+    uint32_t n;
+    IrType t0;
+    ValId *xs = tile_inputs(L, &a[0], "reduce", &n, &t0);
     int axis = axis_arg(L, &a[1], t0.rank);
-    if (a[2].v.kind != LV_FUNC)
-        diag_error(L->ctx, a[2].loc, "combine_fn must be a @jit function, got a %s", lval_kind_name(&a[2].v));
-    CombineSpec cs = {CB_USER, false, a[2].v.func, a[2].loc};
-    if (a[2].v.func->node->args.n != (int)(2 * n))
-        diag_error(L->ctx, a[2].loc, "combine_fn '%s' takes %d argument%s, but reducing %u input%s needs %u",
-                   a[2].v.func->node->str, a[2].v.func->node->args.n, a[2].v.func->node->args.n == 1 ? "" : "s", n,
-                   n == 1 ? "" : "s", 2 * n);
+    CombineSpec cs = {CB_USER, false, combine_fn_arg(L, &a[2], n, "reducing"), a[2].loc};
     return reduce_tiles(L, loc, xs, n, axis, &cs, flag(L, &a[3], false, "keep_dims"));
 }
 
 /* sum: integers narrower than 32 bits add up in (u)int32, floats in their
  * own type, unless dtype= says otherwise */
 LVal bi_sum(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
-    LVal x = tensor_arg(L, &a[0]);
+    LVal x = tensor_arg(L, &a[0], "reduce");
     IrType t = lower_type(L, &x);
     int axis = axis_arg(L, &a[1], t.rank);
     ElemType e = t.elem, to = e;
@@ -261,7 +277,7 @@ static LVal arg_indices(Lower *L, SrcLoc loc, LVal x, int axis, bool is_max, boo
 /* max/min: without indices, narrower than 32 bits goes to fp32/int32;
  * bf16 always to fp32 */
 static LVal minmax(Lower *L, SrcLoc loc, LArg *a, bool is_max) {
-    LVal x = tensor_arg(L, &a[0]);
+    LVal x = tensor_arg(L, &a[0], "reduce");
     IrType t = lower_type(L, &x);
     int axis = axis_arg(L, &a[1], t.rank);
     bool keep = flag(L, &a[4], false, "keep_dims");
@@ -312,7 +328,7 @@ static LVal arg_indices(Lower *L, SrcLoc loc, LVal x, int axis, bool is_max, boo
 }
 
 static LVal argminmax(Lower *L, SrcLoc loc, LArg *a, bool is_max) {
-    LVal x = tensor_arg(L, &a[0]);
+    LVal x = tensor_arg(L, &a[0], "reduce");
     IrType t = lower_type(L, &x);
     int axis = axis_arg(L, &a[1], t.rank);
     if (t.elem == ET_PTR) diag_error(L->ctx, a[0].loc, "%s of pointers is not supported", is_max ? "argmax" : "argmin");
@@ -325,7 +341,7 @@ LVal bi_argmax(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) { return a
 LVal bi_argmin(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) { return argminmax(L, loc, a, false); }
 
 static LVal int_reduce(Lower *L, SrcLoc loc, LArg *a, Combine kind, const char *name) {
-    LVal x = tensor_arg(L, &a[0]);
+    LVal x = tensor_arg(L, &a[0], "reduce");
     IrType t = lower_type(L, &x);
     if (!elem_is_int(t.elem)) diag_error(L->ctx, a[0].loc, "%s only supported for integers, got %s", name, dtype_name(ir_elem_of(t)));
     int axis = axis_arg(L, &a[1], t.rank);
@@ -337,12 +353,6 @@ LVal bi_xor_sum(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) { return 
 LVal bi_reduce_or(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) { return int_reduce(L, loc, a, CB_OR, "reduce_or"); }
 
 /* ---- scans ---- */
-
-static LVal scan_tensor_arg(Lower *L, const LArg *a) {
-    LVal v = lval_to_tensor(L, a->loc, a->v);
-    if (lower_type(L, &v).rank == 0) diag_error(L->ctx, a->loc, "cannot scan a scalar: the input must be a tensor");
-    return v;
-}
 
 /* axis: a compile-time int; cumsum's and cumprod's default is 0 */
 static int scan_axis_arg(Lower *L, const LArg *a, int rank) {
@@ -377,40 +387,18 @@ static LVal scan_tiles(Lower *L, SrcLoc loc, ValId *xs, uint32_t n, int axis, bo
 /* associative_scan(input, axis, combine_fn, reverse=False); input may be a
  * tuple of tensors of one shape */
 LVal bi_associative_scan(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
-    const LVal *items = &a[0].v;
-    uint32_t n = 1;
-    if (a[0].v.kind == LV_TUPLE) {
-        items = a[0].v.items;
-        n = (uint32_t)a[0].v.n;
-        if (!n) diag_error(L->ctx, a[0].loc, "associative_scan needs at least one input");
-    }
-    ValId *xs = arena_alloc(L->ctx->arena, sizeof(ValId) * n);
-    IrType t0 = {0};
-    for (uint32_t k = 0; k < n; k++) {
-        LArg one = {true, items[k], a[0].loc};
-        LVal v = scan_tensor_arg(L, &one);
-        IrType t = lower_type(L, &v);
-        if (k && (t.rank != t0.rank || memcmp(t.shape, t0.shape, sizeof t.shape)))
-            diag_error(L->ctx, a[0].loc, "associative_scan inputs must have the same shape, got %s and %s",
-                       shape_str(L, t0), shape_str(L, t));
-        if (!k) t0 = t;
-        xs[k] = v.id;
-    }
+    uint32_t n;
+    IrType t0;
+    ValId *xs = tile_inputs(L, &a[0], "associative_scan", &n, &t0);
     int axis = scan_axis_arg(L, &a[1], t0.rank);
-    if (a[2].v.kind != LV_FUNC)
-        diag_error(L->ctx, a[2].loc, "combine_fn must be a @jit function, got a %s", lval_kind_name(&a[2].v));
-    AstFunc *f = a[2].v.func;
-    if (f->node->args.n != (int)(2 * n))
-        diag_error(L->ctx, a[2].loc, "combine_fn '%s' takes %d argument%s, but scanning %u input%s needs %u",
-                   f->node->str, f->node->args.n, f->node->args.n == 1 ? "" : "s", n, n == 1 ? "" : "s", 2 * n);
-    CombineSpec cs = {CB_USER, false, f, a[2].loc};
+    CombineSpec cs = {CB_USER, false, combine_fn_arg(L, &a[2], n, "scanning"), a[2].loc};
     return scan_tiles(L, loc, xs, n, axis, flag(L, &a[3], false, "reverse"), &cs);
 }
 
 /* cumsum/cumprod: dtype= casts first; else cumsum widens integers narrower
  * than 32 bits to (u)int32 as sum does, and both take bf16 to fp32 */
 static LVal cum_op(Lower *L, SrcLoc loc, LArg *a, Combine kind, const char *name) {
-    LVal x = scan_tensor_arg(L, &a[0]);
+    LVal x = tensor_arg(L, &a[0], "scan");
     IrType t = lower_type(L, &x);
     int axis = scan_axis_arg(L, &a[1], t.rank);
     ElemType e = t.elem, to = e;

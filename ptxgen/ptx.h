@@ -206,6 +206,8 @@ void ptx_atomic(Ptx *P, IrOp *op);
 /* Before emission: shared-memory buffers of the reductions and where they
  * must wait for earlier readers; sets red_bytes and fn->shared_bytes. */
 void ptx_reduce_plan(Ptx *P);
+int ptx_smem_slot_bytes(Ptx *P, ValId v);   /* reduce.c: one value in shared memory (i1 as 4) */
+int32_t ptx_smem_align16(int64_t bytes);   /* reduce.c: an array's size, rounded up to 16 */
 Reg **ptx_operand_copies(Ptx *P, IrOp *op, int nregs);   /* reduce.c: registers to combine in place */
 void ptx_reduce(Ptx *P, IrOp *op);
 /* Where the plan put op's arrays (a reduce or a scan through shared memory)

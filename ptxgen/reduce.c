@@ -65,7 +65,7 @@ static ReduceShape reduce_shape(Ptx *P, IrOp *op) {
 }
 
 /* bytes of one value in shared memory: predicates travel as b32 */
-static int slot_bytes(Ptx *P, ValId v) {
+int ptx_smem_slot_bytes(Ptx *P, ValId v) {
     switch (ptx_class_of((ElemType)P->fn->vals[v].type.elem)) {
     case RC_B16: return 2;
     case RC_B64: case RC_F64: return 8;
@@ -73,14 +73,16 @@ static int slot_bytes(Ptx *P, ValId v) {
     }
 }
 
-static int32_t align16(int64_t x) {
+/* a shared-memory array's bytes, rounded up to 16 for vector accesses */
+int32_t ptx_smem_align16(int64_t x) {
     TRIC_ASSERT(x <= INT32_MAX - 16);
     return (int32_t)((x + 15) & ~(int64_t)15);
 }
 
 /* the bytes of operand k's array of partials: result elements x W */
 static int32_t array_bytes(Ptx *P, IrOp *op, const ReduceShape *s, uint32_t k) {
-    return align16(s->n_results * ((int64_t)1 << s->n_warp_levels) * slot_bytes(P, op->operands[k]));
+    int64_t partials = s->n_results * ((int64_t)1 << s->n_warp_levels);
+    return ptx_smem_align16(partials * ptx_smem_slot_bytes(P, op->operands[k]));
 }
 
 /* ---- planning: buffers and barriers ---- */
@@ -411,7 +413,7 @@ static void warp_levels(Ptx *P, IrOp *op, const ReduceShape *s, Reg **acc, const
     }
     Reg *row = arena_alloc(P->arena, sizeof(Reg) * n), *slot = arena_alloc(P->arena, sizeof(Reg) * n);
     for (uint32_t k = 0; k < n; k++) {
-        int bytes = slot_bytes(P, op->operands[k]);
+        int bytes = ptx_smem_slot_bytes(P, op->operands[k]);
         row[k] = smem;
         if (fth) {
             row[k] = ptx_reg(P, RC_B32);
@@ -427,7 +429,7 @@ static void warp_levels(Ptx *P, IrOp *op, const ReduceShape *s, Reg **acc, const
         int32_t f = lr ? ptx_ll_reg_flat(lr, q) : 0;
         TRIC_ASSERT(!(f & support));
         for (uint32_t k = 0; k < n; k++) {
-            int bytes = slot_bytes(P, op->operands[k]);
+            int bytes = ptx_smem_slot_bytes(P, op->operands[k]);
             store_partial(P, acc[k][src[q]], bytes, ptx_smem_addr(P, slot[k], off[k] + (int64_t)f * W * bytes));
         }
     }
@@ -438,7 +440,7 @@ static void warp_levels(Ptx *P, IrOp *op, const ReduceShape *s, Reg **acc, const
     for (int q = 0; q < n_res; q++) {
         int32_t f = lr ? ptx_ll_reg_flat(lr, q) : 0;
         for (uint32_t k = 0; k < n; k++) {
-            int bytes = slot_bytes(P, op->operands[k]);
+            int bytes = ptx_smem_slot_bytes(P, op->operands[k]);
             RegClass c = REG_CLASS(acc[k][src[q]]);
             ptx_load_partials(P, c, bytes, row[k], off[k] + (int64_t)f * W * bytes, parts[k], W);
         }

@@ -68,19 +68,8 @@ static ScanShape scan_shape(Ptx *P, IrOp *op) {
     return s;
 }
 
-/* bytes of one value in shared memory: predicates travel as b32 */
-static int slot_bytes(Ptx *P, ValId v) {
-    switch (ptx_class_of((ElemType)P->fn->vals[v].type.elem)) {
-    case RC_B16: return 2;
-    case RC_B64: case RC_F64: return 8;
-    default: return 4;
-    }
-}
-
 static int32_t array_bytes(Ptx *P, IrOp *op, const ScanShape *s, uint32_t k) {
-    int64_t b = s->rows * s->G * slot_bytes(P, op->operands[k]);
-    TRIC_ASSERT(b <= INT32_MAX - 16);
-    return (int32_t)((b + 15) & ~(int64_t)15);
+    return ptx_smem_align16(s->rows * s->G * ptx_smem_slot_bytes(P, op->operands[k]));
 }
 
 int32_t ptx_scan_smem_bytes(Ptx *P, IrOp *op) {
@@ -229,7 +218,7 @@ static void group_prefix(Ptx *P, IrOp *op, const ScanShape *s, const ScanThread 
     Reg smem = ptx_smem_base(P), row = row_of(P, s, th, base);
     Reg **all = arena_alloc(P->arena, sizeof(Reg *) * n), *row_addr = arena_alloc(P->arena, sizeof(Reg) * n);
     for (uint32_t k = 0, off = (uint32_t)offset; k < n; k++) {
-        int bytes = slot_bytes(P, op->operands[k]);
+        int bytes = ptx_smem_slot_bytes(P, op->operands[k]);
         Reg addr = ptx_reg(P, RC_B32);
         ptx_ins(P, "mad.lo.u32 %R, %R, %d, %R;", addr, row, s->G * bytes, smem);
         Reg slot = addr;
@@ -255,7 +244,7 @@ static void group_prefix(Ptx *P, IrOp *op, const ScanShape *s, const ScanThread 
     }
     ptx_ins(P, "bar.sync 0;");
     for (uint32_t k = 0, off = (uint32_t)offset; k < n; k++) {
-        int bytes = slot_bytes(P, op->operands[k]);
+        int bytes = ptx_smem_slot_bytes(P, op->operands[k]);
         ptx_load_partials(P, REG_CLASS(pre[0][k]), bytes, row_addr[k], off, all[k], s->G);
         off += (uint32_t)array_bytes(P, op, s, k);
     }
