@@ -26,64 +26,54 @@
 
 #include "blocks.h"
 #include "differential.h"
+#include "check.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                           \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            failures++;                                                            \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                 \
-            printf(__VA_ARGS__);                                                   \
-            printf("\n");                                                          \
-        }                                                                          \
-    } while (0)
 
 /* ---- 1. elements ---- */
 
 static uint64_t bin(Opcode opc, ElemType e, int64_t a, int64_t b) {
     bool dz = false;
     uint64_t r = interp_elem_binary(opc, e, 0, interp_int_norm(e, (uint64_t)a), interp_int_norm(e, (uint64_t)b), &dz);
-    CHECK(!dz, "unexpected division by zero");
+    CHECK_MSG(!dz, "unexpected division by zero");
     return r;
 }
 
 static int64_t sbin(Opcode opc, ElemType e, int64_t a, int64_t b) { return (int64_t)bin(opc, e, a, b); }
 
 static void test_integers(void) {
-    CHECK(sbin(OP_ADD, ET_I32, INT32_MAX, 1) == INT32_MIN, "i32 add wraps");
-    CHECK(sbin(OP_MUL, ET_I8, 100, 3) == 44, "i8 mul wraps: %lld", (long long)sbin(OP_MUL, ET_I8, 100, 3));
-    CHECK(bin(OP_SUB, ET_U8, 3, 5) == 254, "u8 sub wraps");
-    CHECK(bin(OP_SUB, ET_U32, 0, 1) == UINT32_MAX, "u32 sub wraps");
-    CHECK(sbin(OP_DIV, ET_I32, -7, 2) == -3, "division truncates");
-    CHECK(sbin(OP_REM, ET_I32, -7, 2) == -1, "remainder has the dividend's sign");
-    CHECK(sbin(OP_DIV, ET_I32, INT32_MIN, -1) == INT32_MIN, "INT_MIN / -1 wraps");
-    CHECK(sbin(OP_DIV, ET_I8, -128, -1) == -128, "i8 -128 / -1 wraps");
-    CHECK(sbin(OP_DIV, ET_I64, INT64_MIN, -1) == INT64_MIN, "i64 INT_MIN / -1");
-    CHECK(bin(OP_DIV, ET_U32, 0xFFFFFFFE, 2) == 0x7FFFFFFF, "u32 division is unsigned");
+    CHECK_MSG(sbin(OP_ADD, ET_I32, INT32_MAX, 1) == INT32_MIN, "i32 add wraps");
+    CHECK_MSG(sbin(OP_MUL, ET_I8, 100, 3) == 44, "i8 mul wraps: %lld", (long long)sbin(OP_MUL, ET_I8, 100, 3));
+    CHECK_MSG(bin(OP_SUB, ET_U8, 3, 5) == 254, "u8 sub wraps");
+    CHECK_MSG(bin(OP_SUB, ET_U32, 0, 1) == UINT32_MAX, "u32 sub wraps");
+    CHECK_MSG(sbin(OP_DIV, ET_I32, -7, 2) == -3, "division truncates");
+    CHECK_MSG(sbin(OP_REM, ET_I32, -7, 2) == -1, "remainder has the dividend's sign");
+    CHECK_MSG(sbin(OP_DIV, ET_I32, INT32_MIN, -1) == INT32_MIN, "INT_MIN / -1 wraps");
+    CHECK_MSG(sbin(OP_DIV, ET_I8, -128, -1) == -128, "i8 -128 / -1 wraps");
+    CHECK_MSG(sbin(OP_DIV, ET_I64, INT64_MIN, -1) == INT64_MIN, "i64 INT_MIN / -1");
+    CHECK_MSG(bin(OP_DIV, ET_U32, 0xFFFFFFFE, 2) == 0x7FFFFFFF, "u32 division is unsigned");
     bool dz = false;
     interp_elem_binary(OP_DIV, ET_I32, 0, 5, 0, &dz);
-    CHECK(dz, "division by zero is reported");
+    CHECK_MSG(dz, "division by zero is reported");
     /* shifts: amounts >= the register width give 0 or the sign */
-    CHECK(sbin(OP_SHL, ET_I32, 1, 31) == INT32_MIN, "1 << 31");
-    CHECK(sbin(OP_SHL, ET_I32, 1, 32) == 0, "shl by 32");
-    CHECK(sbin(OP_SHR, ET_I32, -8, 1) == -4, "arithmetic shr");
-    CHECK(sbin(OP_SHR, ET_I32, -8, 40) == -1, "arithmetic shr by 40 fills the sign");
-    CHECK(sbin(OP_SHR, ET_I32, 8, -1) == 0, "negative amounts are huge unsigned");
-    CHECK(bin(OP_SHR, ET_U32, 0x80000000u, 31) == 1, "logical shr");
-    CHECK(bin(OP_SHR, ET_U32, 0x80000000u, 32) == 0, "logical shr by 32");
-    CHECK(sbin(OP_SHL, ET_I8, 1, 7) == -128, "i8 1 << 7");
-    CHECK(sbin(OP_SHL, ET_I8, 1, 9) == 0, "i8 shl by 9");
-    CHECK(sbin(OP_SHR, ET_I8, -128, 10) == -1, "i8 shr by 10");
-    CHECK(bin(OP_SHR, ET_U8, 200, 3) == 25, "u8 shr");
-    CHECK(sbin(OP_SHL, ET_I64, 1, (INT64_C(1) << 32) + 1) == 2, "i64 amounts keep their low 32 bits");
-    CHECK(sbin(OP_SHL, ET_I64, 1, 63) == INT64_MIN, "i64 1 << 63");
-    CHECK(sbin(OP_MIN, ET_I32, -1, 1) == -1 && bin(OP_MIN, ET_U32, 0xFFFFFFFF, 1) == 1, "min signedness");
-    CHECK(interp_elem_unary(OP_NEG, ET_I32, interp_int_norm(ET_I32, (uint64_t)INT32_MIN)) ==
+    CHECK_MSG(sbin(OP_SHL, ET_I32, 1, 31) == INT32_MIN, "1 << 31");
+    CHECK_MSG(sbin(OP_SHL, ET_I32, 1, 32) == 0, "shl by 32");
+    CHECK_MSG(sbin(OP_SHR, ET_I32, -8, 1) == -4, "arithmetic shr");
+    CHECK_MSG(sbin(OP_SHR, ET_I32, -8, 40) == -1, "arithmetic shr by 40 fills the sign");
+    CHECK_MSG(sbin(OP_SHR, ET_I32, 8, -1) == 0, "negative amounts are huge unsigned");
+    CHECK_MSG(bin(OP_SHR, ET_U32, 0x80000000u, 31) == 1, "logical shr");
+    CHECK_MSG(bin(OP_SHR, ET_U32, 0x80000000u, 32) == 0, "logical shr by 32");
+    CHECK_MSG(sbin(OP_SHL, ET_I8, 1, 7) == -128, "i8 1 << 7");
+    CHECK_MSG(sbin(OP_SHL, ET_I8, 1, 9) == 0, "i8 shl by 9");
+    CHECK_MSG(sbin(OP_SHR, ET_I8, -128, 10) == -1, "i8 shr by 10");
+    CHECK_MSG(bin(OP_SHR, ET_U8, 200, 3) == 25, "u8 shr");
+    CHECK_MSG(sbin(OP_SHL, ET_I64, 1, (INT64_C(1) << 32) + 1) == 2, "i64 amounts keep their low 32 bits");
+    CHECK_MSG(sbin(OP_SHL, ET_I64, 1, 63) == INT64_MIN, "i64 1 << 63");
+    CHECK_MSG(sbin(OP_MIN, ET_I32, -1, 1) == -1 && bin(OP_MIN, ET_U32, 0xFFFFFFFF, 1) == 1, "min signedness");
+    CHECK_MSG(interp_elem_unary(OP_NEG, ET_I32, interp_int_norm(ET_I32, (uint64_t)INT32_MIN)) ==
               interp_int_norm(ET_I32, (uint64_t)INT32_MIN), "neg INT_MIN wraps");
-    CHECK(interp_elem_unary(OP_ABS, ET_I8, interp_int_norm(ET_I8, (uint64_t)-128)) ==
+    CHECK_MSG(interp_elem_unary(OP_ABS, ET_I8, interp_int_norm(ET_I8, (uint64_t)-128)) ==
               interp_int_norm(ET_I8, (uint64_t)-128), "abs -128 wraps");
-    CHECK(interp_elem_cmp(CMP_LT, ET_U32, 1, 0xFFFFFFFF) && !interp_elem_cmp(CMP_LT, ET_I32, 1, interp_int_norm(ET_I32, 0xFFFFFFFF)),
+    CHECK_MSG(interp_elem_cmp(CMP_LT, ET_U32, 1, 0xFFFFFFFF) && !interp_elem_cmp(CMP_LT, ET_I32, 1, interp_int_norm(ET_I32, 0xFFFFFFFF)),
           "cmp signedness");
 }
 
@@ -92,43 +82,43 @@ static uint64_t bf16(double v) { return interp_slot_from_double(ET_BF16, v); }
 static uint64_t f32(float v) { return scalar_f32_bits(v); }
 
 static void test_floats(void) {
-    CHECK(f16(1.0) == 0x3C00 && f16(65504) == 0x7BFF && f16(65520) == 0x7C00, "f16 encodings");
-    CHECK(f16(1.0 + 0x1p-11) == 0x3C00, "f16 tie rounds to even (down)");
-    CHECK(f16(1.0 + 3 * 0x1p-11) == 0x3C02, "f16 tie rounds to even (up)");
-    CHECK(f16(0x1p-24) == 0x0001 && f16(0x1p-25) == 0 && f16(0x1.8p-25) == 0x0001, "f16 subnormals");
-    CHECK(bf16(1.0 + 0x1p-8) == 0x3F80 && bf16(1.0 + 3 * 0x1p-8) == 0x3F82, "bf16 ties to even");
+    CHECK_MSG(f16(1.0) == 0x3C00 && f16(65504) == 0x7BFF && f16(65520) == 0x7C00, "f16 encodings");
+    CHECK_MSG(f16(1.0 + 0x1p-11) == 0x3C00, "f16 tie rounds to even (down)");
+    CHECK_MSG(f16(1.0 + 3 * 0x1p-11) == 0x3C02, "f16 tie rounds to even (up)");
+    CHECK_MSG(f16(0x1p-24) == 0x0001 && f16(0x1p-25) == 0 && f16(0x1.8p-25) == 0x0001, "f16 subnormals");
+    CHECK_MSG(bf16(1.0 + 0x1p-8) == 0x3F80 && bf16(1.0 + 3 * 0x1p-8) == 0x3F82, "bf16 ties to even");
     bool dz = false;
     /* f16: 2049 is not representable: 2048 + 1 rounds to 2048 after the add */
-    CHECK(interp_elem_binary(OP_ADD, ET_F16, 0, f16(2048), f16(1), &dz) == f16(2048), "f16 add rounds");
-    CHECK(interp_elem_binary(OP_ADD, ET_F16, 0, f16(2048), f16(3), &dz) == f16(2052), "f16 add ties to even");
-    CHECK(interp_elem_binary(OP_MUL, ET_BF16, 0, bf16(1.0 + 0x1p-7), bf16(1.0 + 0x1p-7), &dz) == bf16(1.0 + 0x1p-6),
+    CHECK_MSG(interp_elem_binary(OP_ADD, ET_F16, 0, f16(2048), f16(1), &dz) == f16(2048), "f16 add rounds");
+    CHECK_MSG(interp_elem_binary(OP_ADD, ET_F16, 0, f16(2048), f16(3), &dz) == f16(2052), "f16 add ties to even");
+    CHECK_MSG(interp_elem_binary(OP_MUL, ET_BF16, 0, bf16(1.0 + 0x1p-7), bf16(1.0 + 0x1p-7), &dz) == bf16(1.0 + 0x1p-6),
           "bf16 mul rounds");
-    CHECK(interp_elem_binary(OP_ADD, ET_F32, 0, f32(16777216.0f), f32(1.0f), &dz) == f32(16777216.0f), "f32 add");
+    CHECK_MSG(interp_elem_binary(OP_ADD, ET_F32, 0, f32(16777216.0f), f32(1.0f), &dz) == f32(16777216.0f), "f32 add");
     /* NaN: != is unordered, the others ordered */
     uint64_t nan = f32(NAN), one = f32(1.0f);
-    CHECK(interp_elem_cmp(CMP_NE, ET_F32, nan, nan) == 1 && interp_elem_cmp(CMP_EQ, ET_F32, nan, nan) == 0 &&
+    CHECK_MSG(interp_elem_cmp(CMP_NE, ET_F32, nan, nan) == 1 && interp_elem_cmp(CMP_EQ, ET_F32, nan, nan) == 0 &&
           interp_elem_cmp(CMP_LT, ET_F32, nan, one) == 0 && interp_elem_cmp(CMP_GE, ET_F32, nan, one) == 0, "NaN compares");
-    CHECK(interp_elem_binary(OP_MIN, ET_F32, 0, nan, one, &dz) == one, "min without NaN propagation");
-    CHECK(interp_elem_binary(OP_MAX, ET_F32, 1, one, nan, &dz) == 0x7FFFFFFF, "max propagating NaN");
-    CHECK(interp_elem_binary(OP_MAX, ET_F64, 1, scalar_f64_bits(1.0), scalar_f64_bits(NAN), &dz) ==
+    CHECK_MSG(interp_elem_binary(OP_MIN, ET_F32, 0, nan, one, &dz) == one, "min without NaN propagation");
+    CHECK_MSG(interp_elem_binary(OP_MAX, ET_F32, 1, one, nan, &dz) == 0x7FFFFFFF, "max propagating NaN");
+    CHECK_MSG(interp_elem_binary(OP_MAX, ET_F64, 1, scalar_f64_bits(1.0), scalar_f64_bits(NAN), &dz) ==
               UINT64_C(0x7FFFFFFFFFFFFFFF), "f64 max propagating NaN");
-    CHECK(interp_elem_binary(OP_MIN, ET_F32, 0, f32(0.0f), f32(-0.0f), &dz) == f32(-0.0f), "min(+0, -0) = -0");
+    CHECK_MSG(interp_elem_binary(OP_MIN, ET_F32, 0, f32(0.0f), f32(-0.0f), &dz) == f32(-0.0f), "min(+0, -0) = -0");
     /* casts: float -> int truncates and saturates, NaN -> 0 */
-    CHECK(interp_elem_cast(ET_F32, ET_I32, false, 80, f32(-2.75f)) == interp_int_norm(ET_I32, (uint64_t)-2), "trunc");
-    CHECK(interp_elem_cast(ET_F32, ET_I32, false, 80, f32(3e9f)) == INT32_MAX, "saturates");
-    CHECK(interp_elem_cast(ET_F32, ET_U32, false, 80, f32(-5.0f)) == 0, "saturates at 0");
-    CHECK(interp_elem_cast(ET_F32, ET_I32, false, 80, nan) == 0, "NaN -> 0");
-    CHECK(interp_elem_cast(ET_F32, ET_I8, false, 80, f32(300.0f)) == 44, "f32 -> i8 saturates to 16 bits, keeps the low byte");
-    CHECK(interp_elem_cast(ET_I32, ET_I8, false, 80, 200) == interp_int_norm(ET_I8, (uint64_t)-56), "narrowing truncates");
-    CHECK(interp_elem_cast(ET_I8, ET_U32, false, 80, interp_int_norm(ET_I8, (uint64_t)-1)) == 0xFFFFFFFF,
+    CHECK_MSG(interp_elem_cast(ET_F32, ET_I32, false, 80, f32(-2.75f)) == interp_int_norm(ET_I32, (uint64_t)-2), "trunc");
+    CHECK_MSG(interp_elem_cast(ET_F32, ET_I32, false, 80, f32(3e9f)) == INT32_MAX, "saturates");
+    CHECK_MSG(interp_elem_cast(ET_F32, ET_U32, false, 80, f32(-5.0f)) == 0, "saturates at 0");
+    CHECK_MSG(interp_elem_cast(ET_F32, ET_I32, false, 80, nan) == 0, "NaN -> 0");
+    CHECK_MSG(interp_elem_cast(ET_F32, ET_I8, false, 80, f32(300.0f)) == 44, "f32 -> i8 saturates to 16 bits, keeps the low byte");
+    CHECK_MSG(interp_elem_cast(ET_I32, ET_I8, false, 80, 200) == interp_int_norm(ET_I8, (uint64_t)-56), "narrowing truncates");
+    CHECK_MSG(interp_elem_cast(ET_I8, ET_U32, false, 80, interp_int_norm(ET_I8, (uint64_t)-1)) == 0xFFFFFFFF,
           "widening follows the source's sign");
-    CHECK(interp_elem_cast(ET_F32, ET_F16, true, 80, f32(1.0f + 0x1p-10f + 0x1p-12f)) == 0x3C01, "rtz narrowing");
-    CHECK(interp_elem_cast(ET_F32, ET_F16, false, 80, f32(1.0f + 0x1p-10f + 0x1p-11f)) == 0x3C02, "rn narrowing");
-    CHECK(interp_elem_cast(ET_F32, ET_I1, false, 80, nan) == 1, "NaN is true");
-    CHECK(interp_elem_bitcast(ET_F32, ET_I32, f32(-1.0f)) == interp_int_norm(ET_I32, 0xBF800000u), "bitcast");
+    CHECK_MSG(interp_elem_cast(ET_F32, ET_F16, true, 80, f32(1.0f + 0x1p-10f + 0x1p-12f)) == 0x3C01, "rtz narrowing");
+    CHECK_MSG(interp_elem_cast(ET_F32, ET_F16, false, 80, f32(1.0f + 0x1p-10f + 0x1p-11f)) == 0x3C02, "rn narrowing");
+    CHECK_MSG(interp_elem_cast(ET_F32, ET_I1, false, 80, nan) == 1, "NaN is true");
+    CHECK_MSG(interp_elem_bitcast(ET_F32, ET_I32, f32(-1.0f)) == interp_int_norm(ET_I32, 0xBF800000u), "bitcast");
     /* int -> bf16 before sm_90 rounds twice, through f32 */
     uint64_t big = (UINT64_C(1) << 24) + (UINT64_C(1) << 16) + 1;   /* f32 drops the 1, then a tie */
-    CHECK(interp_elem_cast(ET_I32, ET_BF16, false, 80, big) != interp_elem_cast(ET_I32, ET_BF16, false, 90, big),
+    CHECK_MSG(interp_elem_cast(ET_I32, ET_BF16, false, 80, big) != interp_elem_cast(ET_I32, ET_BF16, false, 90, big),
           "int -> bf16: two roundings before sm_90, one after");
 }
 
@@ -195,8 +185,8 @@ static void test_masked_and_loop(void) {
     uint64_t args[] = {(uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)out, 5};
     Run r;
     run_ir(&r, masked_tir, bufs, 2, args, 3, 1);
-    CHECK(r.ok, "masked run failed: %s", buf_str(&r.err));
-    for (int i = 0; i < 8; i++) CHECK(out[i] == (i < 5 ? x[i] : -7) * 8, "out[%d] = %d", i, out[i]);
+    CHECK_MSG(r.ok, "masked run failed: %s", buf_str(&r.err));
+    for (int i = 0; i < 8; i++) CHECK_MSG(out[i] == (i < 5 ? x[i] : -7) * 8, "out[%d] = %d", i, out[i]);
     run_free(&r);
 }
 
@@ -210,7 +200,7 @@ static void test_out_of_bounds(void) {
                        "of buffer 'x' (20 bytes) in program (0, 0, 0)\n"
                        "  %6 = load %4, %2, %5 : tile<8xi32>\n"
                        "  ^\n";
-    CHECK(!r.ok && strcmp(buf_str(&r.err), want) == 0, "got:\n%s", buf_str(&r.err));
+    CHECK_MSG(!r.ok && strcmp(buf_str(&r.err), want) == 0, "got:\n%s", buf_str(&r.err));
     run_free(&r);
 }
 
@@ -233,8 +223,8 @@ static void test_div_zero(void) {
     const char *want = "test.tir:5:3: error: integer division by zero in program (2, 0, 0)\n"
                        "  %3 = div %2, %1 : i32\n"
                        "  ^\n";
-    CHECK(!r.ok && strcmp(buf_str(&r.err), want) == 0, "got:\n%s", buf_str(&r.err));
-    CHECK(out[0] == 50 && out[1] == 100, "programs before the failing one ran: %d %d", out[0], out[1]);
+    CHECK_MSG(!r.ok && strcmp(buf_str(&r.err), want) == 0, "got:\n%s", buf_str(&r.err));
+    CHECK_MSG(out[0] == 50 && out[1] == 100, "programs before the failing one ran: %d %d", out[0], out[1]);
     run_free(&r);
 }
 
@@ -283,14 +273,14 @@ static void test_fold_cse_ir(void) {
     Diff d = {.where = "fold_cse.tir", .args = "x = arange(8, i32) - 1; out = zeros(8, i32)", .grid = "1", .seed = 12345};
     char *diag = NULL;
     bool ok = rt_each_stage(&rq, diff_on_stage, &d, &diag);
-    CHECK(ok && !d.unsupported && !d.failed && d.stages == 7, "fold_cse.tir: %s%s", diag, d.unsupported_why ? d.unsupported_why : "");
+    CHECK_MSG(ok && !d.unsupported && !d.failed && d.stages == 7, "fold_cse.tir: %s%s", diag, d.unsupported_why ? d.unsupported_why : "");
     if (d.failed) failures++;
     /* and the values are right: j = (-2 * -7 - -7 / 3) + ((-7 >> 3) | (-7 % 3 ^ 5 << 3)) = 15 */
     if (d.prev.ok && d.prev.n == 2) {
         const int32_t *out = d.prev.bufs[1].base;
         for (int i = 0; i < 8; i++) {
             int32_t x = i - 1, v6 = x < 3 ? 15 : x, v7 = x > 3 ? v6 : i, v8 = x >= 3 ? v7 : 3;
-            CHECK(out[i] == v8 + v6, "fold_cse out[%d] = %d, expected %d", i, out[i], v8 + v6);
+            CHECK_MSG(out[i] == v8 + v6, "fold_cse out[%d] = %d, expected %d", i, out[i], v8 + v6);
         }
     }
     diff_free(&d);
@@ -668,7 +658,7 @@ static void test_fold_cse_more(uint64_t seed) {
         Diff d = {.where = cases[i].name, .args = cases[i].args, .grid = "1", .seed = seed};
         char *diag = NULL;
         bool ok = rt_each_stage(&rq, diff_on_stage, &d, &diag);
-        CHECK(ok && !d.unsupported && !d.failed && d.stages == 7, "%s: %s%s", cases[i].name, diag ? diag : "",
+        CHECK_MSG(ok && !d.unsupported && !d.failed && d.stages == 7, "%s: %s%s", cases[i].name, diag ? diag : "",
               d.unsupported_why ? d.unsupported_why : "");
         if (d.failed) failures++;
         diff_free(&d);
@@ -679,7 +669,7 @@ static void test_fold_cse_more(uint64_t seed) {
 static void test_kernels(uint64_t seed) {
     int n_blocks = 0;
     TestBlock *blocks = blocks_read_dir("kernels", &n_blocks);
-    CHECK(n_blocks > 0, "no kernel test blocks (run from the repository root)");
+    CHECK_MSG(n_blocks > 0, "no kernel test blocks (run from the repository root)");
     int ran = 0, skipped = 0, stages = 0, matched = 0;
     for (int b = 0; b < n_blocks; b++) {
         const TestBlock *tb = &blocks[b];
@@ -694,7 +684,7 @@ static void test_kernels(uint64_t seed) {
                     .arena = arena_new()};
         char *diag = NULL;
         bool ok = rt_each_stage(&rq, ref_on_stage, &r, &diag);
-        CHECK(ok, "%s does not compile:\n%s", where, diag);
+        CHECK_MSG(ok, "%s does not compile:\n%s", where, diag);
         if (r.d.unsupported) {
             printf("note: %s: skipped: %s", where, r.d.unsupported_why);
             skipped++;
@@ -714,7 +704,7 @@ static void test_kernels(uint64_t seed) {
     printf("kernels: %d test blocks, %d ran through %d stages bit-identically, %d matched their reference (seed %llu)\n",
            n_blocks, ran, stages, matched, (unsigned long long)seed);
     if (skipped) printf("kernels: %d skipped\n", skipped);
-    CHECK(n_blocks > 0 && matched == n_blocks, "only %d of %d blocks matched their reference", matched, n_blocks);
+    CHECK_MSG(n_blocks > 0 && matched == n_blocks, "only %d of %d blocks matched their reference", matched, n_blocks);
 }
 
 /* ---- 4. the reference language and interp_check ---- */
@@ -761,12 +751,12 @@ static void ref_case_open(RefCase *rc, const char *tir, const char *args, bool r
     IrFunc *fn = ir_parse(rc->ctx, srcfile_from_string(rc->ctx, "ref.tir", tir));
     Buf err = {0};
     rc->ok = interp_setup(rc->arena, fn, args, "1", 7, &rc->setup, &err);
-    CHECK(rc->ok, "setup of '%s': %s", args, buf_str(&err));
+    CHECK_MSG(rc->ok, "setup of '%s': %s", args, buf_str(&err));
     if (rc->ok && run) {
         InterpLaunch l = {.grid = {1, 1, 1}, .args = rc->setup.args, .n_args = rc->setup.n_args,
                           .buffers = rc->setup.buffers, .n_buffers = rc->setup.n_buffers};
         rc->ok = interp_run(fn, &l, &err);
-        CHECK(rc->ok, "run: %s", buf_str(&err));
+        CHECK_MSG(rc->ok, "run: %s", buf_str(&err));
     }
     buf_free(&err);
 }
@@ -784,7 +774,7 @@ static void expect_check(const char *tir, const char *args, const char *check, c
     if (rc.ok) {
         Buf err = {0};
         bool ok = interp_check(rc.arena, &rc.setup, check, tol, &err);
-        CHECK(ok == !*want && strcmp(buf_str(&err), want) == 0, "check '%s' on '%s':\ngot:  %s\nwant: %s", check, args,
+        CHECK_MSG(ok == !*want && strcmp(buf_str(&err), want) == 0, "check '%s' on '%s':\ngot:  %s\nwant: %s", check, args,
               buf_str(&err), want);
         buf_free(&err);
     }
@@ -805,7 +795,7 @@ static void expect_eval(RefCase *rc, const char *text, const char *want) {
             else buf_printf(&got, " %lld", (long long)v.i[k]);
         }
     }
-    CHECK(strcmp(buf_str(&got), want) == 0, "'%s':\ngot:  %s\nwant: %s", text, buf_str(&got), want);
+    CHECK_MSG(strcmp(buf_str(&got), want) == 0, "'%s':\ngot:  %s\nwant: %s", text, buf_str(&got), want);
     buf_free(&got);
 }
 

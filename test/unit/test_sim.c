@@ -26,18 +26,8 @@
 
 #include "blocks.h"
 #include "differential.h"
+#include "check.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                           \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            failures++;                                                            \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                 \
-            printf(__VA_ARGS__);                                                   \
-            printf("\n");                                                          \
-        }                                                                          \
-    } while (0)
 
 
 /* ---- 1. hand-written PTX ---- */
@@ -119,11 +109,11 @@ static void test_semantics(void) {
     memset(out, 0xEE, sizeof out);
     PtxRun r;
     run_ptx(&r, semantics_ptx, out, sizeof out, 5, 1, 1);
-    CHECK(r.ok, "%s", buf_str(&r.err));
+    CHECK_MSG(r.ok, "%s", buf_str(&r.err));
     static const uint32_t want[19] = {0xFFFFFFFF, 0, 0x11115511, 0xFFFFFFF8, 127, 0x43960000, 0x7FFFFFFF, 1,
                                       0x22114433, 0xEEEEEEEE, (uint32_t)-3, (uint32_t)-1, (uint32_t)-2, 0x3C01, 55,
                                       (uint32_t)-4, 0x40000000, 0xEEEEEEEE, 2};
-    for (int k = 0; r.ok && k < 19; k++) CHECK(out[k] == want[k], "out[%d] = 0x%x, expected 0x%x", k, out[k], want[k]);
+    for (int k = 0; r.ok && k < 19; k++) CHECK_MSG(out[k] == want[k], "out[%d] = 0x%x, expected 0x%x", k, out[k], want[k]);
     buf_free(&r.err);
 }
 
@@ -133,7 +123,7 @@ static void expect_error(const char *ptx, uint32_t threads, uint32_t grid, const
     uint32_t out[40] = {0};
     PtxRun r;
     run_ptx(&r, ptx, out, sizeof out, 40, threads, grid);
-    CHECK(!r.ok && strcmp(buf_str(&r.err), want) == 0, "got:\n%s", buf_str(&r.err));
+    CHECK_MSG(!r.ok && strcmp(buf_str(&r.err), want) == 0, "got:\n%s", buf_str(&r.err));
     buf_free(&r.err);
     buf_free(&r.prints);
 }
@@ -187,7 +177,7 @@ static void test_shfl(void) {
     memset(out, 0xEE, sizeof out);
     PtxRun r;
     run_ptx(&r, shfl_ptx, out, sizeof out, T, T, 1);
-    CHECK(r.ok, "%s", buf_str(&r.err));
+    CHECK_MSG(r.ok, "%s", buf_str(&r.err));
     /* what CUDA's __shfl_*_sync(mask, v, b, width) documents */
     for (uint32_t t = 0; r.ok && t < T; t++) {
         uint32_t v = 3 * t + 1, lane = t % 32, w = t - lane, g16 = lane % 16;
@@ -200,7 +190,7 @@ static void test_shfl(void) {
             lane < 16 ? 3 * (t ^ 1) + 1 : 0xEEEEEEEE,
         };
         for (int k = 0; k < K; k++)
-            CHECK(out[k * T + t] == want[k], "shfl %d, thread %u: 0x%x, expected 0x%x", k, t, out[k * T + t], want[k]);
+            CHECK_MSG(out[k * T + t] == want[k], "shfl %d, thread %u: 0x%x, expected 0x%x", k, t, out[k * T + t], want[k]);
     }
     buf_free(&r.err);
     buf_free(&r.prints);
@@ -270,17 +260,17 @@ static void test_atomics(void) {
     memset(out, 0xEE, sizeof out);
     PtxRun r;
     run_ptx(&r, atomics_ptx, out, sizeof out, 0, 1, 1);
-    CHECK(r.ok, "%s", buf_str(&r.err));
+    CHECK_MSG(r.ok, "%s", buf_str(&r.err));
     static const uint32_t want[12] = {0, 1, 3, 0xFFFFFFFB, 0xAAAA5678, 17, 0x89ABCDEF, 0x01234567,
                                       0xFFFFFFFB, 0xFFFFFFFB, 0x1234, 0xAAAA};
-    for (int k = 0; r.ok && k < 12; k++) CHECK(out[k] == want[k], "out[%d] = 0x%x, expected 0x%x", k, out[k], want[k]);
+    for (int k = 0; r.ok && k < 12; k++) CHECK_MSG(out[k] == want[k], "out[%d] = 0x%x, expected 0x%x", k, out[k], want[k]);
     buf_free(&r.err);
     buf_free(&r.prints);
     memset(out, 0, sizeof out);
     run_ptx(&r, tickets_ptx, out, sizeof out, 0, 8, 1);
-    CHECK(r.ok, "%s", buf_str(&r.err));
-    for (uint32_t t = 0; r.ok && t < 8; t++) CHECK(out[t] == t, "thread %u drew ticket %u", t, out[t]);
-    CHECK(out[15] == 8, "the counter is %u", out[15]);
+    CHECK_MSG(r.ok, "%s", buf_str(&r.err));
+    for (uint32_t t = 0; r.ok && t < 8; t++) CHECK_MSG(out[t] == t, "thread %u drew ticket %u", t, out[t]);
+    CHECK_MSG(out[15] == 8, "the counter is %u", out[15]);
     buf_free(&r.err);
     buf_free(&r.prints);
     /* what PTX does not have is refused when loading */
@@ -349,7 +339,7 @@ static void test_vprintf(void) {
     memset(out, 0xEE, sizeof out);
     PtxRun r;
     run_ptx(&r, printf_ptx, out, sizeof out, 4, 4, 2);
-    CHECK(r.ok, "%s", buf_str(&r.err));
+    CHECK_MSG(r.ok, "%s", buf_str(&r.err));
     /* CTAs in grid order, threads in ascending order */
     char want[1024] = "";
     for (int c = 0; c < 2; c++)
@@ -360,9 +350,9 @@ static void test_vprintf(void) {
                      250u + t, 0x123456789AULL, v * 10000000000LL, 1.25 * v, "hi", 'A' + t, 0xBEEFu, (short)-32768);
             strcat(want, line);
         }
-    CHECK(strcmp(buf_str(&r.prints), want) == 0, "vprintf wrote:\n%s\nexpected:\n%s", buf_str(&r.prints), want);
+    CHECK_MSG(strcmp(buf_str(&r.prints), want) == 0, "vprintf wrote:\n%s\nexpected:\n%s", buf_str(&r.prints), want);
     for (int t = 0; r.ok && t < 4; t++)
-        CHECK(out[t] == (t < 3 ? 10u : 0xEEEEEEEEu), "out[%d] = 0x%x: vprintf returns its argument count", t, out[t]);
+        CHECK_MSG(out[t] == (t < 3 ? 10u : 0xEEEEEEEEu), "out[%d] = 0x%x: vprintf returns its argument count", t, out[t]);
     buf_free(&r.err);
     buf_free(&r.prints);
     /* a format that wants more than the buffer holds */
@@ -408,14 +398,14 @@ static void test_assertfail(void) {
     memset(out, 0xEE, sizeof out);
     PtxRun r;
     run_ptx(&r, assert_ptx, out, sizeof out, 8, 8, 2);
-    CHECK(!r.ok && !strcmp(buf_str(&r.err), "sim: k.py:12: kern: block: [1,0,0], thread: [5,0,0] Assertion `x > 0` "
+    CHECK_MSG(!r.ok && !strcmp(buf_str(&r.err), "sim: k.py:12: kern: block: [1,0,0], thread: [5,0,0] Assertion `x > 0` "
                                              "failed.\n"), "got:\n%s", buf_str(&r.err));
-    CHECK(out[7] == 7, "CTA 0 ran to the end before CTA 1 failed: out[7] = 0x%x", out[7]);
+    CHECK_MSG(out[7] == 7, "CTA 0 ran to the end before CTA 1 failed: out[7] = 0x%x", out[7]);
     buf_free(&r.err);
     buf_free(&r.prints);
     /* no thread fails: the call is never made */
     run_ptx(&r, assert_ptx, out, sizeof out, 8, 8, 1);
-    CHECK(r.ok, "%s", buf_str(&r.err));
+    CHECK_MSG(r.ok, "%s", buf_str(&r.err));
     buf_free(&r.err);
     buf_free(&r.prints);
 }
@@ -435,7 +425,7 @@ static bool run_block(const TestBlock *tb, const char *arch, int num_warps, bool
     Diff d = {.where = where, .args = tb->args, .grid = tb->grid, .seed = 12345};
     char *diag = NULL;
     bool ok = rt_each_stage(&rq, diff_on_stage, &d, &diag);
-    CHECK(ok, "%s does not compile:\n%s", where, diag);
+    CHECK_MSG(ok, "%s does not compile:\n%s", where, diag);
     if (d.unsupported) {
         printf("note: %s: skipped: %s", where, d.unsupported_why);
         (*skipped)++;
@@ -455,10 +445,10 @@ static void check_debug_ptx(const TestBlock *tb, const char *arch, bool debug) {
     rq.target.debug = debug;
     RtResult res;
     if (!rt_compile(&rq, &res)) {
-        CHECK(false, "%s does not compile:\n%s", tb->path, res.diag);
+        CHECK_MSG(false, "%s does not compile:\n%s", tb->path, res.diag);
     } else {
-        CHECK(strstr(res.text, "call (ret_arg), vprintf"), "%s [%s]: no vprintf call", tb->path, arch);
-        CHECK(!strstr(res.text, "__assertfail") == !debug, "%s [%s]: __assertfail %s with debug %s", tb->path, arch,
+        CHECK_MSG(strstr(res.text, "call (ret_arg), vprintf"), "%s [%s]: no vprintf call", tb->path, arch);
+        CHECK_MSG(!strstr(res.text, "__assertfail") == !debug, "%s [%s]: __assertfail %s with debug %s", tb->path, arch,
               debug ? "missing" : "present", debug ? "on" : "off");
     }
     rt_result_free(&res);
@@ -468,7 +458,7 @@ static void test_kernels(void) {
     int n_blocks = 0, ran = 0, skipped = 0;
     size_t print_lines = 0, debug_lines = 0;
     TestBlock *blocks = blocks_read_dir("kernels", &n_blocks);
-    CHECK(n_blocks > 0, "no kernel test blocks (run from the repository root)");
+    CHECK_MSG(n_blocks > 0, "no kernel test blocks (run from the repository root)");
     static const char *const archs[] = {"sm_80", "sm_90a"};
     bool saw_debug = false;
     for (int b = 0; b < n_blocks; b++) {
@@ -492,8 +482,8 @@ static void test_kernels(void) {
     }
     printf("kernels: %d test blocks, %d runs of the simulated PTX agree with the interpreter (%zu printed lines "
            "compared), %d skipped\n", n_blocks, ran, print_lines + debug_lines, skipped);
-    CHECK(skipped == 0, "every block must run");
-    CHECK(saw_debug && debug_lines > 0, "kernels/debug.py printed nothing to compare");
+    CHECK_MSG(skipped == 0, "every block must run");
+    CHECK_MSG(saw_debug && debug_lines > 0, "kernels/debug.py printed nothing to compare");
     free(blocks);
 }
 
@@ -524,11 +514,11 @@ static void with_last_stage(const char *src, const char *sig, void (*each)(IrFun
     LastStage ls = {.each = each, .ud = ud};
     char *diag = NULL;
     bool ok = rt_each_stage(&rq, count_stage, &ls, &diag);
-    CHECK(ok, "%s", diag);
+    CHECK_MSG(ok, "%s", diag);
     free(diag);
     diag = NULL;
     ls.last = ls.n - 1;
-    if (ok) CHECK(rt_each_stage(&rq, at_last_stage, &ls, &diag), "%s", diag);
+    if (ok) CHECK_MSG(rt_each_stage(&rq, at_last_stage, &ls, &diag), "%s", diag);
     free(diag);
 }
 
@@ -557,18 +547,18 @@ static void test_ulp_bounds(void) {
     with_last_stage(approx_src, "*fp32, *fp64, *fp32, *fp32, i32, 64", approx_of_params, got);
     static const ElemType want[5] = {ET_COUNT, ET_F32, ET_COUNT, ET_F32, ET_COUNT};
     for (int k = 0; k < 5; k++)
-        CHECK(got[k] == want[k], "parameter %d: approximate type %d, expected %d", k, got[k], want[k]);
+        CHECK_MSG(got[k] == want[k], "parameter %d: approximate type %d, expected %d", k, got[k], want[k]);
     /* the bound in that type: an f32 log 1 f32 ulp apart, stored as f64 */
     uint64_t u = 0x3fc1daf5e0000000, v = 0x3fc1daf600000000, v3 = 0x3fc1daf640000000;
-    CHECK(diff_within_ulps(ET_F64, ET_F32, u, v), "1 f32 ulp in an f64 buffer");
-    CHECK(!diff_within_ulps(ET_F64, ET_F32, u, v3), "3 f32 ulps in an f64 buffer");
-    CHECK(!diff_within_ulps(ET_F64, ET_F64, u, v), "2^29 f64 ulps of an f64 approximation");
-    CHECK(!diff_within_ulps(ET_F64, ET_COUNT, u, u + 1), "no approximation: exact");
-    CHECK(diff_within_ulps(ET_F32, ET_F32, 0x3f800000, 0x3f800002), "2 f32 ulps");
-    CHECK(!diff_within_ulps(ET_F32, ET_F32, 0x3f800000, 0x3f800003), "3 f32 ulps");
-    CHECK(diff_within_ulps(ET_F32, ET_F64, 0x3f800000, 0x3f7fffff), "f64 math into f32: f32 ulps");
-    CHECK(diff_within_ulps(ET_F64, ET_F32, 0x1, 0x0), "a subnormal f64 next to 0: below f32's ulp there");
-    CHECK(!diff_within_ulps(ET_F64, ET_F32, 0x7ff0000000000000, 0x7fefffffffffffff), "inf against finite");
+    CHECK_MSG(diff_within_ulps(ET_F64, ET_F32, u, v), "1 f32 ulp in an f64 buffer");
+    CHECK_MSG(!diff_within_ulps(ET_F64, ET_F32, u, v3), "3 f32 ulps in an f64 buffer");
+    CHECK_MSG(!diff_within_ulps(ET_F64, ET_F64, u, v), "2^29 f64 ulps of an f64 approximation");
+    CHECK_MSG(!diff_within_ulps(ET_F64, ET_COUNT, u, u + 1), "no approximation: exact");
+    CHECK_MSG(diff_within_ulps(ET_F32, ET_F32, 0x3f800000, 0x3f800002), "2 f32 ulps");
+    CHECK_MSG(!diff_within_ulps(ET_F32, ET_F32, 0x3f800000, 0x3f800003), "3 f32 ulps");
+    CHECK_MSG(diff_within_ulps(ET_F32, ET_F64, 0x3f800000, 0x3f7fffff), "f64 math into f32: f32 ulps");
+    CHECK_MSG(diff_within_ulps(ET_F64, ET_F32, 0x1, 0x0), "a subnormal f64 next to 0: below f32's ulp there");
+    CHECK_MSG(!diff_within_ulps(ET_F64, ET_F32, 0x7ff0000000000000, 0x7fefffffffffffff), "inf against finite");
 }
 
 /* a float rem outside its exact range is found; inside it is not */
@@ -609,10 +599,10 @@ static void test_rem_range(void) {
         RemCase rc = {cases[i].args, NULL};
         with_last_stage(rem_src, cases[i].sig, rem_outside, &rc);
         if (cases[i].want)
-            CHECK(rc.why && strstr(rc.why, DIFF_REM_MESSAGE) && strstr(rc.why, cases[i].want),
+            CHECK_MSG(rc.why && strstr(rc.why, DIFF_REM_MESSAGE) && strstr(rc.why, cases[i].want),
                   "case %zu: %s", i, rc.why ? rc.why : "(in range)");
         else
-            CHECK(!rc.why, "case %zu: %s", i, rc.why);
+            CHECK_MSG(!rc.why, "case %zu: %s", i, rc.why);
         free(rc.why);
     }
 }
@@ -630,14 +620,14 @@ static void test_cli_modes(void) {
     bool ok_a = rt_interpret(&rq, &irq, &a);
     irq.simulate = true;
     bool ok_b = rt_interpret(&rq, &irq, &b);
-    CHECK(ok_a && ok_b, "%s%s", a.diag, b.diag);
-    if (ok_a && ok_b) CHECK(strcmp(a.text, b.text) == 0, "--interpret:\n%s--simulate:\n%s", a.text, b.text);
+    CHECK_MSG(ok_a && ok_b, "%s%s", a.diag, b.diag);
+    if (ok_a && ok_b) CHECK_MSG(strcmp(a.text, b.text) == 0, "--interpret:\n%s--simulate:\n%s", a.text, b.text);
     rt_result_free(&a);
     rt_result_free(&b);
     /* a run-time error of the simulated PTX comes back as the result's message */
     irq.args = "x = rand(n, fp32); y = rand(n, fp32); out = zeros(3000, fp32); n = 3001";
     ok_b = rt_interpret(&rq, &irq, &b);
-    CHECK(!ok_b && strstr(b.diag, "sim: kernels/vector_add.py:") && strstr(b.diag, "outside every buffer"),
+    CHECK_MSG(!ok_b && strstr(b.diag, "sim: kernels/vector_add.py:") && strstr(b.diag, "outside every buffer"),
           "%s", b.diag);
     rt_result_free(&b);
 }
