@@ -110,15 +110,16 @@ def keep_dims_kernel(x_ptr, out_ptr, tot_ptr, M: tl.constexpr, N: tl.constexpr):
     t = tl.sum(x, axis=None, keep_dims=True)
     tl.store(tot_ptr + offs_m[:, None] * 0 + offs_n[None, :] * 0, t, mask=(offs_m[:, None] == 0) & (offs_n[None, :] == 0))
 
+# float sums: positive inputs, so no cancellation leaves a total whose last
+# bits (the order the layout gives) dominate it
 # kernel: sum_2d_kernel
 # signature: *fp32, *fp32, *fp32, *fp32, i32, i32, 64, 32
 # grid: 1
-# args: x = rand((M, N), fp32); rows = empty(M, fp32); cols = empty(N, fp32); tot = empty(1, fp32); M = 60; N = 32
+# args: x = rand((M, N), fp32) + 1.25; rows = empty(M, fp32); cols = empty(N, fp32); tot = empty(1, fp32); M = 60; N = 32
 # check: rows == x.reshape(M, N).sum(axis=1); cols == x.reshape(M, N).sum(axis=0); tot == x.sum().reshape(1)
 # tol: 1e-5
 #
-# fp16 sums stay fp16 (as Triton's tl.sum): positive inputs, so no
-# cancellation makes the 800-term total's rounding dominate it
+# fp16 sums stay fp16 (as Triton's tl.sum): positive inputs, as above
 # kernel: sum_2d_kernel
 # signature: *fp16, *fp16, *fp16, *fp16, i32, i32, 16, 64
 # num_warps: 8
@@ -231,10 +232,11 @@ def keep_dims_kernel(x_ptr, out_ptr, tot_ptr, M: tl.constexpr, N: tl.constexpr):
 # check: idx == x.argmax(axis=1); s == x.sum(axis=0); m == y.max(axis=0); t == x.sum().reshape(1)
 # tol: s: 1e-6; m: 0; t: 1e-6
 #
+# a positive mean, so the total does not cancel (softmax does not care)
 # kernel: keep_dims_kernel
 # signature: *fp32, *fp32, *fp32, 32, 64
 # num_warps: 4
 # grid: 1
-# args: x = randn((32, 64), fp32); out = empty((32, 64), fp32); tot = empty(1, fp32)
+# args: x = randn((32, 64), fp32) + 2; out = empty((32, 64), fp32); tot = empty(1, fp32)
 # check: out == (x - x.max(axis=1, keepdims=True)) / np.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True); tot == x.sum().reshape(1)
 # tol: out: 1e-5; tot: 1e-5

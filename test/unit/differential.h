@@ -103,26 +103,6 @@ static void run_stage(Diff *d, IrFunc *fn, Snapshot *s) {
     arena_free_all(a);
 }
 
-static void report_first_difference(Diff *d, const char *stage) {
-    Snapshot *p = &d->prev, *c = &d->cur;
-    for (uint32_t i = 0; i < c->n && i < p->n; i++) {
-        const InterpBuffer *x = &p->bufs[i], *y = &c->bufs[i];
-        size_t eb = (size_t)elem_bytes(y->elem);
-        for (size_t k = 0; k < y->bytes; k += eb) {
-            if (memcmp((char *)x->base + k, (char *)y->base + k, eb) == 0) continue;
-            uint64_t u = 0, v = 0;
-            memcpy(&u, (char *)x->base + k, eb);
-            memcpy(&v, (char *)y->base + k, eb);
-            printf("FAIL %s: pass '%s' changed the result: buffer '%s' element %zu is 0x%llx (%.9g) after '%s', "
-                   "0x%llx (%.9g) after '%s'\n", d->where, stage, y->name, k / eb, (unsigned long long)u,
-                   interp_slot_to_double(y->elem, elem_is_float(y->elem) ? u : interp_int_norm(y->elem, u)),
-                   d->prev_stage, (unsigned long long)v,
-                   interp_slot_to_double(y->elem, elem_is_float(y->elem) ? v : interp_int_norm(y->elem, v)), stage);
-            return;
-        }
-    }
-}
-
 static double diff_float_tol(ElemType e) {
     switch (e) {
     case ET_F16: case ET_BF16: return 2e-2;
@@ -163,14 +143,40 @@ static bool floats_close(const InterpBuffer *x, const InterpBuffer *y) {
  * (n eps is the worst case; a random walk of roundings is sqrt(n) eps). */
 static inline double diff_atomic_tol(ElemType e) { return e == ET_F16 || e == ET_BF16 ? 2e-2 : 1e-4; }
 
+/* the same bytes, or (float_tol) float buffers within diff_float_tol */
+static bool buffers_agree(const InterpBuffer *x, const InterpBuffer *y, bool float_tol) {
+    if (x->bytes != y->bytes) return false;
+    if (!memcmp(x->base, y->base, y->bytes)) return true;
+    return float_tol && elem_is_float(y->elem) && floats_close(x, y);
+}
+
+/* The first element of the first buffer that does not agree. */
+static void report_first_difference(Diff *d, const char *stage, bool float_tol) {
+    Snapshot *p = &d->prev, *c = &d->cur;
+    for (uint32_t i = 0; i < c->n && i < p->n; i++) {
+        const InterpBuffer *x = &p->bufs[i], *y = &c->bufs[i];
+        if (buffers_agree(x, y, float_tol)) continue;
+        size_t eb = (size_t)elem_bytes(y->elem);
+        for (size_t k = 0; k < y->bytes; k += eb) {
+            if (memcmp((char *)x->base + k, (char *)y->base + k, eb) == 0) continue;
+            uint64_t u = 0, v = 0;
+            memcpy(&u, (char *)x->base + k, eb);
+            memcpy(&v, (char *)y->base + k, eb);
+            printf("FAIL %s: pass '%s' changed the result: buffer '%s' element %zu is 0x%llx (%.9g) after '%s', "
+                   "0x%llx (%.9g) after '%s'\n", d->where, stage, y->name, k / eb, (unsigned long long)u,
+                   interp_slot_to_double(y->elem, elem_is_float(y->elem) ? u : interp_int_norm(y->elem, u)),
+                   d->prev_stage, (unsigned long long)v,
+                   interp_slot_to_double(y->elem, elem_is_float(y->elem) ? v : interp_int_norm(y->elem, v)), stage);
+            return;
+        }
+    }
+}
+
 static bool same_outputs(const Snapshot *p, const Snapshot *c, bool float_tol) {
     if (p->ok != c->ok || p->n != c->n) return false;
     if (!p->ok) return strcmp(p->error, c->error) == 0;
-    for (uint32_t i = 0; i < c->n; i++) {
-        if (p->bufs[i].bytes != c->bufs[i].bytes) return false;
-        if (!memcmp(p->bufs[i].base, c->bufs[i].base, c->bufs[i].bytes)) continue;
-        if (!float_tol || !elem_is_float(c->bufs[i].elem) || !floats_close(&p->bufs[i], &c->bufs[i])) return false;
-    }
+    for (uint32_t i = 0; i < c->n; i++)
+        if (!buffers_agree(&p->bufs[i], &c->bufs[i], float_tol)) return false;
     return true;
 }
 
@@ -202,7 +208,7 @@ static void diff_on_stage(IrFunc *fn, const char *stage, int index, void *ud) {
             printf("FAIL %s: pass '%s' changed how the kernel runs:\nafter '%s': %s\nafter '%s': %s\n", d->where,
                    stage, d->prev_stage, d->prev.ok ? "ok\n" : d->prev.error, stage, d->cur.ok ? "ok\n" : d->cur.error);
         else
-            report_first_difference(d, stage);
+            report_first_difference(d, stage, float_tol_stage(fn, stage));
     }
     snapshot_free(&d->prev);
     d->prev = d->cur;
