@@ -23,6 +23,28 @@ static const char *reg_list(Ptx *P, const Reg *r, int n) {
     return s;
 }
 
+/* "%rd5", "%rd5+64" or "%rd5+-64" (PTX's spelling): inside the brackets */
+static const char *address(Ptx *P, Reg base, int64_t off) {
+    const char *b = reg_list(P, &base, 1);
+    return off ? arena_printf(P->arena, "%s+%lld", b, (long long)off) : b;
+}
+
+/* The address of each vector: register r's pointer, or register 0's plus
+ * a constant where the pointer tile is affine (affine.c). */
+typedef struct Addresses {
+    Reg *ptr;
+    int64_t *delta;   /* NULL: each register its own */
+} Addresses;
+
+static Addresses addresses(Ptx *P, IrOp *op, ValId ptr, Reg *regs, int n) {
+    Addresses a = {regs, arena_alloc(P->arena, sizeof(int64_t) * (size_t)n)};
+    if (P->fn->vals[ptr].type.rank == 0 || !ptx_affine_deltas(P, op, ptr, a.delta, n)) a.delta = NULL;
+    return a;
+}
+
+static Reg addr_base(const Addresses *a, int r) { return a->delta ? a->ptr[0] : a->ptr[r]; }
+static int64_t addr_off(const Addresses *a, int r) { return a->delta ? a->delta[r] : 0; }
+
 static const char *vec_sfx(int n) { return n == 4 ? ".v4" : n == 2 ? ".v2" : ""; }
 
 /* "ld.global.cg", "st.global.L1::evict_first", "ld.volatile.global" */
@@ -64,9 +86,12 @@ typedef struct LoadGroup {
     ElemType e;
     const char *opname;
     Reg addr, pred;
+    int64_t off;       /* bytes past addr */
     Reg *dst;          /* vec registers of the result */
     const Reg *other;  /* vec registers of `other`, or NULL */
     int vec;
+    bool other_const;  /* `other` is a constant: its bits are other_bits */
+    uint64_t other_bits;
 } LoadGroup;
 
 static Reg zero_of(Ptx *P, RegClass c) { return ptx_const_reg(P, c, 0); }
@@ -78,12 +103,12 @@ static void load_wide(Ptx *P, LoadGroup *g) {
         for (int j = 0; j < g->vec; j++)
             ptx_mov(P, g->dst[j], g->other ? g->other[j] : zero_of(P, REG_CLASS(g->dst[j])));
     predicated(P, g->pred, arena_printf(P->arena, "%s%s.b%d %s, [%s];", g->opname, vec_sfx(g->vec), bits,
-                                        reg_list(P, g->dst, g->vec), reg_list(P, &g->addr, 1)));
+                                        reg_list(P, g->dst, g->vec), address(P, g->addr, g->off)));
 }
 
 /* After a packed or sub-word load: masked-off elements take `other`. */
 static void load_fill_other(Ptx *P, LoadGroup *g) {
-    if (!g->pred || !g->other) return;
+    if (!g->pred || !g->other || g->other_const) return;
     for (int j = 0; j < g->vec; j++) {
         const char *mov = REG_CLASS(g->dst[j]) == RC_PRED ? "mov.pred" : "mov.b16";
         ptx_ins(P, "@!%R %s %R, %R;", g->pred, mov, g->dst[j], g->other[j]);
@@ -97,16 +122,22 @@ static void unpack_byte(Ptx *P, ElemType e, Reg d, Reg word, int byte) {
     else ptx_ins(P, "cvt.u16.u32 %R, %R;", d, t);   /* bfe extended it already */
 }
 
-/* 8- and 16-bit elements, at least 4 bytes: packed words, then unpacked. */
+/* 8- and 16-bit elements, at least 4 bytes: packed words, then unpacked.
+ * A constant `other` is packed into the words the load leaves alone where
+ * masked off, so no per-element fill follows. */
 static void load_packed(Ptx *P, LoadGroup *g) {
     int bytes = elem_bytes(g->e), nw = g->vec * bytes / 4;
+    uint32_t fill = 0;
+    if (g->other_const)
+        fill = bytes == 2 ? (uint32_t)(g->other_bits & 0xFFFF) * 0x00010001u
+                          : (uint32_t)(g->other_bits & 0xFF) * 0x01010101u;
     Reg w[4];
     for (int k = 0; k < nw; k++) {
         w[k] = ptx_reg(P, RC_B32);
-        if (g->pred) ptx_ins(P, "mov.b32 %R, 0;", w[k]);
+        if (g->pred) ptx_ins(P, "mov.b32 %R, %x;", w[k], fill);
     }
     predicated(P, g->pred, arena_printf(P->arena, "%s%s.b32 %s, [%s];", g->opname, vec_sfx(nw),
-                                        reg_list(P, w, nw), reg_list(P, &g->addr, 1)));
+                                        reg_list(P, w, nw), address(P, g->addr, g->off)));
     for (int k = 0; k < nw; k++) {
         if (bytes == 2) ptx_ins(P, "mov.b32 {%R, %R}, %R;", g->dst[2 * k], g->dst[2 * k + 1], w[k]);
         else
@@ -125,7 +156,7 @@ static void load_small(Ptx *P, LoadGroup *g) {
     }
     const char *ty = elem_bytes(g->e) == 2 ? "b16" : g->e == ET_I8 ? "s8" : "u8";
     predicated(P, g->pred, arena_printf(P->arena, "%s%s.%s %s, [%s];", g->opname, vec_sfx(g->vec), ty,
-                                        reg_list(P, t, g->vec), reg_list(P, &g->addr, 1)));
+                                        reg_list(P, t, g->vec), address(P, g->addr, g->off)));
     if (!is_bool) return;
     for (int j = 0; j < g->vec; j++) ptx_ins(P, "setp.ne.b16 %R, %R, 0;", g->dst[j], t[j]);
     load_fill_other(P, g);
@@ -138,15 +169,20 @@ void ptx_load(Ptx *P, IrOp *op) {
     ElemType e = (ElemType)fn->vals[res].type.elem;
     int n;
     Reg *ptr = ptx_regs(P, op->operands[0], &n);
+    Addresses at = addresses(P, op, op->operands[0], ptr, n);
     Reg *mask = op->n_operands > 1 ? ptx_regs(P, op->operands[1], NULL) : NULL;
     Reg *other = op->n_operands > 2 ? ptx_regs(P, op->operands[2], NULL) : NULL;
+    IrOp *other_def = other ? fn->vals[op->operands[2]].def : NULL;
     Reg *dst = ptx_def(P, op, res);
     TRIC_ASSERT(n == ptx_value_nregs(P, op, res));
     int bytes = elem_bytes(e);
     int vec = vector_width(op, n, bytes, fn->vals[res].type.rank == 0);
     const char *opname = mem_op(P, op, true);
     for (int r = 0; r < n; r += vec) {
-        LoadGroup g = {e, opname, ptr[r], mask ? mask[r] : REG_NONE, dst + r, other ? other + r : NULL, vec};
+        LoadGroup g = {e, opname, addr_base(&at, r), mask ? mask[r] : REG_NONE, addr_off(&at, r), dst + r,
+                       other ? other + r : NULL, vec,
+                       other_def && other_def->opc == OP_CONST, 0};
+        if (g.other_const) g.other_bits = ptx_const_bits(P, other_def, e);
         if (bytes >= 4) load_wide(P, &g);
         else if (vec * bytes >= 4) load_packed(P, &g);
         else load_small(P, &g);
@@ -178,9 +214,10 @@ static Reg pack_word(Ptx *P, ElemType e, const Reg *v) {
     return w;
 }
 
-static void store_group(Ptx *P, const char *opname, ElemType e, Reg addr, Reg pred, const Reg *v, int vec) {
+static void store_group(Ptx *P, const char *opname, ElemType e, Reg addr, int64_t off, Reg pred, const Reg *v,
+                        int vec) {
     int bytes = elem_bytes(e);
-    const char *a = reg_list(P, &addr, 1);
+    const char *a = address(P, addr, off);
     if (bytes >= 4) {
         predicated(P, pred, arena_printf(P->arena, "%s%s.b%d [%s], %s;", opname, vec_sfx(vec), 8 * bytes, a,
                                          reg_list(P, v, vec)));
@@ -212,6 +249,7 @@ void ptx_store(Ptx *P, IrOp *op) {
     ElemType e = (ElemType)fn->vals[val].type.elem;
     int n, nv;
     Reg *ptr = ptx_regs(P, op->operands[0], &n);
+    Addresses at = addresses(P, op, op->operands[0], ptr, n);
     Reg *v = ptx_regs(P, val, &nv);
     Reg *mask = op->n_operands > 2 ? ptx_regs(P, op->operands[2], NULL) : NULL;
     TRIC_ASSERT(n == nv);
@@ -227,6 +265,6 @@ void ptx_store(Ptx *P, IrOp *op) {
             pred = ptx_reg(P, RC_PRED);
             ptx_ins(P, "and.pred %R, %R, %R;", pred, mask[r], owner);
         }
-        store_group(P, opname, e, ptr[r], pred, v + r, vec);
+        store_group(P, opname, e, addr_base(&at, r), addr_off(&at, r), pred, v + r, vec);
     }
 }

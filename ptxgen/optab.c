@@ -600,7 +600,15 @@ void ptx_elementwise(Ptx *P, IrOp *op) {
     ElemType et = (ElemType)fn->vals[res].type.elem;
     RegClass rc = ptx_class_of(et);
     Reg *d = arena_alloc(P->arena, sizeof(Reg) * (size_t)n);
+    int *rep = arena_alloc(P->arena, sizeof(int) * (size_t)n);
+    ptx_constancy_reps(P, op, res, rep, n);
+    if (op->opc == OP_ADDPTR && ptx_only_base_needed(P, op, res, n))
+        for (int r = 1; r < n; r++) rep[r] = 0;   /* memory ops add constants to register 0 */
     for (int r = 0; r < n; r++) {
+        if (rep[r] < r) {   /* a run of equal values: computed once */
+            d[r] = d[rep[r]];
+            continue;
+        }
         /* registers whose operands repeat an earlier one's (splats,
          * constants, broadcasts) reuse its result */
         int same = -1;

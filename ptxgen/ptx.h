@@ -79,6 +79,8 @@ typedef struct Ptx {
     Reg conv_base;          /* convert_layout's buffer: smem + red_bytes */
     Reg lane_bit[5];        /* pred: lane bit k is set (butterfly partners) */
     uint32_t *uses;         /* atomic.c: uses per ValId (ir_count_uses), when first needed */
+    struct AxisInfo *axis;  /* affine.c: axis analysis of fn, when first needed */
+    bool *other_use;        /* affine.c: per ValId, used other than as a load/store address */
 } Ptx;
 
 /* ---- emit.c ---- */
@@ -108,6 +110,19 @@ int32_t ptx_layout_index(Ptx *P, IrOp *op, ValId v);
 bool ptx_try_alias_convert(Ptx *P, IrOp *op);
 /* Emits b's ops; returns its yield/condition terminator, NULL if none. */
 IrOp *ptx_emit_block(Ptx *P, IrBlock *b);
+
+/* ---- affine.c ----
+ * Whether tile value v (n registers, used by op) is affine in its
+ * coordinates with compile-time coefficients, and its registers lie at
+ * constant distances from register 0 in every thread: then delta[r] is
+ * register r's value minus register 0's. */
+bool ptx_affine_deltas(Ptx *P, IrOp *op, ValId v, int64_t *delta, int n);
+/* rep[r]: the first register holding the same value as register r, by the
+ * value's constancy (axis analysis), r itself where none is known. */
+void ptx_constancy_reps(Ptx *P, IrOp *op, ValId v, int *rep, int n);
+/* v is a pointer tile whose only uses address loads/stores from its
+ * register 0 (the others need not be computed). */
+bool ptx_only_base_needed(Ptx *P, IrOp *op, ValId v, int n);
 
 /* ---- optab.c ---- */
 RegClass ptx_class_of(ElemType e);

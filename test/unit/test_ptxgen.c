@@ -226,6 +226,33 @@ static char *test_vector_add(Tgt t) {
     return done(&k, s);
 }
 
+/* A mask constant in runs of 4 (n divisible by 16) is one compare per
+ * vector, also where tl.where uses it; affine pointer tiles address every
+ * vector from one 64-bit register plus an immediate (the others' addresses
+ * are not computed). */
+static char *test_constancy_affine(Tgt t) {
+    K k = kernel_new("where_kernel", t, 4);
+    ValId x = ir_param_add(k.fn, "x", ir_ptr(ET_F32), 16);
+    ValId o = ir_param_add(k.fn, "o", ir_ptr(ET_F32), 16);
+    ValId n = ir_param_add(k.fn, "n", ir_scalar(ET_I32), 16);
+    Layout L = layout_default(1, (int32_t[]){2048}, 4, 4);
+    IrType ft = tile1(ir_scalar(ET_F32), 2048);
+    ValId offs = block_offsets(&k, 2048, &L);
+    ValId mask = cmp(&k, CMP_LT, offs, splat(&k, n, tile1(ir_scalar(ET_I32), 2048), &L), &L);
+    ValId a = load(&k, ptrs(&k, x, offs, &L), mask, VAL_NONE, 4, &L);
+    ValId zero = tile_const(&k, ft, 0.0, &L);
+    ValId ops[3] = {mask, a, zero};
+    ValId w = lay(&k, ir_build(&k.b, OP_SELECT, ops, 3, &ft, 1, 0)->results[0], &L);
+    store(&k, ptrs(&k, o, offs, &L), w, mask, 4);
+    ret(&k);
+    char *s = compile(&k, t, "constancy_affine");
+    CHECK(count(s, "setp.lt.s32") == 4);      /* 16 registers, 4 vectors */
+    CHECK(count(s, "selp.f32") == 16);
+    CHECK(count(s, "mad.wide.s32") == 2);     /* one address per pointer tile */
+    CHECK(has(s, "[%rd") && has(s, "+2048]") && has(s, "+6144]"));
+    return done(&k, s);
+}
+
 /* f16 with vec 8: 16-byte words, unpacked into halves; exp goes through f32 */
 static char *test_f16_vec8(Tgt t) {
     K k = kernel_new("half_kernel", t, 4);
@@ -246,7 +273,8 @@ static char *test_f16_vec8(Tgt t) {
     CHECK(count(s, "st.global.v4.b32") == 2);
     CHECK(has(s, "mov.b32 {%h"));          /* unpack */
     CHECK(has(s, "mov.b16 %h") && has(s, "0xBE00"));   /* other = -1.5 */
-    CHECK(has(s, "@!%p"));                 /* masked-off halves take other */
+    CHECK(has(s, "0xBE00BE00"));           /* masked-off halves take other: packed into the words */
+    CHECK(!has(s, "@!%p"));                /* so no per-half fill follows the load */
     CHECK(has(s, "cvt.f32.f16"));
     CHECK(has(s, "ex2.approx.f32"));
     CHECK(has(s, "cvt.rn.f16.f32"));
@@ -1207,6 +1235,7 @@ int main(void) {
         if ((s = test_i1_store(two[i])) && gpu) gpu_i1(&cu, s);
         free(s);
         free(test_load_kinds(two[i]));
+        free(test_constancy_affine(two[i]));
         if ((s = test_for(two[i])) && gpu) gpu_for(&cu, s);
         free(s);
         if ((s = test_if_while(two[i])) && gpu) gpu_if_while(&cu, s);
