@@ -50,9 +50,7 @@ static const struct {
 
 /* Real Triton APIs that tric does not implement yet: named in the error. */
 static const char *const tl_not_yet[] = {
-    "dot", "dot_scaled", "sort", "topk", "flip", "histogram", "gather", "reshape",
-    "view", "trans", "permute", "broadcast", "broadcast_to", "expand_dims", "join", "split", "cat",
-    "ravel", "interleave", "make_block_ptr", "advance", "make_tensor_descriptor", "inline_asm_elementwise",
+    "dot", "dot_scaled", "sort", "topk", "flip", "histogram", "gather", "make_block_ptr", "advance", "make_tensor_descriptor", "inline_asm_elementwise",
     "softmax", "clamp", "fma", "erf", "floor", "ceil", "sqrt_rn", "div_rn", "max_constancy", "swizzle2d",
     "map_elementwise",
 };
@@ -1018,6 +1016,18 @@ static const Builtin builtins[] = {
     {"pair_uniform_to_normal", BM_TL, "u1,u2", bi_pair_uniform_to_normal},
     {"randn", BM_TL, "seed,offset,n_rounds=", bi_randn},
     {"randn4x", BM_TL, "seed,offset,n_rounds=", bi_randn4x},
+    {"reshape", TLM, "input,*,can_reorder=", bi_reshape},
+    {"view", TLM, "input,*", bi_reshape},
+    {"ravel", TLM, "x,can_reorder=", bi_ravel},
+    {"trans", TLM, "input,*", bi_trans},
+    {"permute", TLM, "input,*", bi_permute},
+    {"broadcast_to", TLM, "input,*", bi_broadcast_to},
+    {"broadcast", BM_TL, "input,other", bi_broadcast},
+    {"expand_dims", TLM, "input,axis", bi_expand_dims},
+    {"join", TLM, "a,b", bi_join},
+    {"split", TLM, "a", bi_split},
+    {"interleave", TLM, "a,b", bi_interleave},
+    {"cat", TLM, "input,other,can_reorder=,dim=", bi_cat},
 };
 
 const Builtin *builtin_find(const char *name, unsigned where) {

@@ -160,6 +160,7 @@ LVal lower_minmax(Lower *L, SrcLoc loc, bool is_max, LVal a, LVal b, bool propag
 LVal lower_where(Lower *L, SrcLoc loc, LVal c, LVal a, LVal b);
 LVal lower_umulhi(Lower *L, SrcLoc loc, LVal a, LVal b);   /* tl.umulhi */
 LVal lower_broadcast_to(Lower *L, SrcLoc loc, LVal v, IrType shape_of);
+IrType lower_broadcast_shape(Lower *L, SrcLoc loc, IrType a, IrType b);   /* numpy rules; elem from a */
 LVal lower_unary(Lower *L, SrcLoc loc, int op, LVal v);              /* AstUnaryOp */
 LVal lower_to_bool(Lower *L, SrcLoc loc, LVal v);   /* tensor -> i1 (x != 0) */
 void lower_check_shape(Lower *L, SrcLoc loc, int rank, const int32_t *shape);
@@ -212,5 +213,20 @@ LVal bi_rand4x(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_pair_uniform_to_normal(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_randn(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_randn4x(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+
+/* ---- shapes.c ---- reshape/view/ravel, trans/permute, broadcast(_to),
+ * expand_dims, join/split, interleave, cat */
+LVal bi_reshape(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_ravel(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_trans(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_permute(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_broadcast_to(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_broadcast(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_expand_dims(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_join(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_split(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_interleave(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_cat(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal lower_transpose_attr(Lower *L, SrcLoc loc, LVal x);   /* x.T */
 
 #endif

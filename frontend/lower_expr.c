@@ -131,6 +131,8 @@ static IrType broadcast_shape(Lower *L, SrcLoc loc, IrType a, IrType b) {
     return r;
 }
 
+IrType lower_broadcast_shape(Lower *L, SrcLoc loc, IrType a, IrType b) { return broadcast_shape(L, loc, a, b); }
+
 /* v (scalar or tile) broadcast to the shape of `shape_of` (its elem is ignored). */
 LVal lower_broadcast_to(Lower *L, SrcLoc loc, LVal v, IrType shape_of) {
     IrType t = ttype(L, &v);
@@ -708,6 +710,7 @@ LVal lower_attr(Lower *L, SrcLoc loc, LVal obj, const char *name) {
         if (!strcmp(name, "shape")) return shape_tuple(L, t);
         if (!strcmp(name, "numel")) return lval_int(ir_numel(t));
         if (!strcmp(name, "ndim")) return lval_int(t.rank);
+        if (!strcmp(name, "T")) return lower_transpose_attr(L, loc, obj);
         if ((bi = builtin_find(name, BM_METHOD))) return bound_method(bi, L, obj);
         diag_error(L->ctx, loc, "'tensor' object has no attribute '%s'", name);
     }

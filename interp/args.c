@@ -640,22 +640,30 @@ static AVal index_array(AP *ap, AVal x, AVal ix) {
     return r;
 }
 
-static AVal transpose(AP *ap, AVal x) {
-    if (x.kind != V_ARRAY || x.ndim < 2) return x;
+/* np.transpose(x, axes): result dim d is x's dim perm[d] */
+static AVal permute_axes(AP *ap, AVal x, const int *perm) {
     int64_t shape[MAXD], strides[MAXD], stride = 1;
     for (int d = x.ndim - 1; d >= 0; d--) strides[d] = stride, stride *= x.shape[d];
-    for (int d = 0; d < x.ndim; d++) shape[d] = x.shape[x.ndim - 1 - d];
+    for (int d = 0; d < x.ndim; d++) shape[d] = x.shape[perm[d]];
     AVal r = new_array(ap, x.nk, x.ndim, shape);
     for (int64_t k = 0; k < r.n; k++) {
         int64_t off = 0, rem = k;
         for (int d = x.ndim - 1; d >= 0; d--) {
-            off += (rem % shape[d]) * strides[x.ndim - 1 - d];
+            off += (rem % shape[d]) * strides[perm[d]];
             rem /= shape[d];
         }
         if (x.nk == NK_FLOAT) put_f(&r, k, x.fdata[off]);
         else put_i(&r, k, x.idata[off]);
     }
     return r;
+}
+
+/* x.T: the dims reversed */
+static AVal transpose(AP *ap, AVal x) {
+    if (x.kind != V_ARRAY || x.ndim < 2) return x;
+    int perm[MAXD];
+    for (int d = 0; d < x.ndim; d++) perm[d] = x.ndim - 1 - d;
+    return permute_axes(ap, x, perm);
 }
 
 /* a number as a 0-d array; arrays as they are */
@@ -1202,6 +1210,25 @@ static bool call_np_axis(AP *ap, const char *f, AVal *args, int n, Kwargs *kw, A
     return true;
 }
 
+/* np.transpose(x) reverses the dims; np.transpose(x, axes) permutes them */
+static AVal np_transpose(AP *ap, AVal *args, int n) {
+    if (n < 1 || n > 2) ap_fail(ap, "np.transpose takes an array and optionally axes");
+    AVal x = args[0];
+    if (n == 1 || x.kind != V_ARRAY) return transpose(ap, x);
+    const AVal *items = args[1].kind == V_TUPLE ? args[1].items : &args[1];
+    int k = args[1].kind == V_TUPLE ? args[1].n_items : 1, perm[MAXD];
+    unsigned seen = 0;
+    if (k != x.ndim) ap_fail(ap, "np.transpose: axes don't match array of shape %s", shape_str(ap, &x));
+    for (int d = 0; d < k; d++) {
+        int64_t a = as_int(ap, items[d]);
+        if (a < 0) a += k;
+        if (a < 0 || a >= k || (seen >> a & 1)) ap_fail(ap, "np.transpose: repeated or out-of-range axis in axes");
+        seen |= 1u << a;
+        perm[d] = (int)a;
+    }
+    return permute_axes(ap, x, perm);
+}
+
 static AVal call_np(AP *ap, const char *f, AVal *args, int n, Kwargs *kw) {
     AVal r;
     if (call_np_axis(ap, f, args, n, kw, &r)) return r;
@@ -1219,6 +1246,7 @@ static AVal call_np(AP *ap, const char *f, AVal *args, int n, Kwargs *kw) {
     if (!strcmp(f, "clip"))
         return nargs(ap, f, n, 3), np_binary(ap, "minimum", np_binary(ap, "maximum", args[0], args[1]), args[2]);
     if (!strcmp(f, "where")) return nargs(ap, f, n, 3), np_where(ap, args[0], args[1], args[2]);
+    if (!strcmp(f, "transpose")) return np_transpose(ap, args, n);
     if (!strcmp(f, "ldexp")) return nargs(ap, f, n, 2), np_ldexp(ap, args[0], args[1]);
     if (!strcmp(f, "array")) return np_array(ap, args, n);
     if (!strcmp(f, "arange")) return np_arange(ap, args, n);

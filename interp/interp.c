@@ -203,6 +203,36 @@ static void exec_broadcast(Interp *in, IrOp *op) {
     }
 }
 
+/* trans: result element at c comes from the operand's c permuted back */
+static void exec_trans(Interp *in, IrOp *op) {
+    ValId r = op->results[0], a = op->operands[0];
+    IrType rt = ir_type(in->fn, r), at = ir_type(in->fn, a);
+    uint64_t *d = slots_of(in, r), *s = slots_of(in, a);
+    int32_t c[IR_MAX_RANK], src[IR_MAX_RANK];
+    for (int64_t i = 0, n = ir_numel(rt); i < n; i++) {
+        layout_unflat(rt.rank, rt.shape, i, c);
+        for (int k = 0; k < rt.rank; k++) src[op->attr.ints[k]] = c[k];
+        d[i] = s[layout_flat_index(at.rank, at.shape, src)];
+    }
+}
+
+/* join: a's and b's elements alternate (the new dim is the fastest) */
+static void exec_join(Interp *in, IrOp *op) {
+    uint64_t *d = slots_of(in, op->results[0]), *a = slots_of(in, op->operands[0]), *b = slots_of(in, op->operands[1]);
+    for (int64_t i = 0, n = numel(in, op->operands[0]); i < n; i++) {
+        d[2 * i] = a[i];
+        d[2 * i + 1] = b[i];
+    }
+}
+
+static void exec_split(Interp *in, IrOp *op) {
+    uint64_t *s = slots_of(in, op->operands[0]), *a = slots_of(in, op->results[0]), *b = slots_of(in, op->results[1]);
+    for (int64_t i = 0, n = numel(in, op->results[0]); i < n; i++) {
+        a[i] = s[2 * i];
+        b[i] = s[2 * i + 1];
+    }
+}
+
 static void exec_arange(Interp *in, IrOp *op) {
     ValId r = op->results[0];
     uint64_t *d = slots_of(in, r);
@@ -571,7 +601,11 @@ static void exec_op(Interp *in, IrOp *op) {
     case OP_EXPAND_DIMS:
     case OP_CONVERT_LAYOUT:
     case OP_MULTIPLE_OF:
-    case OP_MAX_CONTIGUOUS: exec_copy(in, op); break;   /* row-major data is unchanged */
+    case OP_MAX_CONTIGUOUS:
+    case OP_RESHAPE: exec_copy(in, op); break;   /* row-major data is unchanged */
+    case OP_TRANS: exec_trans(in, op); break;
+    case OP_JOIN: exec_join(in, op); break;
+    case OP_SPLIT: exec_split(in, op); break;
     case OP_BROADCAST: exec_broadcast(in, op); break;
     case OP_LOAD: exec_load(in, op); break;
     case OP_STORE: exec_store(in, op); break;

@@ -271,6 +271,20 @@ Layout layout_default(int rank, const int32_t *shape, int vec, int num_warps);
 Layout layout_project(const Layout *l, const int32_t *shape);
 Layout layout_drop_dim(const Layout *l, int axis);
 Layout layout_add_dim(const Layout *l, int axis);   /* inverse of drop_dim, new dim of size 1 */
+/* The layouts of the shape ops' results, from their operand's (data stays
+ * where it is; ptxgen renames registers). permute: result dim i is l's dim
+ * perm[i]. reshape: the same row-major flat index (a power-of-two reshape
+ * relabels coordinate bits). join: a new last dim of size 2 held by a new
+ * lowest register bit. split: the inverse of join; false unless exactly one
+ * basis vector touches the last dim (of size 2) and it is a register bit
+ * along it alone. */
+Layout layout_permute(const Layout *l, const int32_t *perm);
+Layout layout_reshape(const Layout *l, int rank, const int32_t *shape);
+Layout layout_join(const Layout *l);
+bool layout_split(const Layout *l, Layout *out);
+/* Row-major flat index <-> coordinates in shape (power-of-two dims). */
+int64_t layout_flat_index(int rank, const int32_t *shape, const int32_t *coord);
+void layout_unflat(int rank, const int32_t *shape, int64_t flat, int32_t *coord);
 bool layout_eq(const Layout *a, const Layout *b);
 int layout_n_regs(const Layout *l);                 /* registers per thread */
 /* Tile coordinates of register `reg` in thread (lane, warp). */

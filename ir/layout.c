@@ -189,6 +189,88 @@ Layout layout_add_dim(const Layout *l, int axis) {
     return r;
 }
 
+/* ---- the shape ops: trans, reshape, join, split ---- */
+
+int64_t layout_flat_index(int rank, const int32_t *shape, const int32_t *coord) {
+    int64_t idx = 0;
+    for (int d = 0; d < rank; d++) idx = idx * shape[d] + coord[d];
+    return idx;
+}
+
+void layout_unflat(int rank, const int32_t *shape, int64_t flat, int32_t *coord) {
+    for (int d = IR_MAX_RANK - 1; d >= 0; d--) {
+        if (d >= rank) {
+            coord[d] = 0;
+            continue;
+        }
+        coord[d] = (int32_t)(flat % shape[d]);
+        flat /= shape[d];
+    }
+}
+
+Layout layout_permute(const Layout *l, const int32_t *perm) {
+    Layout r = *l;
+    for (int i = 0; i < l->rank; i++) r.shape[i] = l->shape[perm[i]];
+    for (int kind = 0; kind < LL_KINDS; kind++)
+        for (int k = 0; k < LL_MAX_BITS; k++)
+            for (int i = 0; i < l->rank; i++) r.basis[kind][k][i] = l->basis[kind][k][perm[i]];
+    return r;
+}
+
+/* Dims are powers of two, so the flat index of a XOR of coordinates is the
+ * XOR of their flat indices: mapping each basis vector maps the layout. */
+Layout layout_reshape(const Layout *l, int rank, const int32_t *shape) {
+    TRIC_ASSERT(rank >= 1 && rank <= IR_MAX_RANK);
+    Layout r = *l;
+    r.rank = (uint8_t)rank;
+    for (int d = 0; d < IR_MAX_RANK; d++) r.shape[d] = d < rank ? shape[d] : 0;
+    for (int kind = 0; kind < LL_KINDS; kind++)
+        for (int k = 0; k < LL_MAX_BITS; k++) {
+            int64_t flat = layout_flat_index(l->rank, l->shape, l->basis[kind][k]);
+            layout_unflat(rank, shape, flat, r.basis[kind][k]);
+        }
+    return r;
+}
+
+Layout layout_join(const Layout *l) {
+    TRIC_ASSERT(l->rank < IR_MAX_RANK && l->n_bits[LL_REG] < LL_MAX_BITS);
+    Layout r = *l;
+    r.shape[r.rank++] = 2;
+    /* bit 0: a's and b's elements of one position sit in adjacent registers,
+     * so an interleaved store is as wide as it can be */
+    memmove(r.basis[LL_REG][1], r.basis[LL_REG][0], sizeof(r.basis[LL_REG][0]) * (size_t)l->n_bits[LL_REG]);
+    memset(r.basis[LL_REG][0], 0, sizeof(r.basis[LL_REG][0]));
+    r.basis[LL_REG][0][l->rank] = 1;
+    r.n_bits[LL_REG]++;
+    return r;
+}
+
+bool layout_split(const Layout *l, Layout *out) {
+    int last = l->rank - 1, found = -1;
+    if (l->rank < 2 || l->shape[last] != 2) return false;
+    for (int kind = 0; kind < LL_KINDS; kind++)
+        for (int k = 0; k < l->n_bits[kind]; k++) {
+            const int32_t *v = l->basis[kind][k];
+            if (!v[last]) continue;
+            bool alone = kind == LL_REG && found < 0;
+            for (int d = 0; d < last; d++) alone &= v[d] == 0;
+            if (!alone) return false;
+            found = k;
+        }
+    if (found < 0) return false;
+    Layout r = *l;
+    r.rank--;
+    r.shape[last] = 0;
+    memmove(r.basis[LL_REG][found], r.basis[LL_REG][found + 1],
+            sizeof(r.basis[LL_REG][0]) * (size_t)(l->n_bits[LL_REG] - found - 1));
+    r.n_bits[LL_REG]--;
+    memset(r.basis[LL_REG][r.n_bits[LL_REG]], 0, sizeof(r.basis[LL_REG][0]));
+    for (int kind = 0; kind < LL_KINDS; kind++)
+        for (int k = 0; k < LL_MAX_BITS; k++) r.basis[kind][k][last] = 0;
+    *out = r;
+    return true;
+}
+
 bool layout_eq(const Layout *a, const Layout *b) {
     if (a->rank != b->rank) return false;
     for (int d = 0; d < a->rank; d++)

@@ -215,9 +215,10 @@ static void print_attrs(Printer *P, IrOp *op) {
     case OP_CAST:
         if (at->i > 0 && at->i < (int64_t)ARRAY_LEN(rounding_names)) buf_printf(&a, ", rounding = %s", rounding_names[at->i]);
         break;
+    case OP_TRANS:
     case OP_MULTIPLE_OF:
     case OP_MAX_CONTIGUOUS:
-        buf_puts(&a, ", hint = [");
+        buf_puts(&a, op->opc == OP_TRANS ? ", perm = [" : ", hint = [");
         for (int i = 0; i < at->n_ints; i++) buf_printf(&a, "%s%d", i ? ", " : "", at->ints[i]);
         buf_putc(&a, ']');
         break;
@@ -377,9 +378,9 @@ static void print_op(Printer *P, IrOp *op, int depth) {
             print_values(P, op->operands, op->n_operands);
         }
         print_attrs(P, op);
-        if (op->n_results == 1) {
-            buf_puts(P->out, " : ");
-            print_val_type(P, op->results[0]);
+        for (uint32_t i = 0; i < op->n_results; i++) {   /* split has two */
+            buf_puts(P->out, i ? ", " : " : ");
+            print_val_type(P, op->results[i]);
         }
     }
     buf_putc(P->out, '\n');
@@ -850,6 +851,9 @@ static void parse_attr(Parser *P, Opcode opc, IrAttr *attr) {
     } else if ((opc == OP_MULTIPLE_OF || opc == OP_MAX_CONTIGUOUS) && tok_is(key, "hint")) {
         expect(P, "=");
         attr->n_ints = (uint8_t)parse_int_list(P, attr->ints, IR_MAX_RANK, 1, INT32_MAX, "hint");
+    } else if (opc == OP_TRANS && tok_is(key, "perm")) {
+        expect(P, "=");
+        attr->n_ints = (uint8_t)parse_int_list(P, attr->ints, IR_MAX_RANK, 0, IR_MAX_RANK - 1, "perm");
     } else if (mem && tok_is(key, "cache")) {
         expect(P, "=");
         Tok v = next_tok(P);
@@ -1000,15 +1004,19 @@ static IrOp *parse_simple_op(Parser *P, IrBlock *b, Opcode opc, SrcLoc loc) {
     if (!no_operands) parse_operands(P, &o);
     check_operand_count(P, opc, loc, o.n);
     parse_attrs(P, opc, &attr);
-    TypeL res = {ir_scalar(ET_I32), -1};
+    TypeL res[2] = {{ir_scalar(ET_I32), -1}, {ir_scalar(ET_I32), -1}};
     uint32_t n_res = (uint32_t)ir_opinfo[opc].n_results;
-    if (n_res == 1) {
+    if (n_res >= 1) {   /* ": T" (split: ": T, U") */
         expect(P, ":");
-        res = parse_type(P);
-        check_operand_types(P, opc, &o, res.t);
+        res[0] = parse_type(P);
+        check_operand_types(P, opc, &o, res[0].t);
+        if (n_res == 2) {
+            expect(P, ",");
+            res[1] = parse_type(P);
+        }
     }
-    if (opc == OP_CONST) parse_const_value(P, value, res.t, &attr);
-    IrOp *op = new_op(P, b, opc, loc, &o, &res, n_res, 0);
+    if (opc == OP_CONST) parse_const_value(P, value, res[0].t, &attr);
+    IrOp *op = new_op(P, b, opc, loc, &o, res, n_res, 0);
     op->attr = attr;
     return op;
 }

@@ -265,6 +265,95 @@ static void check_shape_ops(Verifier *V, IrOp *op) {
     }
 }
 
+/* Layouts equal up to the order of their register bits: ptxgen renames
+ * registers for the shape ops, so only where the threads are must match. */
+static bool layout_same_threads(const Layout *a, const Layout *b) {
+    if (a->rank != b->rank || a->n_bits[LL_REG] != b->n_bits[LL_REG]) return false;
+    for (int d = 0; d < a->rank; d++)
+        if (a->shape[d] != b->shape[d]) return false;
+    for (int k = LL_LANE; k < LL_KINDS; k++) {
+        if (a->n_bits[k] != b->n_bits[k]) return false;
+        for (int i = 0; i < a->n_bits[k]; i++)
+            if (memcmp(a->basis[k][i], b->basis[k][i], sizeof(int32_t) * (size_t)a->rank)) return false;
+    }
+    for (int i = 0; i < a->n_bits[LL_REG]; i++) {
+        bool found = false;
+        for (int j = 0; j < b->n_bits[LL_REG] && !found; j++)
+            found = !memcmp(a->basis[LL_REG][i], b->basis[LL_REG][j], sizeof(int32_t) * (size_t)a->rank);
+        if (!found) return false;
+    }
+    return true;
+}
+
+/* A shape op's result r must have the layout derived from its operand's
+ * (ir.h: layout_permute, _reshape, _join, _split). */
+static void want_derived(Verifier *V, IrOp *op, ValId r, const Layout *derived) {
+    const Layout *rl = ir_layout(V->fn, r);
+    if (!V->layouts || !rl) return;
+    if (!derived) verr(V, op, "the operand's layout does not hold the last dim in one register bit (convert it first)");
+    else if (!layout_same_threads(rl, derived))
+        verr(V, op, "result has layout #L%d, not the one derived from the operand's layout", V->fn->vals[r].layout);
+}
+
+static bool is_perm(const IrAttr *a, int rank) {
+    unsigned seen = 0;
+    if (a->n_ints != rank) return false;
+    for (int i = 0; i < rank; i++) {
+        if (a->ints[i] < 0 || a->ints[i] >= rank || (seen >> a->ints[i] & 1)) return false;
+        seen |= 1u << a->ints[i];
+    }
+    return true;
+}
+
+/* trans, reshape, join, split: element types kept, shapes as ops.def says */
+static void check_reshape_ops(Verifier *V, IrOp *op) {
+    ValId x = op->operands[0], r = op->results[0];
+    IrType a = vtype(V, x), rt = vtype(V, r);
+    const Layout *xl = ir_layout(V->fn, x);
+    if (!ir_type_eq(ir_elem_of(a), ir_elem_of(rt))) {
+        verr(V, op, "operand has type %s, whose elements differ from the result's %s", tstr(V, a), tstr(V, rt));
+        return;
+    }
+    if (a.rank == 0) {
+        verr(V, op, "operand is the scalar %s, expected a tile", tstr(V, a));
+        return;
+    }
+    Layout d;
+    if (op->opc == OP_TRANS) {
+        IrType want = a;
+        if (!is_perm(&op->attr, a.rank)) {
+            verr(V, op, "perm is not a permutation of the %d dims", a.rank);
+            return;
+        }
+        for (int i = 0; i < a.rank; i++) want.shape[i] = a.shape[op->attr.ints[i]];
+        if (want_type(V, op, "result", r, want) && xl) d = layout_permute(xl, op->attr.ints), want_derived(V, op, r, &d);
+    } else if (op->opc == OP_RESHAPE) {
+        if (ir_numel(a) != ir_numel(rt))
+            verr(V, op, "cannot reshape %s (%lld elements) to %s", tstr(V, a), (long long)ir_numel(a), tstr(V, rt));
+        else if (xl && rt.rank) d = layout_reshape(xl, rt.rank, rt.shape), want_derived(V, op, r, &d);
+    } else if (op->opc == OP_JOIN) {
+        IrType want = a;
+        want_like(V, op, "operand 1", op->operands[1], x, "operand 0");
+        if (a.rank >= IR_MAX_RANK) {
+            verr(V, op, "joins tiles of rank %d (the result would exceed rank %d)", a.rank, IR_MAX_RANK);
+            return;
+        }
+        want.shape[want.rank++] = 2;
+        if (want_type(V, op, "result", r, want) && xl) d = layout_join(xl), want_derived(V, op, r, &d);
+    } else {
+        IrType want = a;
+        want.rank--;
+        if (a.shape[a.rank - 1] != 2 || a.rank < 2) {
+            verr(V, op, "splits %s, whose last dim is not 2 (or which is 1-D)", tstr(V, a));
+            return;
+        }
+        bool ok = xl && layout_split(xl, &d);
+        for (uint32_t i = 0; i < 2; i++)
+            if (want_type(V, op, i ? "result 1" : "result 0", op->results[i], want) && xl)
+                want_derived(V, op, op->results[i], ok ? &d : NULL);
+    }
+}
+
 /* The type a load gives from pointer type p: pointee elements, p's shape. */
 static IrType pointee_type(IrType p) { return ir_with_elem(p, ir_scalar((ElemType)p.pointee)); }
 
@@ -584,6 +673,7 @@ static void check_op_types(Verifier *V, IrOp *op) {
     case OP_REDUCE:
     case OP_SCAN: check_reduce(V, op); break;
     case OP_YIELD: case OP_CONDITION: case OP_RET: break;
+    case OP_TRANS: case OP_RESHAPE: case OP_JOIN: case OP_SPLIT: check_reshape_ops(V, op); break;
     case OP_ASSERT: check_assert(V, op); break;
     case OP_PRINT: case OP_BARRIER: break;
     default:

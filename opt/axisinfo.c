@@ -253,6 +253,84 @@ static void copy_value(AxisState *s, ValId r, ValId x) {
     finish(s, r, operand(s, x, t));
 }
 
+/* The divisibility that holds for every element of x. */
+static int64_t all_div(AxisState *s, ValId x) {
+    int64_t all = AXIS_DIV_MAX;
+    for (int d = 0; d < n_dims(ir_type(s->fn, x)); d++) all = min64(all, run_div(&s->info[x], d, 1));
+    return s->has_const[x] ? pow2_div(s->cval[x]) : all;
+}
+
+static void keep_value_facts(AxisState *s, ValId r, ValId x) {
+    s->nonneg[r] = s->nonneg[x];
+    if (s->has_const[x]) set_const(s, r, s->cval[x]);
+}
+
+/* trans: each dim keeps its runs, at its new place */
+static void visit_trans(AxisState *s, IrOp *op) {
+    ValId r = op->results[0], x = op->operands[0];
+    const AxisInfo *in = &s->info[x];
+    AxisInfo a = info_top();
+    for (int i = 0; i < op->attr.n_ints && i < IR_MAX_RANK; i++) {
+        int d = op->attr.ints[i];
+        a.contiguity[i] = in->contiguity[d];
+        a.divisibility[i] = in->divisibility[d];
+        a.constancy[i] = in->constancy[d];
+    }
+    keep_value_facts(s, r, x);
+    finish(s, r, a);
+}
+
+/* reshape keeps the row-major order. Runs along the operand's last dim are
+ * aligned and within a row, so they stay runs along the result's last dim
+ * (cut to its size); the other dims are assumed to have none. */
+static void visit_reshape(AxisState *s, IrOp *op) {
+    ValId r = op->results[0], x = op->operands[0];
+    IrType t = ir_type(s->fn, r), xt = ir_type(s->fn, x);
+    const AxisInfo *in = &s->info[x];
+    AxisInfo a = info_top();
+    int last = n_dims(t) - 1, xlast = n_dims(xt) - 1;
+    int64_t all = all_div(s, x);
+    for (int d = 0; d < last; d++) a.divisibility[d] = all;
+    if (t.rank == 0) {
+        a.divisibility[0] = all;
+    } else {
+        int64_t c = min64(in->contiguity[xlast], t.shape[last]);
+        a.contiguity[last] = c;
+        a.divisibility[last] = run_div(in, xlast, c);
+        a.constancy[last] = min64(in->constancy[xlast], t.shape[last]);
+    }
+    keep_value_facts(s, r, x);
+    finish(s, r, a);
+}
+
+/* join: along the old dims a's and b's runs (the shorter); the new dim of
+ * two has none */
+static void visit_join(AxisState *s, IrOp *op) {
+    ValId r = op->results[0], x = op->operands[0], y = op->operands[1];
+    IrType xt = ir_type(s->fn, x);
+    const AxisInfo *p = &s->info[x], *q = &s->info[y];
+    AxisInfo a = info_top();
+    for (int d = 0; d < xt.rank; d++) {
+        a.contiguity[d] = min64(p->contiguity[d], q->contiguity[d]);
+        a.divisibility[d] = min64(p->divisibility[d], q->divisibility[d]);
+        a.constancy[d] = min64(p->constancy[d], q->constancy[d]);
+    }
+    if (xt.rank < IR_MAX_RANK) a.divisibility[xt.rank] = min64(all_div(s, x), all_div(s, y));
+    s->nonneg[r] = s->nonneg[x] && s->nonneg[y];
+    if (s->has_const[x] && s->has_const[y] && s->cval[x] == s->cval[y]) set_const(s, r, s->cval[x]);
+    finish(s, r, a);
+}
+
+/* split: each half has the operand's runs along the remaining dims */
+static void visit_split(AxisState *s, IrOp *op) {
+    ValId x = op->operands[0];
+    for (uint32_t i = 0; i < op->n_results; i++) {
+        ValId r = op->results[i];
+        keep_value_facts(s, r, x);
+        finish(s, r, s->info[x]);
+    }
+}
+
 static void set_zero(AxisState *s, ValId r) {
     IrType t = ir_type(s->fn, r);
     AxisInfo a = info_top();
@@ -660,6 +738,10 @@ static void visit_op(AxisState *s, IrOp *op) {
     case OP_SPLAT: visit_splat(s, op); break;
     case OP_BROADCAST: visit_broadcast(s, op); break;
     case OP_EXPAND_DIMS: visit_expand_dims(s, op); break;
+    case OP_TRANS: visit_trans(s, op); break;
+    case OP_RESHAPE: visit_reshape(s, op); break;
+    case OP_JOIN: visit_join(s, op); break;
+    case OP_SPLIT: visit_split(s, op); break;
     case OP_CONVERT_LAYOUT: copy_value(s, op->results[0], op->operands[0]); break;
     case OP_MULTIPLE_OF:
     case OP_MAX_CONTIGUOUS: visit_hint(s, op); break;

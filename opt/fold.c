@@ -257,7 +257,7 @@ static bool fold_constants(IrFunc *fn, IrOp *op) {
     ElemType oe = op->n_operands ? (ElemType)ir_type(fn, op->operands[0]).elem : re;
     bool ok;
     switch (op->opc) {
-    case OP_SPLAT: case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_CONVERT_LAYOUT:
+    case OP_SPLAT: case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_CONVERT_LAYOUT: case OP_TRANS: case OP_RESHAPE:
         r = k[0];
         ok = true;
         break;
@@ -313,6 +313,12 @@ static bool is_all_ones(IrFunc *fn, ValId v) {
  * x+0, 0+x, x+(-0.0), x-0, x*1, 1*x, x/1, x|0, x^0, x&~0, x<<0, x>>0,
  * select(c, a, b) with c constant or a == b, addptr(p, 0). */
 static ValId identity_of(IrFunc *fn, IrOp *op) {
+    if (op->opc == OP_RESHAPE) return op->operands[0];   /* kept if the type differs */
+    if (op->opc == OP_TRANS) {
+        for (int i = 0; i < op->attr.n_ints; i++)
+            if (op->attr.ints[i] != i) return VAL_NONE;
+        return op->operands[0];
+    }
     if (op->n_operands == 3 && op->opc == OP_SELECT) {
         Konst c;
         if (op->operands[1] == op->operands[2]) return op->operands[1];
@@ -359,7 +365,20 @@ static bool foldable(Opcode opc) {
     if (opc == OP_CONST || opc == OP_MULTIPLE_OF || opc == OP_MAX_CONTIGUOUS) return false;
     unsigned f = ir_opinfo[opc].flags;
     return (f & F_PURE) && ((f & F_ELEMWISE) || opc == OP_SPLAT || opc == OP_BROADCAST || opc == OP_EXPAND_DIMS ||
-                            opc == OP_CONVERT_LAYOUT);
+                            opc == OP_CONVERT_LAYOUT || opc == OP_TRANS || opc == OP_RESHAPE);
+}
+
+/* Before layouts: reshape(reshape(x)) is reshape(x), trans(trans(x)) one
+ * trans with the composed permutation (identity_of then drops it if it
+ * is the identity). */
+static bool fold_chain(IrFunc *fn, IrOp *op) {
+    if (op->opc != OP_RESHAPE && op->opc != OP_TRANS) return false;
+    IrOp *def = fn->vals[op->operands[0]].def;
+    if (!def || def->opc != op->opc || fn->vals[op->results[0]].layout >= 0) return false;
+    if (op->opc == OP_TRANS)
+        for (int i = 0; i < op->attr.n_ints; i++) op->attr.ints[i] = def->attr.ints[op->attr.ints[i]];
+    ir_op_set_operands(fn, op, def->operands, 1);
+    return true;
 }
 
 static void fold_op(IrFunc *fn, IrOp *op, void *ud) {
@@ -369,6 +388,7 @@ static void fold_op(IrFunc *fn, IrOp *op, void *ud) {
         *changed = true;
         return;
     }
+    if (fold_chain(fn, op)) *changed = true;
     ValId x = identity_of(fn, op), r = op->results[0];
     if (x == VAL_NONE || !ir_type_eq(ir_type(fn, x), ir_type(fn, r)) || fn->vals[x].layout != fn->vals[r].layout) return;
     ir_replace_uses(fn, r, x);

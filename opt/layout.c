@@ -202,9 +202,38 @@ static void adopt_use_layout(LayoutPass *P, IrOp *load) {
 }
 
 /* ---- 2. wants, backward ---- */
+/* The shape ops move no data: their operand's layout is their result's
+ * mapped back (ir.h: layout_permute, _reshape, _join, _split). -1 where
+ * there is none: a reshape to a scalar takes any layout, and a layout
+ * whose last dim is not one register bit cannot be split. */
+static int32_t shape_operand_need(LayoutPass *P, IrOp *op, int32_t l) {
+    IrFunc *fn = P->fn;
+    const Layout *rl = &fn->layouts[l];
+    Layout out;
+    switch (op->opc) {
+    case OP_TRANS: {
+        int32_t inv[IR_MAX_RANK];
+        for (int i = 0; i < op->attr.n_ints; i++) inv[op->attr.ints[i]] = i;
+        return intern(P, layout_permute(rl, inv));
+    }
+    case OP_RESHAPE: {
+        IrType xt = ir_type(fn, op->operands[0]);
+        return intern(P, layout_reshape(rl, xt.rank, xt.shape));
+    }
+    case OP_JOIN: return layout_split(rl, &out) ? intern(P, out) : -1;
+    case OP_SPLIT: return intern(P, layout_join(rl));
+    default: return -1;
+    }
+}
+
+static bool is_shape_op(Opcode opc) {
+    return opc == OP_TRANS || opc == OP_RESHAPE || opc == OP_JOIN || opc == OP_SPLIT;
+}
+
 /* The layout operand i of op needs when op's result has layout l. */
 static int32_t operand_need(LayoutPass *P, IrOp *op, uint32_t i, int32_t l) {
     IrFunc *fn = P->fn;
+    if (is_shape_op(op->opc)) return l >= 0 ? shape_operand_need(P, op, l) : -1;
     if (op->opc == OP_BROADCAST)
         return intern(P, layout_project(&fn->layouts[l], ir_type(fn, op->operands[i]).shape));
     if (op->opc == OP_EXPAND_DIMS) return intern(P, layout_drop_dim(&fn->layouts[l], (int)op->attr.i));
@@ -293,6 +322,15 @@ static void back_op(LayoutPass *P, IrOp *op) {
     }
     case OP_WHILE: back_while(P, op); break;
     case OP_IF: back_if(P, op); break;
+    case OP_TRANS:
+    case OP_RESHAPE:
+    case OP_JOIN:
+    case OP_SPLIT: {
+        int32_t w = want_of(P, r);
+        if (op->opc == OP_SPLIT && w < 0) w = want_of(P, op->results[1]);
+        if (w >= 0) want_operands(P, op, operand_need(P, op, 0, w));
+        break;
+    }
     case OP_SCAN:
         if (scan_ok(P, op, want_of(P, r))) want_operands(P, op, want_of(P, r));
         break;
@@ -372,6 +410,9 @@ static int32_t derived_layout(LayoutPass *P, IrOp *op, IrType t) {
     else if (op->opc == OP_EXPAND_DIMS && lx >= 0)
         l = intern(P, layout_add_dim(&P->fn->layouts[lx], (int)op->attr.i));
     else if (op->opc == OP_CONVERT_LAYOUT || passes_layout_through(op->opc)) l = follow_operands(P, op);
+    else if (op->opc == OP_TRANS && lx >= 0) l = intern(P, layout_permute(&P->fn->layouts[lx], op->attr.ints));
+    else if (op->opc == OP_RESHAPE && lx >= 0) l = intern(P, layout_reshape(&P->fn->layouts[lx], t.rank, t.shape));
+    else if (op->opc == OP_JOIN && (l = follow_operands(P, op)) >= 0) l = intern(P, layout_join(&P->fn->layouts[l]));
     return l >= 0 ? l : default_layout(P, t);
 }
 
@@ -382,6 +423,7 @@ static void fwd_result(LayoutPass *P, IrOp *op) {
     if (!t.rank) return;
     int32_t l = op->opc == OP_LOAD || is_atomic(op->opc) ? anchor_of(P, op) : -1;
     if (l < 0) l = want_of(P, r);
+    if (l >= 0 && op->opc == OP_JOIN && shape_operand_need(P, op, l) < 0) l = -1;   /* not one register bit */
     if (l < 0) l = derived_layout(P, op, t);
     set_layout(P, r, l);
 }
@@ -510,9 +552,22 @@ static void fwd_scan(LayoutPass *P, IrOp *op) {
     for (uint32_t i = 0; i < op->n_results; i++) set_layout(P, op->results[i], l);
 }
 
+/* split: the operand's layout without its last-dim register bit when it
+ * has one (no data moves), else what a result wants, else the default;
+ * the operand is then converted to that layout joined. */
+static void fwd_split(LayoutPass *P, IrOp *op) {
+    int32_t lx = layout_of(P, op->operands[0]), l = -1;
+    Layout out;
+    if (lx >= 0 && layout_split(&P->fn->layouts[lx], &out)) l = intern(P, out);
+    if (l < 0) l = want_of(P, op->results[0]) >= 0 ? want_of(P, op->results[0]) : want_of(P, op->results[1]);
+    if (l < 0) l = default_layout(P, ir_type(P->fn, op->results[0]));
+    for (uint32_t i = 0; i < op->n_results; i++) set_layout(P, op->results[i], l);
+}
+
 static void fwd_block(LayoutPass *P, IrBlock *b) {
     for (IrOp *op = b->first; op; op = op->next) {
         if (op->opc == OP_REDUCE) fwd_reduce(P, op);
+        else if (op->opc == OP_SPLIT) fwd_split(P, op);
         else if (op->opc == OP_SCAN) fwd_scan(P, op);
         else if (op->opc == OP_FOR) fwd_for(P, op);
         else if (op->opc == OP_WHILE) fwd_while(P, op);
@@ -537,7 +592,8 @@ static int remat_ops(LayoutPass *P, ValId v, int budget) {
     IrOp *def = P->fn->vals[v].def;
     if (budget <= 0 || !def || def->n_results != 1) return budget + 1;
     if (is_remat(def)) return 1;
-    bool shape_op = def->opc == OP_BROADCAST || def->opc == OP_EXPAND_DIMS;
+    bool shape_op = def->opc == OP_BROADCAST || def->opc == OP_EXPAND_DIMS || def->opc == OP_TRANS ||
+                    def->opc == OP_RESHAPE;
     if (!(ir_info(def->opc)->flags & F_PURE) || !(shape_op || passes_layout_through(def->opc)))
         return budget + 1;
     int n = 1;
@@ -616,7 +672,11 @@ static void fix_operands(IrFunc *fn, IrOp *op, void *ud) {
         case OP_ATOMIC:
         case OP_ATOMIC_CAS: require(P, op, i, anchor); break;
         case OP_BROADCAST:
-        case OP_EXPAND_DIMS: require(P, op, i, operand_need(P, op, i, layout_of(P, r))); break;
+        case OP_EXPAND_DIMS:
+        case OP_TRANS:
+        case OP_RESHAPE:
+        case OP_JOIN:
+        case OP_SPLIT: require(P, op, i, operand_need(P, op, i, layout_of(P, r))); break;
         case OP_FOR: require(P, op, i, i >= 3 ? layout_of(P, op->results[i - 3]) : -1); break;
         case OP_WHILE: require(P, op, i, layout_of(P, op->regions[0]->args[i])); break;
         case OP_YIELD:

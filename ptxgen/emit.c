@@ -378,32 +378,67 @@ Reg ptx_layout_owner(Ptx *P, int32_t li, uint32_t *dup_reg_mask) {
     return lr->owner;
 }
 
-/* ---- ops that only rename registers ---- */
+/* ---- ops that only rename registers ----
+ * Each maps a result coordinate (and which result: split has two) to the
+ * coordinate of an operand (and which operand: join has two). The maps are
+ * linear over the coordinate bits, so the lane and warp bases can be
+ * mapped one by one; constant offsets (split's second half) only come
+ * from `which`. */
+typedef struct CoordMap {
+    Opcode opc;
+    int axis;                      /* expand_dims */
+    const int32_t *perm;           /* trans */
+    const Layout *src, *res;       /* shapes */
+} CoordMap;
 
-typedef enum CoordMap { MAP_SAME, MAP_BROADCAST, MAP_DROP } CoordMap;
-
-static void map_coord(CoordMap how, const Layout *src, int axis, const int32_t *in, int32_t *out) {
+/* The operand coordinate of result `which`'s coordinate in; returns the
+ * operand's index. */
+static int map_coord(const CoordMap *m, int which, const int32_t *in, int32_t *out) {
+    const Layout *src = m->src;
     for (int d = 0; d < IR_MAX_RANK; d++) out[d] = 0;
-    int rank_in = how == MAP_DROP ? src->rank + 1 : src->rank;
-    for (int d = 0, o = 0; d < rank_in; d++) {
-        if (how == MAP_DROP && d == axis) continue;
-        out[o] = how == MAP_BROADCAST && src->shape[o] == 1 ? 0 : in[d];
-        o++;
+    switch (m->opc) {
+    case OP_EXPAND_DIMS:
+        for (int d = 0, o = 0; d < src->rank + 1; d++)
+            if (d != m->axis) out[o++] = in[d];
+        return 0;
+    case OP_BROADCAST:
+        for (int d = 0; d < src->rank; d++) out[d] = src->shape[d] == 1 ? 0 : in[d];
+        return 0;
+    case OP_TRANS:
+        for (int d = 0; d < src->rank; d++) out[m->perm[d]] = in[d];
+        return 0;
+    case OP_RESHAPE:
+        layout_unflat(src->rank, src->shape, layout_flat_index(m->res->rank, m->res->shape, in), out);
+        return 0;
+    case OP_JOIN:
+        for (int d = 0; d < src->rank; d++) out[d] = in[d];
+        return in[src->rank];
+    case OP_SPLIT:
+        for (int d = 0; d < src->rank - 1; d++) out[d] = in[d];
+        out[src->rank - 1] = which;
+        return 0;
+    default:
+        for (int d = 0; d < src->rank; d++) out[d] = in[d];
+        return 0;
     }
 }
 
-/* Result register r of `res` (layout L) gets the register of `src` (layout S)
- * that holds the mapped coordinate in the same thread. That works when S's
- * lane and warp bases are L's mapped ones: then only the register part
- * differs, and it is known at compile time. Returns NULL if it does not. */
-static Reg *alias_by_coords(Ptx *P, IrOp *op, ValId res, ValId src, CoordMap how, int axis) {
+/* Result `which` (value res, layout L) gets, in each register, the register
+ * of operand srcs[k] (all of layout S) that holds the mapped coordinate in
+ * the same thread. That works when S's lane and warp bases are L's mapped
+ * ones (and select no other operand): then only the register part differs,
+ * and it is known at compile time. Returns NULL if it does not. */
+static Reg *alias_mapped(Ptx *P, IrOp *op, ValId res, int which, const ValId *srcs, CoordMap *map) {
     const Layout *L = &P->fn->layouts[ptx_layout_index(P, op, res)];
-    const Layout *S = &P->fn->layouts[ptx_layout_index(P, op, src)];
+    const Layout *S = &P->fn->layouts[ptx_layout_index(P, op, srcs[0])];
     int32_t c[IR_MAX_RANK], m[IR_MAX_RANK];
+    map->src = S;
+    map->res = L;
     for (int kind = LL_LANE; kind <= LL_WARP; kind++) {
         if (L->n_bits[kind] != S->n_bits[kind]) return NULL;
         for (int k = 0; k < L->n_bits[kind]; k++) {
-            map_coord(how, S, axis, L->basis[kind][k], m);
+            if (map_coord(map, 0, L->basis[kind][k], m) != 0) return NULL;
+            if (map->opc == OP_SPLIT) m[S->rank - 1] = 0;   /* the linear part */
             for (int d = 0; d < S->rank; d++)
                 if (m[d] != S->basis[kind][k][d]) return NULL;
         }
@@ -411,17 +446,16 @@ static Reg *alias_by_coords(Ptx *P, IrOp *op, ValId res, ValId src, CoordMap how
     int n = ptx_ll_nregs(L), ns = ptx_ll_nregs(S);
     int32_t *src_flat = arena_alloc(P->arena, sizeof(int32_t) * (size_t)ns);
     for (int r = 0; r < ns; r++) src_flat[r] = ptx_ll_reg_flat(S, r);
-    Reg *sregs = ptx_regs(P, src, NULL);
     Reg *regs = reg_array(P, n);
     for (int r = 0; r < n; r++) {
         ptx_ll_reg_coord(L, r, c);
-        map_coord(how, S, axis, c, m);
+        int k = map_coord(map, which, c, m);
         int32_t want = ptx_ll_flat(S, m);
         int found = -1;
         for (int q = 0; q < ns && found < 0; q++)
             if (src_flat[q] == want) found = q;
         if (found < 0) return NULL;
-        regs[r] = sregs[found];
+        regs[r] = ptx_regs(P, srcs[k], NULL)[found];
     }
     return regs;
 }
@@ -429,23 +463,29 @@ static Reg *alias_by_coords(Ptx *P, IrOp *op, ValId res, ValId src, CoordMap how
 /* Register-only conversion, for convert_layout between layouts that differ
  * only in register order (convert.c falls back to shared memory). */
 bool ptx_try_alias_convert(Ptx *P, IrOp *op) {
-    Reg *regs = alias_by_coords(P, op, op->results[0], op->operands[0], MAP_SAME, 0);
+    CoordMap map = {OP_CONVERT_LAYOUT, 0, NULL, NULL, NULL};
+    Reg *regs = alias_mapped(P, op, op->results[0], 0, op->operands, &map);
     if (!regs) return false;
     ptx_alias(P, op->results[0], regs, ptx_value_nregs(P, op, op->results[0]));
     return true;
 }
 
+/* broadcast, expand_dims, hints, trans, reshape, join, split */
 static void emit_view(Ptx *P, IrOp *op) {
-    ValId res = op->results[0], src = op->operands[0];
-    if (P->fn->vals[res].type.rank == 0) {   /* hints on scalars */
-        ptx_alias(P, res, ptx_regs(P, src, NULL), 1);
+    ValId src = op->operands[0];
+    if (P->fn->vals[op->results[0]].type.rank == 0) {   /* hints on scalars; a reshape to a scalar */
+        Reg *s = ptx_regs(P, src, NULL);   /* every thread holds a one-element tile in register 0 */
+        ptx_alias(P, op->results[0], s, 1);
         return;
     }
-    CoordMap how = op->opc == OP_BROADCAST ? MAP_BROADCAST : op->opc == OP_EXPAND_DIMS ? MAP_DROP : MAP_SAME;
-    Reg *regs = alias_by_coords(P, op, res, src, how, (int)op->attr.i);
-    /* pass_layout gives the operand of a view exactly the projected layout */
-    TRIC_ASSERT(regs != NULL);
-    ptx_alias(P, res, regs, ptx_value_nregs(P, op, res));
+    CoordMap map = {op->opc, (int)op->attr.i, op->attr.ints, NULL, NULL};
+    if (op->opc == OP_MULTIPLE_OF || op->opc == OP_MAX_CONTIGUOUS) map.opc = OP_CONVERT_LAYOUT;
+    for (uint32_t i = 0; i < op->n_results; i++) {
+        Reg *regs = alias_mapped(P, op, op->results[i], (int)i, op->operands, &map);
+        /* pass_layout gives the result of a view exactly the derived layout */
+        TRIC_ASSERT(regs != NULL);
+        ptx_alias(P, op->results[i], regs, ptx_value_nregs(P, op, op->results[i]));
+    }
 }
 
 static void emit_splat(Ptx *P, IrOp *op) {
@@ -670,6 +710,10 @@ static void emit_op(Ptx *P, IrOp *op) {
     case OP_SPLAT: emit_splat(P, op); break;
     case OP_BROADCAST:
     case OP_EXPAND_DIMS:
+    case OP_TRANS:
+    case OP_RESHAPE:
+    case OP_JOIN:
+    case OP_SPLIT:
     case OP_MULTIPLE_OF:
     case OP_MAX_CONTIGUOUS: emit_view(P, op); break;
     case OP_CONVERT_LAYOUT: ptx_convert_layout(P, op); break;

@@ -49,7 +49,8 @@ enum {
     KG_GATHER = 128,   /* loads inside expressions: gathers, scalar loads */
     KG_STORES = 256,   /* stores inside ifs and loops, extra masks */
     KG_REDUCE = 512,   /* tl.sum, tl.max, tl.argmax, tl.reduce, ..., softmax-like statements */
-    KG_ALL = 1023,
+    KG_SHAPES = 1024,  /* trans, reshape, permute, join, split, interleave */
+    KG_ALL = 2047,
 };
 
 typedef struct KgenOptions {
@@ -476,6 +477,32 @@ static KgVal kg_where(Kg *g, uint8_t sh, int depth) {
     KgVal c = kg_bool(g, sh, depth - 1), a = kg_expr(g, sh, depth - 1);
     KgVal b = kg_chance(g, 30) ? kg_literal(g, a.et, false) : kg_expr(g, sh, depth - 1);
     return kg_val(kg_fmt(g, "tl.where(%s, %s, %s)", c.s, a.s, b.s), kg_ctype(a, b, false), c.sh | a.sh | b.sh);
+}
+
+/* Shape ops that give a full tile back in its shape, with its elements
+ * moved: a transposed reshape, a 3-D permute, split of a join, split of a
+ * reshaped interleave (sizes as numbers: helpers do not see constexprs).
+ * Anything but a full-shape tile is left as it is. */
+static KgVal kg_shape_op(Kg *g, uint8_t sh, int depth) {
+    KgVal a = kg_expr(g, sh, depth - 1);
+    if (sh != SH_F || a.sh != SH_F || a.lit || (!g->two_d && g->block < 2)) return a;
+    int m = g->two_d ? g->bm : 2, n = g->two_d ? g->bn : g->block / 2;
+    const char *full = g->two_d ? kg_fmt(g, "(%d, %d)", m, n) : kg_fmt(g, "(%d,)", 2 * n);
+    const char *moved = kg_fmt(g, "tl.reshape(tl.trans(tl.reshape(%s, (%d, %d))), %s)", a.s, m, n, full);
+    const char *s;
+    switch (kg_rand(g, 4)) {
+    case 0: s = moved; break;
+    case 1:
+        if (n < 2) return a;
+        s = kg_fmt(g, "tl.reshape(tl.permute(tl.reshape(%s, (%d, %d, 2)), (2, 0, 1)), %s)", a.s, m, n / 2, full);
+        break;
+    case 2: s = kg_fmt(g, "tl.split(tl.join(%s, %s))[%d]", a.s, moved, kg_rand(g, 2)); break;
+    default:
+        s = kg_fmt(g, "tl.reshape(tl.interleave(%s, %s), (%d, %d, 2)).split()[%d]", moved, a.s, m, n, kg_rand(g, 2));
+        if (!g->two_d) s = kg_fmt(g, "tl.reshape(%s, %s)", s, full);
+        break;
+    }
+    return kg_val(s, a.et, a.sh);
 }
 
 /* tl.minimum/maximum (bf16 goes to fp32 first; literals count as tensors) */
@@ -975,7 +1002,7 @@ static void kg_reduce_stmt(Kg *g) {
 static KgVal kg_expr(Kg *g, uint8_t sh, int depth) {
     if (depth <= 0 || kg_chance(g, 25)) return kg_leaf(g, sh);
     for (;;) {
-        switch (kg_rand(g, 18)) {
+        switch (kg_rand(g, 19)) {
         case 0: case 1: case 2: case 3: return kg_arith(g, sh, depth);
         case 4: return kg_division(g, sh, depth);
         case 5: case 6: if (kg_has(g, KG_BITS)) return kg_bitop(g, sh, depth); break;
@@ -987,6 +1014,7 @@ static KgVal kg_expr(Kg *g, uint8_t sh, int depth) {
         case 13: if (kg_has(g, KG_HELPERS) && !g->in_helper && g->n_helpers < 4) return kg_call(g, sh, depth); break;
         case 14: if (kg_has(g, KG_BITS)) return kg_cdiv(g, sh, depth); break;
         case 15: case 16: if (kg_has(g, KG_REDUCE)) return kg_reduction(g, sh, depth); break;
+        case 17: if (kg_has(g, KG_SHAPES)) return kg_shape_op(g, sh, depth); break;
         default: if (kg_has(g, KG_IFS) && !g->in_helper) return kg_static_choice(g, sh, depth); break;
         }
     }

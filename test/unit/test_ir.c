@@ -182,6 +182,9 @@ static const char *const every_op =
     "#L1 = linear<[4] reg=[] lane=[[1],[2],[0],[0],[0]] warp=[]>\n"
     "#L2 = linear<[4,1] reg=[] lane=[[1,0],[2,0],[0,0],[0,0],[0,0]] warp=[]>\n"
     "#L3 = linear<[4] reg=[] lane=[[0],[0],[1],[2],[0]] warp=[]>\n"
+    "#L4 = linear<[8,4] reg=[[1,0]] lane=[[2,0],[4,0],[0,1],[0,2],[0,0]] warp=[]>\n"
+    "#L5 = linear<[32] reg=[[1]] lane=[[2],[4],[8],[16],[0]] warp=[]>\n"
+    "#L6 = linear<[4,8,2] reg=[[0,0,1],[0,1,0]] lane=[[0,2,0],[0,4,0],[1,0,0],[2,0,0],[0,0,0]] warp=[]>\n"
     "func @all(%p: ptr<f16> {div = 16}, %0: i32, %q: ptr<i8>) {\n"
     "  %1 = const -3 : i32\n"
     "  %2 = const 18446744073709551615 : u64\n"
@@ -250,6 +253,10 @@ static const char *const every_op =
     "  %67 = mulhi %32, %16 : tile<4x8xi32, #L0>\n"
     "  %68 = cos %43 : tile<4x8xf32, #L0>\n"
     "  %69 = sin %68 : tile<4x8xf32, #L0>\n"
+    "  %70 = trans %69 {perm = [1, 0]} : tile<8x4xf32, #L4>\n"
+    "  %71 = reshape %69 : tile<32xf32, #L5>\n"
+    "  %72 = join %69, %68 : tile<4x8x2xf32, #L6>\n"
+    "  %73, %74 = split %72 : tile<4x8xf32, #L0>, tile<4x8xf32, #L0>\n"
     "  store %q, %9\n"
     "  ret\n"
     "}\n";
@@ -287,7 +294,7 @@ static void test_text(void) {
     ctx_free(c);
 
     /* the unfixed text fails in the verifier, reported at the op */
-    check_parse_error(every_op, "t.tir:73:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
+    check_parse_error(every_op, "t.tir:80:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
 
     /* floats print exactly */
     c = new_ctx();

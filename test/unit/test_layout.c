@@ -529,7 +529,41 @@ static void test_pass_loop(void) {
     ctx_free(c);
 }
 
+/* The shape ops' layouts: every element keeps its holder (thread and
+ * register), only its coordinates change as the op says. */
+static void test_shape_layouts(void) {
+    int32_t shape[2] = {16, 64}, perm[2] = {1, 0}, flat[1] = {1024}, three[3] = {4, 4, 64};
+    Layout l = layout_default(2, shape, 4, 4);
+    Layout t = layout_permute(&l, perm), r = layout_reshape(&l, 1, flat), r3 = layout_reshape(&l, 3, three);
+    Layout j = layout_join(&l), s;
+    CHECK(layout_n_regs(&t) == layout_n_regs(&l) && layout_n_regs(&j) == 2 * layout_n_regs(&l));
+    CHECK(layout_contig_regs(&r, 0) == 4 && layout_contig_regs(&t, 0) == 4 && layout_contig_regs(&t, 1) == 1);
+    CHECK(layout_contig_regs(&j, 2) == 2);
+    for (int w = 0; w < 4; w++)
+        for (int ln = 0; ln < 32; ln++)
+            for (int reg = 0; reg < layout_n_regs(&l); reg++) {
+                int32_t c[IR_MAX_RANK], ct[IR_MAX_RANK], cr[IR_MAX_RANK], c3[IR_MAX_RANK], cj[IR_MAX_RANK];
+                layout_coord(&l, reg, ln, w, c);
+                layout_coord(&t, reg, ln, w, ct);
+                layout_coord(&r, reg, ln, w, cr);
+                layout_coord(&r3, reg, ln, w, c3);
+                CHECK(ct[0] == c[1] && ct[1] == c[0]);
+                CHECK(cr[0] == c[0] * 64 + c[1]);
+                CHECK(c3[0] * 256 + c3[1] * 64 + c3[2] == cr[0]);
+                for (int k = 0; k < 2; k++) {   /* register bit 0 picks the half */
+                    layout_coord(&j, 2 * reg + k, ln, w, cj);
+                    CHECK(cj[0] == c[0] && cj[1] == c[1] && cj[2] == k);
+                }
+            }
+    CHECK(layout_split(&j, &s) && layout_eq(&s, &l));
+    CHECK(!layout_split(&l, &s));                   /* last dim 64, not 2 */
+    int32_t pair[2] = {128, 2};
+    Layout lanes = layout_default(2, pair, 1, 4);   /* the pair split across lanes */
+    CHECK(!layout_split(&lanes, &s));
+}
+
 int main(void) {
+    test_shape_layouts();
     test_blocked_1d();
     test_blocked_2d();
     test_replication();

@@ -1,0 +1,10 @@
+# ARGS: -k kern -s '*fp32, 64'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def kern(x_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    y = tl.join(x, x.to(tl.float16))
+    tl.store(x_ptr + tl.arange(0, 64), tl.ravel(y))
