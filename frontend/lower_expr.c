@@ -157,9 +157,49 @@ LVal lower_broadcast_to(Lower *L, SrcLoc loc, LVal v, IrType shape_of) {
 
 /* ---- casts ---- */
 
-static void check_fp8_target(Lower *L, SrcLoc loc, ElemType e) {
-    if (e == ET_F8E4M3 && L->ctx->target.sm < 89)
-        diag_error(L->ctx, loc, "fp8e4nv data type is not supported on CUDA arch < 89");
+/* One IR cast (rounding: the attribute of a float narrowing). */
+static LVal cast_op(Lower *L, SrcLoc loc, LVal v, ElemType dst, int rounding) {
+    IrType t = ttype(L, &v);
+    L->b.loc = loc;
+    IrOp *op = ir_build(&L->b, OP_CAST, &v.id, 1, (IrType[]){ir_with_elem(t, ir_scalar(dst))}, 1, 0);
+    if (elem_is_float(t.elem) && elem_is_float(dst) && elem_bits(dst) < elem_bits(t.elem)) op->attr.i = rounding;
+    return with_id(v, op->results[0]);
+}
+
+/* Casts with an fp8 side, as Triton's NVIDIA backend converts: the IR cast
+ * to fp8 rounds once (to nearest even, saturating to the largest finite
+ * value, NaN to NaN: cvt.rn.satfinite), so the steps Triton takes are
+ * spelled out here and every later stage (fold, interpreter, ptxgen) sees
+ * the same ops. fp32 -> fp8 before sm_90 goes through fp16 rounded toward
+ * zero; rtz exists only for fp32 -> fp8e5 (truncation through fp16);
+ * integers and fp8 <-> fp8 go through fp32 / fp16; fp64 has no fp8
+ * conversion in Triton. */
+static LVal lower_fp8_cast(Lower *L, SrcLoc loc, LVal v, ElemType src, ElemType dst, int rounding) {
+    ElemType f8 = is_fp8(dst) ? dst : src;
+    const char *sn = dtype_name(ir_scalar(src)), *dn = dtype_name(ir_scalar(dst));
+    if (src == ET_F64 || dst == ET_F64)
+        diag_error(L->ctx, loc, "cannot cast %s to %s: Triton has no fp64 <-> fp8 conversion (cast through fp32)",
+                   sn, dn);
+    if (L->ctx->target.sm < 89)
+        diag_error(L->ctx, loc, "%s conversions need sm_89 or newer; the target is sm_%d",
+                   dtype_name(ir_scalar(f8)), L->ctx->target.sm);
+    if (rounding == ROUND_RTZ && !(src == ET_F32 && dst == ET_F8E5M2))
+        diag_error(L->ctx, loc, "fp_downcast_rounding='rtz' is not supported for %s to %s (only fp32 to fp8e5)",
+                   sn, dn);
+    if (!elem_is_float(src)) return lower_fp8_cast(L, loc, cast_op(L, loc, v, ET_F32, 0), ET_F32, dst, rounding);
+    if (!elem_is_float(dst)) {
+        LVal f = cast_op(L, loc, v, ET_F32, 0);
+        return lower_cast(L, loc, f, ir_scalar(dst), false, ROUND_DEFAULT);
+    }
+    if (is_fp8(src) && is_fp8(dst)) {   /* fp8 -> fp16 is exact */
+        LVal h = cast_op(L, loc, v, ET_F16, 0);
+        return cast_op(L, loc, h, dst, ROUND_DEFAULT);
+    }
+    if (src == ET_F32 && is_fp8(dst)) {
+        if (rounding == ROUND_RTZ) return cast_op(L, loc, v, dst, ROUND_RTZ);   /* rz twice = rz once */
+        if (L->ctx->target.sm < 90) v = cast_op(L, loc, v, ET_F16, ROUND_RTZ);
+    }
+    return cast_op(L, loc, v, dst, ROUND_DEFAULT);
 }
 
 static LVal cmp_zero(Lower *L, SrcLoc loc, LVal v, CmpPred pred) {
@@ -185,8 +225,6 @@ LVal lower_cast(Lower *L, SrcLoc loc, LVal v, IrType to, bool bitcast, int round
     ElemType src = t.elem, dst = to.elem;
     IrType res = ir_with_elem(t, to);
     if (ir_type_eq(t, res)) return v;
-    check_fp8_target(L, loc, src);
-    check_fp8_target(L, loc, dst);
     L->b.loc = loc;
     if (bitcast && src != ET_PTR && dst != ET_PTR) {
         if (elem_bits(src) != elem_bits(dst))
@@ -201,6 +239,8 @@ LVal lower_cast(Lower *L, SrcLoc loc, LVal v, IrType to, bool bitcast, int round
         diag_error(L->ctx, loc, "cannot cast %s to %s", dtype_name(ir_elem_of(t)), dtype_name(to));
     if (src == ET_PTR && dst != ET_PTR && dst != ET_I1 && dst != ET_I64 && dst != ET_U64)
         diag_error(L->ctx, loc, "a pointer can only be cast to a 64-bit integer, not %s", dtype_name(to));
+    if ((is_fp8(src) || is_fp8(dst)) && src != ET_PTR && dst != ET_PTR)
+        return lower_fp8_cast(L, loc, v, src, dst, rounding);
     if (dst == ET_I1 && src != ET_I1) return cmp_zero(L, loc, v, CMP_NE);
     IrOp *op = ir_build(&L->b, src == ET_PTR && dst == ET_PTR ? OP_BITCAST : OP_CAST, &v.id, 1, &res, 1, 0);
     if (float_narrowing) op->attr.i = rounding;
@@ -702,6 +742,10 @@ LVal lower_attr(Lower *L, SrcLoc loc, LVal obj, const char *name) {
             diag_error(L->ctx, loc, "'%s.%s' cannot be used inside a @jit function (only triton and triton.language "
                                     "can)", obj.s, name);
         if (strstr(obj.s, "libdevice")) diag_error(L->ctx, loc, "libdevice.%s is not supported yet", name);
+        /* Triton's other fp8 formats: AMD's (fnuz) and the software e4b15 */
+        if (!strncmp(name, "float8e4b", 9) || !strcmp(name, "float8e5b16"))
+            diag_error(L->ctx, loc, "tl.%s is not supported on NVIDIA GPUs (fp8 is tl.float8e4nv or tl.float8e5)",
+                       name);
         diag_error(L->ctx, loc, "module '%s' has no attribute '%s'", obj.s, name);
     }
     case LV_TENSOR: {

@@ -1067,8 +1067,6 @@ static AVal *seq_items(AP *ap, AVal seq, int *n, const char *what) {
 static ElemType dtype_arg(AP *ap, const AVal *args, int n, int i, ElemType dflt) {
     if (i >= n) return dflt;
     if (args[i].kind != V_DTYPE) ap_fail(ap, "expected a dtype (fp32, i32, ...)");
-    if (args[i].dt == ET_F8E4M3 || args[i].dt == ET_F8E5M2)
-        ap_fail(ap, "fp8 buffers are not supported by the interpreter yet");
     return args[i].dt;
 }
 
@@ -1229,6 +1227,26 @@ static AVal np_transpose(AP *ap, AVal *args, int n) {
     return permute_axes(ap, x, perm);
 }
 
+/* numpy has no fp8: to_fp8(x, dt) is x's values as fp8 dt holds them
+ * (nearest even, saturating to the largest finite value, NaN kept: the
+ * conversion Triton and tric emit); fp8_from_bits(codes, dt) the values
+ * of the low bytes of integers, every code (NaN for NaN codes). Both give
+ * float values; test/gpu/run_kernels.py defines the same two. */
+static AVal fp8_fn(AP *ap, const char *f, const AVal *args, int n) {
+    nargs(ap, f, n, 2);
+    ElemType dt = dtype_arg(ap, args, n, 1, ET_F8E4M3);
+    if (dt != ET_F8E4M3 && dt != ET_F8E5M2) ap_fail(ap, "%s needs fp8e4nv or fp8e5", f);
+    if (!strcmp(f, "to_fp8")) return astype(ap, astype(ap, args[0], dt), ET_F64);
+    AVal c = astype(ap, args[0], ET_I64);
+    AVal r = c.kind == V_NUM ? (AVal){.kind = V_NUM, .nk = NK_FLOAT} : new_array(ap, NK_FLOAT, c.ndim, c.shape);
+    for (int64_t k = 0; k < (c.kind == V_NUM ? 1 : c.n); k++) {
+        double x = elem_float_from_bits(dt, (uint64_t)el_i(&c, k) & 0xFF);
+        if (r.kind == V_NUM) r.f = x;
+        else put_f(&r, k, x);
+    }
+    return r;
+}
+
 static AVal call_np(AP *ap, const char *f, AVal *args, int n, Kwargs *kw) {
     AVal r;
     if (call_np_axis(ap, f, args, n, kw, &r)) return r;
@@ -1322,6 +1340,7 @@ static AVal call(AP *ap, const char *f, AVal *args, int n, Kwargs *kw) {
         nargs(ap, f, n, 2);
         return astype(ap, astype(ap, args[0], ET_I64), dtype_arg(ap, args, n, 1, ET_I64));
     }
+    if (!strcmp(f, "to_fp8") || !strcmp(f, "fp8_from_bits")) return fp8_fn(ap, f, args, n);
     ap_fail(ap, "unknown function '%s'", f);
 }
 

@@ -47,9 +47,14 @@ double scalar_f64(uint64_t slot) {
 
 /* NaN as the GPU's canonical one; otherwise the shared rounding of ir/ir.c */
 uint64_t scalar_round_bits(ElemType e, double v, bool rz) {
-    if (isnan(v)) return e == ET_F64 ? UINT64_C(0x7FFFFFFFFFFFFFFF) : e == ET_F32 ? 0x7FFFFFFFu : 0x7FFF;
+    if (isnan(v)) {
+        if (elem_bits(e) == 8) return 0x7F;   /* cvt.rn.satfinite's NaN, both fp8 formats */
+        return e == ET_F64 ? UINT64_C(0x7FFFFFFFFFFFFFFF) : e == ET_F32 ? 0x7FFFFFFFu : 0x7FFF;
+    }
     if (e == ET_F64) return scalar_f64_bits(v);
-    return elem_float_bits(e, elem_round_toward(e, v, rz));
+    double r = elem_round_toward(e, v, rz);
+    if (isinf(r) && e == ET_F8E5M2) return signbit(r) ? 0xFC : 0x7C;   /* rz keeps e5m2's inf */
+    return elem_float_bits(e, r);
 }
 
 double scalar_float(ElemType e, uint64_t slot) {

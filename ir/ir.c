@@ -73,7 +73,11 @@ double elem_round_toward(ElemType e, double x, bool toward_zero) {
     FloatFormat f = float_format(e);
     if (e == ET_F64 || isnan(x) || x == 0) return x;
     double max = format_max(f);
-    if (isinf(x)) return f.ieee ? x : copysign(max, x);
+    /* fp8 rounds to nearest as PTX's cvt.rn.satfinite does (Triton's
+     * conversion): out-of-range values and infinities become the largest
+     * finite value; toward zero keeps e5m2's infinities */
+    bool satfinite = elem_bits(e) == 8 && !toward_zero;
+    if (isinf(x)) return f.ieee && !satfinite ? x : copysign(max, x);
     double a = fabs(x);
     int ex;
     frexp(a, &ex);                      /* a in [2^(ex-1), 2^ex) */
@@ -81,7 +85,7 @@ double elem_round_toward(ElemType e, double x, bool toward_zero) {
     int lead = ex - 1 < emin ? emin : ex - 1;
     double q = ldexp(1.0, lead - f.mbits);
     double r = (toward_zero ? trunc(a / q) : nearbyint(a / q)) * q;
-    if (r > max) r = f.ieee && !toward_zero ? INFINITY : max;
+    if (r > max) r = f.ieee && !toward_zero && !satfinite ? INFINITY : max;
     return copysign(r, x);
 }
 
@@ -91,7 +95,7 @@ uint64_t elem_float_bits(ElemType e, double x) {
     FloatFormat f = float_format(e);
     uint64_t emask = (UINT64_C(1) << f.ebits) - 1, mmask = (UINT64_C(1) << f.mbits) - 1;
     double r = elem_round(e, x);
-    if (isnan(r)) return f.ieee ? (emask << f.mbits) | (UINT64_C(1) << (f.mbits - 1)) : (emask << f.mbits) | mmask;
+    if (isnan(r)) return f.ieee && elem_bits(e) != 8 ? (emask << f.mbits) | (UINT64_C(1) << (f.mbits - 1)) : (emask << f.mbits) | mmask;
     uint64_t sign = (uint64_t)(signbit(r) ? 1 : 0) << (f.ebits + f.mbits);
     double a = fabs(r);
     if (isinf(a)) return sign | (emask << f.mbits);

@@ -38,10 +38,11 @@ bool elem_is_signed(ElemType e);
 ElemType elem_from_name(const char *s, size_t n);   /* IR name; ET_COUNT if none */
 /* Float element values (e a float type). elem_round: x rounded to e's
  * precision and range, to nearest, ties to even, subnormals kept; beyond the
- * largest finite value inf (f8e4m3 has none: it saturates, as PTX's
- * .satfinite conversions do). One rounding from the double, never through
- * f32. elem_float_bits: the bit pattern of elem_round(e, x), NaN as the
- * canonical quiet NaN (0x7E00, 0x7FC0, 0x7FC00000, ...); elem_float_from_bits
+ * largest finite value inf, but both fp8 formats saturate there (inf too),
+ * as PTX's cvt.rn.satfinite that Triton uses does. One rounding from the
+ * double, never through f32. elem_float_bits: the bit pattern of
+ * elem_round(e, x), NaN as the canonical quiet NaN (0x7E00, 0x7FC0,
+ * 0x7FC00000, ...; 0x7F for both fp8 formats); elem_float_from_bits
  * its inverse (any NaN pattern gives NAN). */
 double elem_round(ElemType e, double x);
 /* the same, or toward zero (an overflow then gives the largest finite value) */

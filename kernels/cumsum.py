@@ -144,3 +144,38 @@ def cumsum_2d_kernel(x_ptr, down_ptr, across_ptr, rdown_ptr, M: tl.constexpr, N:
 # args: x = randn((8, 8), fp32); down = empty((8, 8), fp32); across = empty((8, 8), fp32); rdown = empty((8, 8), fp32)
 # check: down == np.cumsum(x, axis=0); across == np.cumsum(x, axis=1); rdown == np.flip(np.cumsum(np.flip(x, 0), axis=0), 0)
 # tol: 1e-5
+
+
+@triton.jit
+def _add_combine(a, b):
+    return a + b
+
+
+@triton.jit
+def scan_dtypes_kernel(h_ptr, p_ptr, b_ptr, l_ptr, s_ptr, c_ptr, m_ptr, hs_ptr, hp_ptr, ha_ptr, bs_ptr, ls_ptr,
+                       lp_ptr, cs_ptr, crs_ptr, ms_ptr, N: tl.constexpr):
+    # scans of narrow and wide inputs, as Triton types them: fp16 stays
+    # fp16 (cumsum, cumprod, associative_scan), bf16 cumsum is fp32, i64
+    # stays i64, i8 sums are i32 and bool sums u32 (int1 is unsigned)
+    offs = tl.arange(0, N)
+    h = tl.load(h_ptr + offs)
+    b = tl.load(b_ptr + offs)
+    l = tl.load(l_ptr + offs)
+    c = tl.load(c_ptr + offs)
+    m = tl.load(m_ptr + offs) != 0
+    tl.store(hs_ptr + offs, tl.cumsum(h, 0))
+    tl.store(hp_ptr + offs, tl.cumprod(tl.load(p_ptr + offs), 0))
+    tl.store(ha_ptr + offs, tl.associative_scan(h, 0, _add_combine, reverse=True))
+    tl.store(bs_ptr + offs, tl.cumsum(b, 0, reverse=True))
+    tl.store(ls_ptr + offs, tl.cumsum(l, 0))
+    tl.store(lp_ptr + offs, tl.cumprod(tl.load(s_ptr + offs), 0))
+    tl.store(cs_ptr + offs, tl.cumsum(c, 0))
+    tl.store(crs_ptr + offs, c.cumsum(0, reverse=True))
+    tl.store(ms_ptr + offs, tl.cumsum(m, 0))
+
+# kernel: scan_dtypes_kernel
+# signature: *fp16, *fp16, *bf16, *i64, *i64, *i8, *i8, *fp16, *fp16, *fp16, *fp32, *i64, *i64, *i32, *i32, *i32, 256
+# grid: 1
+# args: h = rand(256, fp16); p = rand(256, fp16) * 0.05 + 1; b = rand(256, bf16); l = randint(-1099511627776, 1099511627776, 256, i64); s = randsign(256, i64); c = randint(-128, 128, 256, i8); m = randint(0, 2, 256, i8); hs = empty(256, fp16); hp = empty(256, fp16); ha = empty(256, fp16); bs = empty(256, fp32); ls = empty(256, i64); lp = empty(256, i64); cs = empty(256, i32); crs = empty(256, i32); ms = empty(256, i32)
+# check: hs == np.cumsum(h); hp == np.cumprod(p); ha == np.flip(np.cumsum(np.flip(h))); bs == np.flip(np.cumsum(np.flip(b))); ls == np.cumsum(l); lp == np.cumprod(s); cs == np.cumsum(c); crs == np.flip(np.cumsum(np.flip(c))); ms == np.cumsum(m != 0)
+# tol: hs: 2e-2; hp: 2e-2; ha: 2e-2; bs: 1e-5

@@ -508,6 +508,7 @@ uint64_t ptx_const_bits(Ptx *P, IrOp *op, ElemType e) {
     case ET_I16: case ET_U16: return (uint64_t)i & 0xFFFF;
     case ET_I32: case ET_U32: return (uint64_t)i & 0xFFFFFFFFu;
     case ET_I64: case ET_U64: case ET_PTR: return (uint64_t)i;
+    case ET_F8E4M3: case ET_F8E5M2:   /* the low byte of a 16-bit register */
     case ET_F16: case ET_BF16: case ET_F32: case ET_F64: return elem_float_bits(e, f);
     default:
         diag_error(P->ctx, op->loc, "constants of type %s are not supported yet", elem_name(e));

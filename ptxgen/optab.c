@@ -508,14 +508,76 @@ static void cast_float_float(Ptx *P, ElemType s, ElemType t, Reg d, Reg a, bool 
     else ptx_ins(P, "cvt.%s.%s.%s %R, %R;", rnd, ptx_arith_sfx(t), ptx_arith_sfx(s), d, a);
 }
 
+/* ---- fp8 ----
+ * An fp8 value is the low byte of a 16-bit register. The packed cvt forms
+ * (sm_89 with PTX 8.1, sm_90 with 7.8) convert two at a time; the other
+ * lane gets zero and its result is dropped. */
+
+static const char *f8_name(ElemType e) { return e == ET_F8E4M3 ? "e4m3x2" : "e5m2x2"; }
+
+static void need_fp8_cvt(Ptx *P, IrOp *op, ElemType s, ElemType t) {
+    int sm = P->ctx->target.sm, v = sm >= 90 ? 78 : 81;
+    if (sm < 89)
+        diag_error(P->ctx, op->loc, "cast from %s to %s needs sm_89 or newer; the target is sm_%d",
+                   elem_triton_name(s), elem_triton_name(t), sm);
+    if (P->version < v) P->version = v;
+}
+
+/* fp8 -> f16 (exact) */
+static Reg f8_to_f16(Ptx *P, ElemType s, Reg a) {
+    Reg pair = ptx_reg(P, RC_B32), h = ptx_reg(P, RC_B16);
+    ptx_ins(P, "cvt.rn.f16x2.%s %R, %R;", f8_name(s), pair, a);
+    ptx_ins(P, "cvt.u16.u32 %R, %R;", h, pair);   /* the low half */
+    return h;
+}
+
+/* f16/bf16/f32 -> fp8: to nearest even, saturating (the IR cast's meaning,
+ * ir.h elem_round); rz only from f32 to e5m2, whose bytes are an f16's
+ * upper byte, so truncating the f16 (rounded toward zero) is exact. */
+static void cast_to_f8(Ptx *P, ElemType s, ElemType t, Reg d, Reg a, bool rz) {
+    if (s == ET_F16) {
+        Reg pair = ptx_reg(P, RC_B32);
+        ptx_ins(P, "cvt.u32.u16 %R, %R;", pair, a);
+        ptx_ins(P, "cvt.rn.satfinite.%s.f16x2 %R, %R;", f8_name(t), d, pair);
+        return;
+    }
+    Reg f = ptx_to_f32(P, s, a);
+    if (rz) {
+        Reg h = ptx_reg(P, RC_B16);
+        ptx_ins(P, "cvt.rz.f16.f32 %R, %R;", h, f);
+        ptx_ins(P, "shr.u16 %R, %R, 8;", d, h);
+        return;
+    }
+    ptx_ins(P, "cvt.rn.satfinite.%s.f32 %R, 0f00000000, %R;", f8_name(t), d, f);
+}
+
+static void cast_f8(Ptx *P, IrOp *op, ElemType s, ElemType t, Reg d, Reg a) {
+    bool from8 = is_f8(s), ok;
+    ElemType other = from8 ? t : s;
+    ok = other == ET_F16 || other == ET_BF16 || other == ET_F32;
+    if (!ok || (op->attr.i == ROUND_RTZ && !(s == ET_F32 && t == ET_F8E5M2)))
+        diag_error(P->ctx, op->loc, "cast from %s to %s%s is not supported (the frontend goes through fp16 or fp32)",
+                   elem_triton_name(s), elem_triton_name(t), op->attr.i == ROUND_RTZ ? " toward zero" : "");
+    need_fp8_cvt(P, op, s, t);
+    if (!from8) {
+        cast_to_f8(P, s, t, d, a, op->attr.i == ROUND_RTZ);
+        return;
+    }
+    Reg h = f8_to_f16(P, s, a);
+    if (t == ET_F16) ptx_mov(P, d, h);
+    else if (t == ET_F32) ptx_ins(P, "cvt.f32.f16 %R, %R;", d, h);
+    else from_f32(P, t, d, ptx_to_f32(P, ET_F16, h), false);   /* bf16 holds every fp8 value */
+}
+
 static void emit_cast(Ptx *P, IrOp *op, ElemType s, ElemType t, Reg d, Reg a) {
     if (s == t) {
         ptx_mov(P, d, a);
         return;
     }
-    if (is_f8(s) || is_f8(t))
-        diag_error(P->ctx, op->loc, "cast from %s to %s is not supported yet", elem_triton_name(s),
-                   elem_triton_name(t));
+    if (is_f8(s) || is_f8(t)) {
+        cast_f8(P, op, s, t, d, a);
+        return;
+    }
     if (s == ET_PTR || t == ET_PTR) {
         ElemType other = s == ET_PTR ? t : s;
         if (other != ET_I64 && other != ET_U64 && other != ET_PTR)

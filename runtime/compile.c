@@ -46,6 +46,20 @@ bool rt_parse_arch(const char *s, Target *t) {
     return false;
 }
 
+/* A Target the pipeline can compile for, or an error that says what is
+ * wrong: a Target filled by hand (or by rt_parse_arch alone, which sets
+ * only sm and arch_a) would otherwise reach the layout pass with 0 warps. */
+static void check_target(Ctx *c, const Target *t) {
+    if (t->sm != 80 && t->sm != 86 && t->sm != 89 && t->sm != 90)
+        diag_fatal(c, NULL, "invalid target: sm_%d (supported: sm_80, sm_86, sm_89, sm_90, sm_90a)", t->sm);
+    if (t->arch_a && t->sm != 90) diag_fatal(c, NULL, "invalid target: sm_%da (only sm_90a)", t->sm);
+    int w = t->num_warps;
+    if (w < 1 || w > 32 || (w & (w - 1)))
+        diag_fatal(c, NULL, "invalid target: num_warps is %d (a power of two from 1 to 32; rt_default_target "
+                   "sets 4)", w);
+    if (t->num_stages < 1) diag_fatal(c, NULL, "invalid target: num_stages is %d (at least 1)", t->num_stages);
+}
+
 static const SrcFile *load_source(Ctx *c, const RtRequest *rq) {
     if (rq->source) return srcfile_from_string(c, rq->path, rq->source);
     return srcfile_read(c, rq->path);
@@ -248,6 +262,7 @@ bool rt_compile(const RtRequest *rq, RtResult *out) {
     c->dump_out = dumps;
     c->verify_each = want_verify(rq);
     if (setjmp(bail) == 0) {
+        check_target(c, &rq->target);
         if (rq->is_ir) compile_ir(c, rq, out);
         else compile_python(c, rq, out);
         out->ok = true;
@@ -339,6 +354,7 @@ bool rt_each_stage(const RtRequest *rq, RtStageFn each, void *ud, char **diag) {
     Ctx *c = stage_ctx(rq, &bail);
     bool ok = false;
     if (setjmp(bail) == 0) {
+        check_target(c, &rq->target);
         const char **names;
         int n = stage_passes(c, rq, &names);
         const char *stage;
@@ -421,6 +437,7 @@ bool rt_interpret(const RtRequest *rq, const RtInterpRequest *irq, RtResult *out
     jmp_buf bail;
     Ctx *c = stage_ctx(rq, &bail);
     if (setjmp(bail) == 0) {
+        check_target(c, &rq->target);
         interpret(c, rq, irq, out);
         out->ok = true;
     } else {

@@ -84,7 +84,9 @@ typedef struct RtInterpRequest {
 } RtInterpRequest;
 bool rt_interpret(const RtRequest *rq, const RtInterpRequest *irq, RtResult *out);
 
-/* "sm_80", "sm_90a", ... -> Target fields; false if not a supported arch. */
+/* "sm_80", "sm_90a", ... -> t->sm and t->arch_a only (start from
+ * rt_default_target); false if not a supported arch. rt_compile and
+ * rt_each_stage reject an incomplete Target with a message. */
 bool rt_parse_arch(const char *s, Target *t);
 void rt_default_target(Target *t);   /* sm_80, 4 warps, 3 stages */
 

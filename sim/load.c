@@ -29,7 +29,7 @@ static const struct { const char *name; uint32_t bit; } mod_names[] = {
     {"rmi", SM_RMI}, {"rpi", SM_RPI}, {"ftz", SM_FTZ}, {"sat", SM_SAT}, {"approx", SM_APPROX},
     {"full", SM_FULL}, {"wide", SM_WIDE}, {"NaN", SM_NAN}, {"global", SM_GLOBAL},
     {"shared", SM_SHARED}, {"param", SM_PARAM}, {"to", SM_TO}, {"uni", SM_UNI}, {"sync", SM_SYNC},
-    {"volatile", SM_VOLATILE}, {"local", SM_LOCAL},
+    {"volatile", SM_VOLATILE}, {"local", SM_LOCAL}, {"satfinite", SM_SATFINITE},
 };
 
 /* shfl's modes: where the source lane comes from */
@@ -490,6 +490,10 @@ static bool check_atom(Loader *L, SimIns *in) {
 static bool check_shape(Loader *L, SimIns *in) {
     if (in->op == SO_ATOM || in->op == SO_RED) return check_atom(L, in);
     int want = op_info[in->op].n_opd;
+    if (in->op == SO_CVT && in->ty[1] == ST_F32 && sim_ty_kind(in->ty[0]) == SK_PACKED)
+        want = 3;   /* cvt.rn.satfinite.e4m3x2.f32 d, a, b: two inputs */
+    if ((sim_ty_kind(in->ty[0]) == SK_PACKED || sim_ty_kind(in->ty[1]) == SK_PACKED) && in->op != SO_CVT)
+        return fail(L, "unknown instruction '%s' (packed types are modelled in cvt only)", in->name);
     if (want >= 0 && in->n_opd != want && !(in->op == SO_MOV && in->n_opd == 2))
         return fail(L, "'%s' takes %d operands, not %d", in->name, want, in->n_opd);
     SimKind k = sim_ty_kind(in->ty[0]);

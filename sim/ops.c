@@ -251,7 +251,7 @@ SimStatus sim_cvt(const SimIns *in, uint64_t a, uint64_t *r) {
     bool tf = sim_ty_kind(t) == SK_FLOAT, sf = sim_ty_kind(s) == SK_FLOAT;
     uint32_t m = in->mods;
     bool int_round = m & (SM_RNI | SM_RZI | SM_RMI | SM_RPI), rz = m & SM_RZ;
-    if ((m & (SM_RM | SM_RP)) || (m & SM_SAT)) return SIM_BAD;
+    if ((m & (SM_RM | SM_RP)) || (m & (SM_SAT | SM_SATFINITE))) return SIM_BAD;
     if (sim_ty_kind(t) == SK_PRED || sim_ty_kind(s) == SK_PRED) return SIM_BAD;
     if (!tf && !sf) {
         if (int_round || (m & (SM_RN | SM_RZ))) return SIM_BAD;
@@ -285,6 +285,39 @@ SimStatus sim_cvt(const SimIns *in, uint64_t a, uint64_t *r) {
     *r = sim_round(t, x, rz);
     if ((m & SM_FTZ) && t == ST_F32) *r = scalar_f32_bits(ftz32(scalar_f32(*r)));
     return SIM_OK;
+}
+
+/* ---- cvt of packed fp8 ----
+ * The fp8 pairs as sm_89+ convert them: byte 1 holds the first (upper)
+ * value; to fp8 rounds to nearest even with .satfinite (out-of-range and
+ * infinite values give the largest finite one, NaN gives 0x7F: the shared
+ * rounding of ir/ir.c); to f16x2 is exact. */
+
+static ElemType f8_elem(SimTy t) { return t == ST_E4M3X2 ? ET_F8E4M3 : ET_F8E5M2; }
+
+static uint64_t f8_of(SimTy f8, double x) { return scalar_round_bits(f8_elem(f8), x, false); }
+
+static SimStatus cvt_packed(const SimIns *in, uint64_t a, uint64_t b, uint64_t *r) {
+    SimTy t = in->ty[0], s = in->ty[1];
+    bool to8 = t == ST_E4M3X2 || t == ST_E5M2X2, from8 = s == ST_E4M3X2 || s == ST_E5M2X2;
+    if (to8 && (s == ST_F32 || s == ST_F16X2)) {
+        if (in->mods != (SM_RN | SM_SATFINITE)) return SIM_BAD;   /* .rn.satfinite is mandatory */
+        if (s == ST_F32) {
+            if (in->n_opd != 3) return SIM_BAD;
+            *r = f8_of(t, sim_float(ST_F32, a)) << 8 | f8_of(t, sim_float(ST_F32, b));
+            return SIM_OK;
+        }
+        if (in->n_opd != 2) return SIM_BAD;
+        *r = f8_of(t, sim_float(ST_F16, (a >> 16) & 0xFFFF)) << 8 | f8_of(t, sim_float(ST_F16, a & 0xFFFF));
+        return SIM_OK;
+    }
+    if (t == ST_F16X2 && from8) {
+        if (in->mods != SM_RN || in->n_opd != 2) return SIM_BAD;
+        double hi = scalar_float(f8_elem(s), (a >> 8) & 0xFF), lo = scalar_float(f8_elem(s), a & 0xFF);
+        *r = sim_round(ST_F16, hi, false) << 16 | sim_round(ST_F16, lo, false);
+        return SIM_OK;
+    }
+    return SIM_BAD;
 }
 
 /* ---- the rest ---- */
@@ -364,7 +397,9 @@ SimStatus sim_alu(const SimIns *in, const uint64_t *v, uint64_t *r) {
     SimKind k = sim_ty_kind(t);
     switch (in->op) {
     case SO_SETP: return sim_setp(in, v[1], v[2], r);
-    case SO_CVT: return sim_cvt(in, v[1], r);
+    case SO_CVT:
+        if (k == SK_PACKED || sim_ty_kind(in->ty[1]) == SK_PACKED) return cvt_packed(in, v[1], v[2], r);
+        return sim_cvt(in, v[1], r);
     case SO_SELP: *r = v[3] ? v[1] : v[2]; return SIM_OK;
     case SO_PRMT: *r = prmt((uint32_t)v[1], (uint32_t)v[2], (uint32_t)v[3]); return k == SK_BITS ? SIM_OK : SIM_BAD;
     case SO_BFE: *r = bfe(t, v[1], v[2], v[3]); return SIM_OK;

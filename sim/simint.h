@@ -28,7 +28,9 @@ typedef enum SimOp {
 } SimOp;
 
 /* Types: spelling, bits, kind. */
-typedef enum SimKind { SK_NONE, SK_PRED, SK_BITS, SK_UINT, SK_SINT, SK_FLOAT } SimKind;
+/* SK_PACKED: two values in one register (f16x2, and the fp8 pairs that
+ * only cvt reads or writes) */
+typedef enum SimKind { SK_NONE, SK_PRED, SK_BITS, SK_UINT, SK_SINT, SK_FLOAT, SK_PACKED } SimKind;
 
 #define SIM_TYPES(X)                                                               \
     X(PRED, "pred", 1, SK_PRED) X(B8, "b8", 8, SK_BITS) X(B16, "b16", 16, SK_BITS)  \
@@ -37,7 +39,8 @@ typedef enum SimKind { SK_NONE, SK_PRED, SK_BITS, SK_UINT, SK_SINT, SK_FLOAT } S
     X(S8, "s8", 8, SK_SINT) X(S16, "s16", 16, SK_SINT) X(S32, "s32", 32, SK_SINT)   \
     X(S64, "s64", 64, SK_SINT) X(F16, "f16", 16, SK_FLOAT)                          \
     X(BF16, "bf16", 16, SK_FLOAT) X(F32, "f32", 32, SK_FLOAT)                       \
-    X(F64, "f64", 64, SK_FLOAT)
+    X(F64, "f64", 64, SK_FLOAT) X(F16X2, "f16x2", 32, SK_PACKED)                 \
+    X(E4M3X2, "e4m3x2", 16, SK_PACKED) X(E5M2X2, "e5m2x2", 16, SK_PACKED)
 
 typedef enum SimTy {
     ST_NONE,
@@ -71,6 +74,8 @@ enum {
     /* atom/red: .noftz; an ordering that acquires (.acquire, .acq_rel; red
      * has none). Orderings and scopes change nothing in a sequential model. */
     SM_NOFTZ = 1u << 28, SM_ACQUIRE = 1u << 29,
+    /* cvt to fp8: out-of-range values and infinities give the largest finite value */
+    SM_SATFINITE = 1u << 30,
 };
 #define SM_SHFL_MODES (SM_BFLY | SM_UP | SM_DOWN | SM_IDX)
 

@@ -129,15 +129,18 @@ for py in test/ptx/*.py; do
     golden "ptx/$name" "test/ptx/$name.ptx" "$TMP/out"
 done
 
-# ---- ptxas: every kernel test block must assemble for sm_80, sm_90 and sm_90a ----
-# One line per block: kernel <TAB> signature <TAB> num_warps (may be empty).
+# ---- ptxas: every kernel test block must assemble for sm_80, sm_90 and sm_90a (or its "# arch:" list) ----
+# One line per block: kernel|signature|num_warps|archs (the last two may be
+# empty: '|' and not a tab, which read would merge; archs: the block's
+# "# arch:" list, for fp8).
 kernel_blocks() {
     awk '
-        function flush() { if (k != "") print k "\t" s "\t" w; k = ""; s = ""; w = "" }
+        function flush() { if (k != "") print k "|" s "|" w "|" a; k = ""; s = ""; w = ""; a = "" }
         function val(line) { sub(/^#[ \t]*[a-z_]+:[ \t]*/, "", line); sub(/[ \t\r]+$/, "", line); return line }
         /^#[ \t]*kernel:/    { flush(); k = val($0) }
         /^#[ \t]*signature:/ { s = val($0) }
         /^#[ \t]*num_warps:/ { w = val($0) }
+        /^#[ \t]*arch:/      { a = val($0) }
         END { flush() }
     ' "$1"
 }
@@ -145,16 +148,15 @@ kernel_blocks() {
 if [ ! -x "$PTXAS" ]; then
     echo "note: ptxas not found (set PTXAS or install the CUDA toolkit): skipping ptxas validation"
 else
-    tab=$(printf '\t')
     for py in kernels/*.py; do
         [ -e "$py" ] || continue
         base=$(basename "$py")
         case $base in _*) continue ;; esac
         kernel_blocks "$py" >"$TMP/blocks"
         n=0
-        while IFS="$tab" read -r kern sig warps; do
+        while IFS="|" read -r kern sig warps archs; do
             n=$((n + 1))
-            for arch in sm_80 sm_90 sm_90a; do
+            for arch in ${archs:-sm_80 sm_90 sm_90a}; do
                 name="ptxas/$base#$n:$kern@$arch"
                 if [ -z "$sig" ]; then
                     fail "$name (block has no '# signature:')"

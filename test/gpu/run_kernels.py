@@ -203,10 +203,53 @@ def runtime_entries(signature):
 NP_DTYPES = {
     "i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "u8": np.uint8,
     "u16": np.uint16, "u32": np.uint32, "u64": np.uint64, "fp16": np.float16, "bf16": np.uint16,
-    "fp32": np.float32, "fp64": np.float64,
+    "fp32": np.float32, "fp64": np.float64, "fp8e4nv": np.uint8, "fp8e5": np.uint8,
 }
-FLOAT_TYPES = ("fp16", "bf16", "fp32", "fp64")
-DEFAULT_TOL = {"fp16": 1e-2, "bf16": 2e-2, "fp32": 1e-5, "fp64": 1e-12}
+FP8_TYPES = ("fp8e4nv", "fp8e5")   # kept as their bits, like bf16
+FLOAT_TYPES = ("fp16", "bf16", "fp32", "fp64") + FP8_TYPES
+DEFAULT_TOL = {"fp16": 1e-2, "bf16": 2e-2, "fp32": 1e-5, "fp64": 1e-12, "fp8e4nv": 7e-2, "fp8e5": 0.13}
+# exponent bits, mantissa bits, bias, largest finite value
+FP8_FORMATS = {"fp8e4nv": (4, 3, 7, 448.0), "fp8e5": (5, 2, 15, 57344.0)}
+
+
+def to_fp8(x, dt):
+    """Values rounded to fp8 dt as Triton converts (cvt.rn.satfinite): nearest even,
+    out-of-range values and infinities saturate, NaN stays NaN (interp/args.c's to_fp8)."""
+    _, m, bias, top = FP8_FORMATS[dt]
+    x = np.asarray(x, np.float64)
+    a = np.abs(x)
+    with np.errstate(all="ignore"):
+        _, ex = np.frexp(np.where(np.isfinite(a), a, 1.0))
+        q = np.ldexp(1.0, np.maximum(ex - 1, 1 - bias) - m)
+        r = np.minimum(np.rint(a / q) * q, top)
+        r = np.where(np.isinf(a), top, r)
+    return np.where(np.isnan(x), np.nan, np.copysign(r, x))
+
+
+def to_fp8_bits(x, dt):
+    _, m, bias, _ = FP8_FORMATS[dt]
+    r = to_fp8(x, dt)
+    a = np.abs(np.where(np.isnan(r), 0.0, r))
+    _, ex = np.frexp(a)
+    biased = ex - 1 + bias
+    sub = np.rint(np.ldexp(a, bias - 1 + m))
+    norm = (np.maximum(biased, 0) << m) + np.rint(np.ldexp(a, m - (ex - 1))) - (1 << m)
+    code = np.where((biased <= 0) | (a == 0), sub, norm).astype(np.int64) | np.where(np.signbit(r), 0x80, 0)
+    return np.where(np.isnan(r), 0x7F, code).astype(np.uint8)
+
+
+def fp8_from_bits(c, dt):
+    """The values of the low bytes of c as fp8 dt (every code; NaN codes give NaN)."""
+    e, m, bias, _ = FP8_FORMATS[dt]
+    c = np.asarray(c).astype(np.int64) & 0xFF
+    ex, man = (c >> m) & ((1 << e) - 1), c & ((1 << m) - 1)
+    v = np.where(ex == 0, np.ldexp(man.astype(np.float64), 1 - bias - m),
+                 np.ldexp((man + (1 << m)).astype(np.float64), ex - bias - m))
+    if dt == "fp8e5":
+        v = np.where(ex == 31, np.where(man == 0, np.inf, np.nan), v)
+    else:
+        v = np.where((c & 0x7F) == 0x7F, np.nan, v)
+    return np.where(c & 0x80, -v, v)
 
 
 def to_bf16_bits(a):
@@ -233,7 +276,7 @@ class ArgEnv:
             return tuple(s) if isinstance(s, (tuple, list)) else (int(s),)
 
         def np_float(dt):
-            return np.float32 if dt == "bf16" else NP_DTYPES[dt]
+            return np.float32 if dt == "bf16" or dt in FP8_TYPES else NP_DTYPES[dt]
 
         def rand(s, dt="fp32"):
             if dt in FLOAT_TYPES:
@@ -278,7 +321,7 @@ class ArgEnv:
             return c[k].astype(np.int64)
 
         env = {"np": np, "cdiv": lambda a, b: -(-a // b), "rand": rand, "randn": randn, "randint": randint,
-               "philox": philox,
+               "philox": philox, "to_fp8": to_fp8, "fp8_from_bits": fp8_from_bits,
                "randsign": randsign, "empty": empty, "full": full,
                "zeros": lambda s, dt="fp32": full(s, 0, dt), "ones": lambda s, dt="fp32": full(s, 1, dt),
                "wrap": lambda v, dt: np.asarray(v).astype(np.int64).astype(NP_DTYPES[dt])}
@@ -328,6 +371,8 @@ class DeviceArg:
         self.type_name, self.shape = type_name, np.shape(array)
         if type_name == "bf16":
             host = to_bf16_bits(array)
+        elif type_name in FP8_TYPES:
+            host = to_fp8_bits(array, type_name)
         else:
             host = np.ascontiguousarray(array).astype(NP_DTYPES[type_name])
         raw = np.ascontiguousarray(host).reshape(-1).view(np.uint8)
@@ -335,7 +380,8 @@ class DeviceArg:
         if poison:
             if type_name in FLOAT_TYPES:
                 nan = np.full(host.size, np.nan, np.float32)
-                bits = to_bf16_bits(nan) if type_name == "bf16" else nan.astype(NP_DTYPES[type_name])
+                bits = (to_bf16_bits(nan) if type_name == "bf16" else to_fp8_bits(nan, type_name)
+                        if type_name in FP8_TYPES else nan.astype(NP_DTYPES[type_name]))
                 self.tensor.copy_(torch.from_numpy(bits.view(np.uint8).copy()))
             else:
                 self.tensor.fill_(0xAB)
@@ -345,6 +391,8 @@ class DeviceArg:
         raw = self.tensor.cpu().numpy()
         if self.type_name == "bf16":
             vals = from_bf16_bits(raw.view(np.uint16))
+        elif self.type_name in FP8_TYPES:
+            vals = fp8_from_bits(raw, self.type_name)
         else:
             vals = raw.view(NP_DTYPES[self.type_name])
         vals = vals.reshape(self.shape)
@@ -453,10 +501,18 @@ def main(argv):
         for i, block in enumerate(parse_blocks(path), 1):
             label = f"{os.path.basename(path)}#{i} {block['kernel']}"
             rng = np.random.default_rng([seed, i, sum(map(ord, path))])
+            # "# arch: sm_89 sm_90a": the block needs one of these (fp8 needs sm_89+)
+            archs = block.get("arch", "").replace(",", " ").split()
+            if archs and os.environ.get("TRIC_ARCH") and os.environ["TRIC_ARCH"] not in archs:
+                print(f"[SKIP] {label} (TRIC_ARCH={os.environ['TRIC_ARCH']}; the block runs on {' '.join(archs)})")
+                continue
             try:
                 kernel, problems = run_block(tric, torch, path, block, rng)
                 label += f" ({kernel.arch}, {block.get('num_warps', 4)} warps)"
             except Exception as e:   # a compile or launch error fails this block only
+                if archs and "needs sm_89 or newer" in str(e):
+                    print(f"[SKIP] {label} (the device is older than {' '.join(archs)})")
+                    continue
                 problems = [f"{type(e).__name__}: {e}"]
             if problems:
                 nfail += 1

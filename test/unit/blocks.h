@@ -9,6 +9,8 @@
  *   # args: x = rand(n, fp32); ...; n = 98432
  *   # check: out == x + y
  *   # tol: 1e-6
+ *   # arch: sm_89 sm_90a                 (optional: the targets the block runs
+ *                                         on, instead of every one; fp8)
  *
  * A block starts at its "# kernel:" line; the other keys belong to the
  * latest block. Files whose name starts with '_' or '.' are not kernels. */
@@ -27,7 +29,24 @@ typedef struct TestBlock {
     int line;                  /* of the "# kernel:" line */
     char kernel[128], signature[512], num_warps[16], grid[256];
     char args[2048], check[2048], tol[256];
+    char arch[64];             /* "" or targets separated by spaces */
 } TestBlock;
+
+/* The block's targets: its "# arch:" list, else dflt; *n how many. */
+static int blocks_archs(const TestBlock *b, const char *const *dflt, int n_dflt, char out[][16], int cap) {
+    int n = 0;
+    if (!b->arch[0]) {
+        for (int i = 0; i < n_dflt && n < cap; i++) snprintf(out[n++], 16, "%s", dflt[i]);
+        return n;
+    }
+    for (const char *p = b->arch; *p && n < cap;) {
+        size_t len = strcspn(p, " ,");
+        if (len) snprintf(out[n++], 16, "%.*s", (int)len, p);
+        p += len;
+        p += strspn(p, " ,");
+    }
+    return n;
+}
 
 static void block_field(const char *line, size_t key_len, char *dst, size_t cap) {
     const char *v = line + key_len;
@@ -40,7 +59,7 @@ static void blocks_parse(const char *path, const char *text, TestBlock **out, in
     static const struct { const char *key; size_t off, cap; } keys[] = {
 #define KEY(k, f) {"# " k ":", offsetof(TestBlock, f), sizeof(((TestBlock *)0)->f)}
         KEY("signature", signature), KEY("num_warps", num_warps), KEY("grid", grid),
-        KEY("args", args), KEY("check", check), KEY("tol", tol),
+        KEY("args", args), KEY("check", check), KEY("tol", tol), KEY("arch", arch),
 #undef KEY
     };
     int line = 1, first = *n;

@@ -678,6 +678,9 @@ static void test_kernels(uint64_t seed) {
         RtRequest rq = {.path = tb->path, .kernel = tb->kernel, .signature = tb->signature};
         rt_default_target(&rq.target);
         if (tb->num_warps[0]) rq.target.num_warps = atoi(tb->num_warps);
+        char targets[4][16];   /* a block limited to some targets ("# arch:") runs on its first */
+        if (tb->arch[0] && blocks_archs(tb, NULL, 0, targets, 4))
+            CHECK_MSG(rt_parse_arch(targets[0], &rq.target), "%s: unknown arch '%s'", where, targets[0]);
         /* fresh inputs per block, all from the one printed seed */
         uint64_t block_seed = seed ^ ((uint64_t)(b + 1) * UINT64_C(0x9E3779B97F4A7C15));
         RefRun r = {.d = {.where = where, .args = tb->args, .grid = tb->grid, .seed = block_seed},

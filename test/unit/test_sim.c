@@ -466,10 +466,12 @@ static void test_kernels(void) {
         /* kernels/debug.py (print and assert) also with device assertions compiled in */
         bool has_debug = strstr(blocks[b].path, "kernels/debug.py") != NULL;
         saw_debug |= has_debug;
-        for (int a = 0; a < 2; a++)
+        char targets[4][16];   /* sm_80 and sm_90a, or the block's "# arch:" (fp8 needs sm_89+) */
+        int n_targets = blocks_archs(&blocks[b], archs, 2, targets, 4);
+        for (int a = 0; a < n_targets; a++)
             for (int dbg = 0; dbg <= has_debug; dbg++) {
-                if (has_debug) check_debug_ptx(&blocks[b], archs[a], dbg);
-                if (run_block(&blocks[b], archs[a], warps, dbg, &skipped, has_debug ? &debug_lines : &print_lines))
+                if (has_debug) check_debug_ptx(&blocks[b], targets[a], dbg);
+                if (run_block(&blocks[b], targets[a], warps, dbg, &skipped, has_debug ? &debug_lines : &print_lines))
                     ran++;
                 else
                     failures++;

@@ -1,0 +1,8 @@
+# ARGS: -k k -s '*fp32, *fp8e4nv' --arch sm_90a
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, y_ptr):
+    tl.store(y_ptr, tl.load(x_ptr).to(tl.float8e4nv, fp_downcast_rounding="rtz"))
