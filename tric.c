@@ -25,6 +25,8 @@ static const char usage_text[] =
     "                         tokens and ast need no -k (ast -k prints one function)\n"
     "  --passes LIST          .tir input: passes to run in order, or 'all' (default: none)\n"
     "  --dump-after PASS|all  print the IR after that pass (or every pass) to stdout\n"
+    "  -I DIR                 look for imported modules in DIR too (repeatable; after the\n"
+    "                         input's directory, before TRIC_PATH's colon-separated list)\n"
     "  --verify-each          run the IR verifier after every stage and pass\n"
     "  --debug                compile device assertions (assert, tl.device_assert) into\n"
     "                         the PTX, as Triton's debug=True (--interpret checks them always)\n"
@@ -52,6 +54,8 @@ typedef struct Cli {
     const char *num_warps, *num_stages;
     const char *grid, *args, *print, *seed;
     bool verify_each, debug, interpret, simulate;
+    const char **search_path;   /* -I DIR..., then TRIC_PATH's directories */
+    int n_search_path;
 } Cli;
 
 static _Noreturn void usage_error(const char *fmt, const char *arg) {
@@ -73,6 +77,30 @@ static bool take_value(int argc, char **argv, int *i, const char *lng, const cha
     if (*i + 1 >= argc) usage_error("option '%s' needs a value", a);
     *dst = argv[++*i];
     return true;
+}
+
+static void add_search_dir(Cli *cli, const char *dir, size_t n) {
+    if (n == 0) return;
+    cli->search_path = realloc(cli->search_path, sizeof(char *) * (size_t)(cli->n_search_path + 1));
+    char *d = malloc(n + 1);
+    if (!cli->search_path || !d) {
+        fputs("tric: error: out of memory\n", stderr);
+        exit(1);
+    }
+    memcpy(d, dir, n);
+    d[n] = 0;
+    cli->search_path[cli->n_search_path++] = d;
+}
+
+/* TRIC_PATH: colon-separated directories searched after the -I ones. */
+static void add_tric_path(Cli *cli) {
+    const char *p = getenv("TRIC_PATH");
+    while (p && *p) {
+        const char *colon = strchr(p, ':');
+        size_t n = colon ? (size_t)(colon - p) : strlen(p);
+        add_search_dir(cli, p, n);
+        p = colon ? colon + 1 : NULL;
+    }
 }
 
 static void parse_args(int argc, char **argv, Cli *cli) {
@@ -116,6 +144,12 @@ static void parse_args(int argc, char **argv, Cli *cli) {
             take_value(argc, argv, &i, "--print", NULL, &cli->print) ||
             take_value(argc, argv, &i, "--seed", NULL, &cli->seed))
             continue;
+        if (strncmp(a, "-I", 2) == 0) {
+            const char *dir = a[2] ? a + 2 : i + 1 < argc ? argv[++i] : NULL;
+            if (!dir) usage_error("option '%s' needs a directory", a);
+            add_search_dir(cli, dir, strlen(dir));
+            continue;
+        }
         if (a[0] == '-' && a[1]) usage_error("unknown option '%s'", a);
         if (cli->input) usage_error("more than one input file ('%s')", a);
         cli->input = a;
@@ -167,6 +201,8 @@ static void build_request(const Cli *cli, RtRequest *rq) {
     if (cli->num_stages) rq->target.num_stages = int_option("--num-stages", cli->num_stages, 1, 16);
     rq->dump_after = cli->dump_after;
     rq->verify_each = cli->verify_each;
+    rq->search_path = cli->search_path;
+    rq->n_search_path = cli->n_search_path;
     rq->target.debug = cli->debug;
     if (!cli->interpret && (cli->grid || cli->args || cli->print || cli->seed))
         usage_error("%s", "--grid, --args, --print and --seed go with --interpret");
@@ -207,6 +243,7 @@ static int write_output(const char *path, const char *text) {
 int main(int argc, char **argv) {
     Cli cli = {0};
     parse_args(argc, argv, &cli);
+    add_tric_path(&cli);
     RtRequest rq = {0};
     build_request(&cli, &rq);
     RtResult res;
@@ -224,5 +261,7 @@ int main(int argc, char **argv) {
     fputs(res.diag, stderr);
     int status = ok ? write_output(cli.output, res.text) : 1;
     rt_result_free(&res);
+    for (int i = 0; i < cli.n_search_path; i++) free((void *)cli.search_path[i]);
+    free(cli.search_path);
     return status;
 }

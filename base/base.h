@@ -98,6 +98,10 @@ typedef struct Ctx {
     const char *dump_after;   /* pass name, "all", or NULL */
     Buf *dump_out;            /* where dumps go */
     bool verify_each;         /* run the IR verifier after every pass */
+    /* where imported modules are looked for, after the kernel file's
+     * directory (the CLI's -I options, then TRIC_PATH; Python's sys.path) */
+    const char **search_path;
+    int n_search_path;
 } Ctx;
 
 Ctx *ctx_new(const Target *t);    /* heap; owns a fresh arena */

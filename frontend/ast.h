@@ -112,6 +112,7 @@ typedef struct AstFunc {
     AstDecorator *decorators;
     int n_decorators;
     bool parsed;           /* body parsed (decorated with something named "jit") */
+    struct AstModule *module;  /* the module that defines it */
 } AstFunc;
 
 /* `import a.b.c as x` / `from .a.b import c as x, d` (level = number of dots) */

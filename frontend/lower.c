@@ -215,6 +215,35 @@ static void scope_set(Lower *L, const char *name, LVal v) {
     VEC_PUSH(L->ctx->arena, L->scope->b, L->scope->n, L->scope->cap, nb);
 }
 
+static void scope_remove(Scope *s, const char *name) {
+    for (int i = 0; i < s->n; i++)
+        if (!strcmp(s->b[i].name, name)) {
+            memmove(&s->b[i], &s->b[i + 1], sizeof(Binding) * (size_t)(s->n - i - 1));
+            s->n--;
+            return;
+        }
+}
+
+/* Control flow that leaves a block early (return, break, continue) is kept
+ * as flags in the scope, under names no Python identifier can take, so
+ * that if-merging and loop-carrying treat them like any variable: a flag
+ * is False, True (known at compile time: the rest of the block is skipped)
+ * or an i1 tensor (the rest of the block is lowered under `if not flag`).
+ * FLAG_RETVAL holds a helper's return value once some path returned one. */
+#define FLAG_RET "$ret"
+#define FLAG_RETVAL "$retval"
+#define FLAG_BRK "$brk"
+#define FLAG_CONT "$cont"
+
+static bool is_hidden(const char *name) { return name[0] == '$'; }
+
+/* How a variable is named in messages. */
+static const char *var_desc(Lower *L, const char *name) {
+    if (!strcmp(name, FLAG_RETVAL)) return "the return value";
+    if (is_hidden(name)) return "a control-flow flag";
+    return arena_printf(L->ctx->arena, "'%s'", name);
+}
+
 static Scope scope_copy(Lower *L, const Scope *s) {
     Scope c = {0};
     for (int i = 0; i < s->n; i++) VEC_PUSH(L->ctx->arena, c.b, c.n, c.cap, s->b[i]);
@@ -250,6 +279,10 @@ static bool eval_global_expr(Lower *L, SrcLoc use, AstNode *e, LVal *out) {
     case A_ATTR: {
         LVal obj;
         if (!eval_global_expr(L, use, e->lhs, &obj) || obj.kind == LV_TENSOR) return false;
+        if (obj.kind == LV_MODULE && obj.umod) {
+            *out = lower_module_attr(L, e->loc, obj.umod, e->str);
+            return true;
+        }
         if (obj.kind == LV_MODULE) return builtin_module_attr(L, obj.s, e->str, out);
         *out = lower_attr(L, e->loc, obj, e->str);
         return lval_is_const(out);
@@ -312,6 +345,58 @@ static bool resolve_global(Lower *L, SrcLoc use, const char *name, LVal *out) {
     return false;
 }
 
+/* A path that names triton (or tric) or one of its modules: those are
+ * built in; every other import names a module of the user's. */
+static bool is_triton_path(const char *canon) {
+    return builtin_is_module(canon) || (!strncmp(canon, "triton", 6) && (canon[6] == '.' || !canon[6]));
+}
+
+/* A module that is nowhere stays a name (reading a global made from it is
+ * then "not constexpr"); using an attribute of it reports it missing. */
+static LVal user_module(Lower *L, SrcLoc use, const char *dotted) {
+    (void)use;
+    LModule *lm = module_find(L, dotted);
+    LVal v = {0};
+    v.kind = LV_MODULE;
+    v.s = lm ? lm->name : dotted;
+    v.umod = lm;
+    return v;
+}
+
+/* NAME of a user module: its globals, @jit functions and imports, then its
+ * submodules (pkg.helpers). The lookup runs in that module's own scope. */
+LVal lower_module_attr(Lower *L, SrcLoc use, LModule *lm, const char *name) {
+    LVal v;
+    if (lm->mod) {
+        LModule *prev = module_enter(L, lm);
+        bool found = resolve_module_name(L, use, name, &v);
+        module_enter(L, prev);
+        if (found) return v;
+    }
+    const char *sub = arena_printf(L->ctx->arena, "%s.%s", lm->name, name);
+    LModule *sm = module_find(L, sub);
+    if (!sm) diag_error(L->ctx, use, "module '%s' has no attribute '%s'", lm->name, name);
+    return user_module(L, use, sub);
+}
+
+/* `from MOD import name` where MOD is a user module. */
+static LVal import_from_user(Lower *L, SrcLoc use, const AstImport *imp, const char *name) {
+    const char *abs = imp->level ? module_relative(L, use, L->cur, imp->level, imp->module) : imp->module;
+    if (!*abs) return user_module(L, use, name);   /* from . import x, in the kernel's directory */
+    LModule *lm = module_find(L, abs);
+    if (!lm) module_not_found(L, use, abs);
+    if (lm->mod) {
+        LVal v;
+        LModule *prev = module_enter(L, lm);
+        bool found = resolve_module_name(L, use, name, &v);
+        module_enter(L, prev);
+        if (found) return v;
+    }
+    if (module_find(L, arena_printf(L->ctx->arena, "%s.%s", abs, name)))
+        return user_module(L, use, arena_printf(L->ctx->arena, "%s.%s", abs, name));
+    diag_error(L->ctx, use, "cannot import name '%s' from '%s'", name, abs);
+}
+
 /* The module an import statement binds to `name`, if any. Module paths
  * are canonical (builtin_module_canonical): `tric` is `triton`. */
 static bool resolve_import(Lower *L, SrcLoc use, const char *name, LVal *out) {
@@ -319,6 +404,7 @@ static bool resolve_import(Lower *L, SrcLoc use, const char *name, LVal *out) {
     for (int i = m->n_imports - 1; i >= 0; i--) {
         AstImport *imp = &m->imports[i];
         const char *from = imp->level == 0 && imp->is_from ? builtin_module_canonical(L, imp->module) : imp->module;
+        bool user_from = imp->is_from && (imp->level > 0 || !is_triton_path(from));
         for (int j = 0; j < imp->n_names; j++) {
             AstImportName *in = &imp->names[j];
             const char *bound = in->alias;
@@ -327,26 +413,34 @@ static bool resolve_import(Lower *L, SrcLoc use, const char *name, LVal *out) {
                 const char *dot = strchr(in->name, '.');
                 bound = dot ? arena_strndup(L->ctx->arena, in->name, (size_t)(dot - in->name)) : in->name;
                 if (strcmp(bound, name)) continue;
+                if (!is_triton_path(builtin_module_canonical(L, bound))) {
+                    *out = user_module(L, use, bound);
+                    return true;
+                }
+                *out = (LVal){0};
                 out->kind = LV_MODULE;
                 out->s = builtin_module_canonical(L, bound);
                 return true;
             }
             if (imp->is_from && !strcmp(in->name, "*")) {
-                if (imp->level == 0 && builtin_is_module(from) && builtin_module_attr(L, from, name, out))
-                    return true;
+                if (!user_from && builtin_is_module(from) && builtin_module_attr(L, from, name, out)) return true;
                 continue;
             }
             if (!bound) bound = in->name;
             if (strcmp(bound, name)) continue;
             *out = (LVal){0};
             if (!imp->is_from) {
+                const char *canon = builtin_module_canonical(L, in->name);
+                if (!is_triton_path(canon)) {
+                    *out = user_module(L, use, in->name);
+                    return true;
+                }
                 out->kind = LV_MODULE;
-                out->s = builtin_module_canonical(L, in->name);
+                out->s = canon;
                 return true;
             }
-            if (imp->level > 0) {
-                out->kind = LV_MODULE;
-                out->s = arena_printf(L->ctx->arena, ".%s.%s", imp->module, in->name);
+            if (user_from) {
+                *out = import_from_user(L, use, imp, in->name);
                 return true;
             }
             const char *full = arena_printf(L->ctx->arena, "%s.%s", from, in->name);
@@ -483,16 +577,6 @@ static void lower_augassign(Lower *L, AstNode *s) {
 
 /* ---- control flow helpers ---- */
 
-static bool contains_return(const AstList *body) {
-    for (int i = 0; i < body->n; i++) {
-        const AstNode *s = body->items[i];
-        if (s->kind == A_RETURN) return true;
-        if (s->kind == A_IF || s->kind == A_FOR || s->kind == A_WHILE)
-            if (contains_return(&s->body) || contains_return(&s->orelse)) return true;
-    }
-    return false;
-}
-
 /* A run-time condition as an i1 scalar. */
 static ValId scalar_cond(Lower *L, SrcLoc loc, LVal c) {
     if (lval_is_const(&c)) c = lval_to_tensor(L, loc, lval_bool(lower_truth(L, loc, &c)));
@@ -511,8 +595,11 @@ static ValId scalar_cond(Lower *L, SrcLoc loc, LVal c) {
 static LVal carried_tensor(Lower *L, SrcLoc loc, const char *name, LVal v, const char *where) {
     if (v.kind == LV_TENSOR) return v;
     if (lval_is_number(&v)) return lval_to_tensor(L, loc, v);
-    diag_error(L->ctx, loc, "'%s' holds a compile-time %s and cannot be re-assigned %s", name, lval_kind_name(&v),
-               where);
+    if (!strcmp(name, FLAG_RETVAL))
+        diag_error(L->ctx, loc, "a function whose return depends on a run-time condition must return a scalar "
+                                "or tensor on every path, not a %s", lval_kind_name(&v));
+    diag_error(L->ctx, loc, "%s holds a compile-time %s and cannot be re-assigned %s", var_desc(L, name),
+               lval_kind_name(&v), where);
 }
 
 /* Adopt free-standing blocks as the regions of op. */
@@ -548,7 +635,7 @@ static void yield_carried(Lower *L, SrcLoc loc, const Carried *c, bool loop, con
                            "Please make sure that the type stays consistent.",
                            c->names[i], type_str(L, c->types[i]), type_str(L, t));
             diag_error(L->ctx, loc, "Mismatched type for %s between then block (%s) and else block (%s)",
-                       c->names[i], type_str(L, branch[0] == 't' ? t : c->types[i]),
+                       is_hidden(c->names[i]) ? var_desc(L, c->names[i]) : c->names[i], type_str(L, branch[0] == 't' ? t : c->types[i]),
                        type_str(L, branch[0] == 't' ? c->types[i] : t));
         }
         vals[i] = v.id;
@@ -558,11 +645,96 @@ static void yield_carried(Lower *L, SrcLoc loc, const Carried *c, bool loop, con
 
 /* ---- if ---- */
 
-static void lower_if_dynamic(Lower *L, AstNode *s, LVal cond) {
-    if (contains_return(&s->body) || contains_return(&s->orelse))
-        diag_error(L->ctx, s->loc, "`return` inside an `if` whose condition is only known at run time is not "
-                                   "supported yet");
-    ValId c = scalar_cond(L, s->cond->loc, cond);
+/* One arm of a structured if: the statements of body from index from
+ * (body may be NULL: an empty arm). guard: the arm runs only where every
+ * control-flow flag is false, so it starts with them cleared. stopped: the
+ * arm runs only where some flag is true; when one flag alone is unknown,
+ * it is that one, so it is set (a helper whose every path returns then
+ * has a known return). */
+typedef struct IfArm {
+    AstList *body;
+    int from;
+    bool guard, stopped;
+} IfArm;
+
+static void lower_block_from(Lower *L, AstList *body, int from);
+static bool flow_stopped(Lower *L, SrcLoc loc);
+
+static const char *const stop_flags[] = {FLAG_RET, FLAG_BRK, FLAG_CONT};
+
+static void lower_arm(Lower *L, const IfArm *a) {
+    if (a->stopped) {
+        Binding *only = NULL;
+        int n = 0;
+        for (size_t i = 0; i < ARRAY_LEN(stop_flags); i++) {
+            Binding *b = scope_find(L->scope, stop_flags[i]);
+            if (b && b->val.kind == LV_TENSOR) only = b, n++;
+        }
+        if (n == 1) only->val = lval_bool(true);
+    }
+    if (a->guard)
+        for (size_t i = 0; i < ARRAY_LEN(stop_flags); i++) {
+            Binding *b = scope_find(L->scope, stop_flags[i]);
+            if (b && b->val.kind == LV_TENSOR) b->val = lval_bool(false);
+        }
+    if (a->body) lower_block_from(L, a->body, a->from);
+}
+
+/* The names an if yields: those re-assigned in either arm, and those new
+ * in both (Triton's rule; a name new in one arm only is gone afterwards).
+ * A hidden name new in one arm only (the return value) is yielded too:
+ * the other arm, where no return ran, passes a zero of its type. A hidden
+ * name equal in both arms keeps that value without an if result. */
+typedef struct IfMerge {
+    Carried res;
+    LVal *vals[2];
+    bool *present[2];
+    int nv, cap[2], capp[2];
+} IfMerge;
+
+static void merge_add(Lower *L, IfMerge *m, const char *name, const Binding *b0, const Binding *b1) {
+    int n = m->nv;
+    carried_add(L, &m->res, name, ir_scalar(ET_I1));
+    const Binding *b[2] = {b0, b1};
+    for (int k = 0; k < 2; k++) {
+        int nn = n, np = n;
+        VEC_PUSH(L->ctx->arena, m->vals[k], nn, m->cap[k], b[k] ? b[k]->val : lval_none());
+        VEC_PUSH(L->ctx->arena, m->present[k], np, m->capp[k], b[k] != NULL);
+    }
+    m->nv++;
+}
+
+static void merge_names(Lower *L, const Scope *before, Scope after[2], IfMerge *m, Scope *common) {
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < after[k].n; i++) {
+            const char *name = after[k].b[i].name;
+            Binding *old = scope_find((Scope *)before, name), *mine = &after[k].b[i];
+            Binding *other = scope_find(&after[1 - k], name);
+            if (k == 1 && other) continue;   /* seen from arm 0 */
+            if (is_hidden(name) && other && lval_same(&mine->val, &other->val)) {
+                if (!old || !lval_same(&old->val, &mine->val)) {
+                    Binding nb = *mine;
+                    VEC_PUSH(L->ctx->arena, common->b, common->n, common->cap, nb);
+                }
+                continue;
+            }
+            if (old ? lval_same(&old->val, &mine->val) && lval_same(&old->val, &other->val)
+                    : !other && !is_hidden(name))
+                continue;
+            merge_add(L, m, name, k == 0 ? mine : other, k == 0 ? other : mine);
+        }
+}
+
+/* A stand-in for a value an arm never computed (see IfMerge). */
+static LVal merge_fill(Lower *L, SrcLoc loc, IrType t) {
+    if (t.elem == ET_PTR)
+        diag_error(L->ctx, loc, "a pointer returned under a run-time condition must be returned on every path "
+                                "(return it from both branches)");
+    LVal zero = lval_int(0);
+    return lower_const_tensor(L, loc, &zero, t);
+}
+
+static void lower_if_arms(Lower *L, SrcLoc loc, ValId c, const IfArm arms[2]) {
     IrBlock *parent = L->b.block;
     Scope before = scope_copy(L, L->scope);
     Scope after[2];
@@ -571,41 +743,47 @@ static void lower_if_dynamic(Lower *L, AstNode *s, LVal cond) {
         blk[k] = ir_block_new(L->fn);
         L->b.block = blk[k];
         *L->scope = scope_copy(L, &before);
-        lower_block(L, k ? &s->orelse : &s->body);
+        lower_arm(L, &arms[k]);
         after[k] = *L->scope;
     }
-    /* Results: names re-assigned in either branch, and names new in both
-     * (Triton's rule; a name new in one branch only is gone afterwards). */
-    Carried res = {0};
-    LVal *vals[2] = {NULL, NULL};
-    int cap[2] = {0, 0}, nv[2] = {0, 0};
-    for (int i = 0; i < after[0].n; i++) {
-        const char *name = after[0].b[i].name;
-        Binding *old = scope_find(&before, name), *other = scope_find(&after[1], name);
-        if (old ? lval_same(&old->val, &after[0].b[i].val) && lval_same(&old->val, &other->val) : !other)
-            continue;
-        carried_add(L, &res, name, ir_scalar(ET_I1));
-        VEC_PUSH(L->ctx->arena, vals[0], nv[0], cap[0], after[0].b[i].val);
-        VEC_PUSH(L->ctx->arena, vals[1], nv[1], cap[1], other->val);
+    IfMerge m = {0};
+    Scope common = {0};
+    merge_names(L, &before, after, &m, &common);
+    Carried *res = &m.res;
+    /* materialize numbers inside their arm; the then-arm fixes the types */
+    for (int k = 0; k < 2; k++) {
+        L->b.block = blk[k];
+        for (int i = 0; i < res->n; i++)
+            if (m.present[k][i]) m.vals[k][i] = carried_tensor(L, loc, res->names[i], m.vals[k][i], yield_where(false));
     }
-    /* materialize numbers inside their branch; the then-branch fixes the types */
+    for (int k = 0; k < 2; k++) {
+        L->b.block = blk[k];
+        for (int i = 0; i < res->n; i++)
+            if (!m.present[k][i]) m.vals[k][i] = merge_fill(L, loc, lower_type(L, &m.vals[1 - k][i]));
+    }
     for (int k = 0; k < 2; k++) {
         L->b.block = blk[k];
         *L->scope = after[k];
-        for (int i = 0; i < res.n; i++) {
-            LVal v = carried_tensor(L, s->loc, res.names[i], vals[k][i], yield_where(false));
-            scope_set(L, res.names[i], v);
-            if (k == 0) res.types[i] = lower_type(L, &v);
+        for (int i = 0; i < res->n; i++) {
+            scope_set(L, res->names[i], m.vals[k][i]);
+            if (k == 0) res->types[i] = lower_type(L, &m.vals[k][i]);
         }
-        yield_carried(L, s->loc, &res, false, k ? "else" : "then");
+        yield_carried(L, loc, res, false, k ? "else" : "then");
     }
     L->b.block = parent;
-    L->b.loc = s->loc;
-    IrOp *op = ir_build(&L->b, OP_IF, &c, 1, res.types, (uint32_t)res.n, 2);
+    L->b.loc = loc;
+    IrOp *op = ir_build(&L->b, OP_IF, &c, 1, res->types, (uint32_t)res->n, 2);
     adopt_region(op, 0, blk[0]);
     adopt_region(op, 1, blk[1]);
     *L->scope = before;
-    for (int i = 0; i < res.n; i++) scope_set(L, res.names[i], lval_tensor(L, op->results[i]));
+    for (int i = 0; i < common.n; i++) scope_set(L, common.b[i].name, common.b[i].val);
+    for (int i = 0; i < res->n; i++) scope_set(L, res->names[i], lval_tensor(L, op->results[i]));
+}
+
+static void lower_if_dynamic(Lower *L, AstNode *s, LVal cond) {
+    ValId c = scalar_cond(L, s->cond->loc, cond);
+    IfArm arms[2] = {{&s->body, 0, false, false}, {&s->orelse, 0, false, false}};
+    lower_if_arms(L, s->loc, c, arms);
 }
 
 static void lower_if(Lower *L, AstNode *s) {
@@ -623,6 +801,39 @@ static void lower_if(Lower *L, AstNode *s) {
 
 /* ---- loops ---- */
 
+/* Each loop has its own break and continue flags; the enclosing loop's
+ * are set aside meanwhile. */
+typedef struct LoopFlags {
+    Binding saved[2];
+    bool had[2];
+} LoopFlags;
+
+static const char *const loop_flags[2] = {FLAG_BRK, FLAG_CONT};
+
+static LoopFlags loop_flags_enter(Lower *L) {
+    LoopFlags lf = {0};
+    for (int i = 0; i < 2; i++) {
+        Binding *b = scope_find(L->scope, loop_flags[i]);
+        lf.had[i] = b != NULL;
+        if (b) lf.saved[i] = *b;
+        scope_set(L, loop_flags[i], lval_bool(false));
+    }
+    return lf;
+}
+
+static void loop_flags_leave(Lower *L, const LoopFlags *lf) {
+    for (int i = 0; i < 2; i++) {
+        if (lf->had[i]) scope_set(L, loop_flags[i], lf->saved[i].val);
+        else scope_remove(L->scope, loop_flags[i]);
+    }
+}
+
+/* One iteration's body; a continue ends only this iteration. */
+static void lower_loop_body(Lower *L, AstList *body) {
+    lower_block(L, body);
+    scope_set(L, FLAG_CONT, lval_bool(false));
+}
+
 /* Lowers body into a scratch block only to learn what it assigns; the block
  * is dropped. static_print stays quiet meanwhile. Returns the scope after. */
 static Scope dry_run(Lower *L, AstNode *cond, AstList *body, const char *target, IrType iv_type) {
@@ -634,7 +845,7 @@ static Scope dry_run(Lower *L, AstNode *cond, AstList *body, const char *target,
     L->frame->loop_depth++;
     if (target) scope_set(L, target, lval_tensor(L, ir_value_new(L->fn, iv_type)));
     if (cond) lower_expr(L, cond);
-    lower_block(L, body);
+    lower_loop_body(L, body);
     L->frame->loop_depth--;
     Scope after = *L->scope;
     *L->scope = before;
@@ -738,8 +949,8 @@ static void lower_static_range(Lower *L, AstNode *s, SrcLoc loc, LArg *lb, LArg 
     for (int64_t i = lo; st > 0 ? i < hi : i > hi; i += st) {
         if (++count > 4096) diag_error(L->ctx, loc, "static_range unrolls more than 4096 iterations");
         scope_set(L, s->lhs->str, lval_int(i));
-        lower_block(L, &s->body);
-        if (L->frame->returned) break;
+        lower_loop_body(L, &s->body);
+        if (flow_stopped(L, loc)) break;
     }
 }
 
@@ -761,6 +972,8 @@ static IrType promote_int(IrType a, IrType b) {
     return wb >= wa ? b : a;
 }
 
+static void lower_for_dynamic(Lower *L, AstNode *s, LArg *lbp, LArg *ubp, LArg *stepp);
+
 static void lower_for(Lower *L, AstNode *s) {
     if (s->orelse.n) diag_error(L->ctx, s->orelse.items[0]->loc, "for ... else is not supported");
     AstNode *it = s->rhs;
@@ -772,10 +985,15 @@ static void lower_for(Lower *L, AstNode *s) {
     lower_call_args(L, it, &ca);
     LArg lb, ub, step;
     builtin_range_args(L, it->loc, callee.builtin, &ca, &lb, &ub, &step);
-    if (is_static) {
-        lower_static_range(L, s, it->loc, &lb, &ub, &step);
-        return;
-    }
+    LoopFlags lf = loop_flags_enter(L);
+    if (is_static) lower_static_range(L, s, it->loc, &lb, &ub, &step);
+    else lower_for_dynamic(L, s, &lb, &ub, &step);
+    loop_flags_leave(L, &lf);
+}
+
+static void lower_for_dynamic(Lower *L, AstNode *s, LArg *lbp, LArg *ubp, LArg *stepp) {
+    AstNode *it = s->rhs;
+    LArg lb = *lbp, ub = *ubp, step = *stepp;
     if (s->lhs->kind != A_NAME) diag_error(L->ctx, s->lhs->loc, "the loop variable must be a single name");
     const char *target = s->lhs->str;
     L->b.loc = it->loc;
@@ -814,7 +1032,7 @@ static void lower_for(Lower *L, AstNode *s) {
     }
     scope_set(L, target, viv);
     L->frame->loop_depth++;
-    lower_block(L, &s->body);
+    lower_loop_body(L, &s->body);
     L->frame->loop_depth--;
     L->b.loc = s->loc;
     yield_carried(L, s->loc, &c, true, NULL);
@@ -831,8 +1049,26 @@ static void lower_for(Lower *L, AstNode *s) {
     for (int i = 0; i < c.n; i++) scope_set(L, c.names[i], lval_tensor(L, op->results[i]));
 }
 
+static void lower_while_loop(Lower *L, AstNode *s);
+
 static void lower_while(Lower *L, AstNode *s) {
     if (s->orelse.n) diag_error(L->ctx, s->orelse.items[0]->loc, "while ... else is not supported");
+    LoopFlags lf = loop_flags_enter(L);
+    lower_while_loop(L, s);
+    loop_flags_leave(L, &lf);
+}
+
+/* The condition of a while loop: false once a break ran. */
+static ValId while_cond(Lower *L, AstNode *cond) {
+    ValId c = scalar_cond(L, cond->loc, lower_expr(L, cond));
+    Binding *brk = scope_find(L->scope, FLAG_BRK);
+    if (brk->val.kind != LV_TENSOR) return c;
+    L->b.loc = cond->loc;
+    LVal go = lower_unary(L, cond->loc, UN_NOT, brk->val);
+    return lower_binop(L, cond->loc, BIN_BITAND, lval_tensor(L, c), go).id;
+}
+
+static void lower_while_loop(Lower *L, AstNode *s) {
     int n_names;
     const char **names = carried_names(L, s, s->cond, &s->body, NULL, ir_scalar(ET_I32), &n_names);
     ValId *inits;
@@ -847,9 +1083,8 @@ static void lower_while(Lower *L, AstNode *s) {
     /* region 0: the condition, forwarding the carried values unchanged */
     L->b.block = cond_blk;
     bind_block_args(L, &c, cond_blk, 0);
-    LVal cv = lower_expr(L, s->cond);
     ValId *fwd = arena_alloc(L->ctx->arena, sizeof(ValId) * (size_t)(c.n + 1));
-    fwd[0] = scalar_cond(L, s->cond->loc, cv);
+    fwd[0] = while_cond(L, s->cond);
     for (int i = 0; i < c.n; i++) fwd[1 + i] = cond_blk->args[i];
     L->b.loc = s->cond->loc;
     ir_build(&L->b, OP_CONDITION, fwd, (uint32_t)c.n + 1, NULL, 0, 0);
@@ -858,7 +1093,7 @@ static void lower_while(Lower *L, AstNode *s) {
     L->b.block = body;
     bind_block_args(L, &c, body, 0);
     L->frame->loop_depth++;
-    lower_block(L, &s->body);
+    lower_loop_body(L, &s->body);
     L->frame->loop_depth--;
     L->b.loc = s->loc;
     yield_carried(L, s->loc, &c, true, NULL);
@@ -877,8 +1112,19 @@ static void lower_return(Lower *L, AstNode *s) {
         diag_error(L->ctx, s->loc, "Cannot have `return` statements inside `while` or `for` statements in triton");
     LVal v = s->lhs ? lower_expr(L, s->lhs) : lval_none();
     if (L->frame->is_kernel && v.kind != LV_NONE) diag_error(L->ctx, s->loc, "a kernel cannot return a value");
-    L->frame->ret = v;
-    L->frame->returned = true;
+    if (v.kind != LV_NONE) scope_set(L, FLAG_RETVAL, v);
+    else if (scope_find(L->scope, FLAG_RETVAL))
+        diag_error(L->ctx, s->loc, "this `return` gives no value but another `return` of '%s' gives one",
+                   L->frame->func->node->str);
+    scope_set(L, FLAG_RET, lval_bool(true));
+}
+
+/* break / continue: set the innermost loop's flag. */
+static void lower_jump(Lower *L, AstNode *s) {
+    bool brk = s->kind == A_BREAK;
+    Binding *b = scope_find(L->scope, brk ? FLAG_BRK : FLAG_CONT);
+    if (!b) diag_error(L->ctx, s->loc, "'%s' outside loop", brk ? "break" : "continue");
+    b->val = lval_bool(true);
 }
 
 static void lower_stmt(Lower *L, AstNode *s) {
@@ -903,8 +1149,8 @@ static void lower_stmt(Lower *L, AstNode *s) {
         lower_assert(L, s->loc, s->cond->loc, cond, &msg, s->lhs ? s->lhs->loc : s->loc);
         return;
     }
-    case A_BREAK: diag_error(L->ctx, s->loc, "unsupported statement 'break'");
-    case A_CONTINUE: diag_error(L->ctx, s->loc, "unsupported statement 'continue'");
+    case A_BREAK:
+    case A_CONTINUE: lower_jump(L, s); return;
     case A_DEL: diag_error(L->ctx, s->loc, "unsupported statement 'del'");
     case A_GLOBAL: diag_error(L->ctx, s->loc, "unsupported statement 'global'");
     case A_NONLOCAL: diag_error(L->ctx, s->loc, "unsupported statement 'nonlocal'");
@@ -919,9 +1165,56 @@ static void lower_stmt(Lower *L, AstNode *s) {
     }
 }
 
-void lower_block(Lower *L, AstList *body) {
-    for (int i = 0; i < body->n && !L->frame->returned; i++) lower_stmt(L, body->items[i]);
+/* Whether control reaches the next statement: 1 yes, 0 no (a return,
+ * break or continue ran on every path), -1 only where the i1 *stopped is
+ * false. */
+static int flow_state(Lower *L, SrcLoc loc, ValId *stopped) {
+    LVal acc = {0};
+    bool have = false;
+    for (size_t i = 0; i < ARRAY_LEN(stop_flags); i++) {
+        Binding *b = scope_find(L->scope, stop_flags[i]);
+        if (!b) continue;
+        if (b->val.kind != LV_TENSOR) {
+            if (lower_truth(L, loc, &b->val)) return 0;
+            continue;
+        }
+        acc = have ? lower_binop(L, loc, BIN_BITOR, acc, b->val) : b->val;
+        have = true;
+    }
+    if (!have) return 1;
+    *stopped = acc.id;
+    return -1;
 }
+
+static bool flow_stopped(Lower *L, SrcLoc loc) {
+    for (size_t i = 0; i < ARRAY_LEN(stop_flags); i++) {
+        Binding *b = scope_find(L->scope, stop_flags[i]);
+        if (b && b->val.kind != LV_TENSOR && lower_truth(L, loc, &b->val)) return true;
+    }
+    return false;
+}
+
+/* Statements from index from on. Once a return, break or continue may have
+ * run, the rest of the block is nested in `if not stopped:` (the IR stays
+ * structured: no jumps). */
+static void lower_block_from(Lower *L, AstList *body, int from) {
+    for (int i = from; i < body->n; i++) {
+        ValId stopped;
+        SrcLoc loc = body->items[i]->loc;
+        L->b.loc = loc;
+        int st = flow_state(L, loc, &stopped);
+        if (st == 0) return;
+        if (st < 0) {
+            ValId go = lower_unary(L, loc, UN_NOT, lval_tensor(L, stopped)).id;
+            IfArm arms[2] = {{body, i, true, false}, {NULL, 0, false, true}};
+            lower_if_arms(L, loc, go, arms);
+            return;
+        }
+        lower_stmt(L, body->items[i]);
+    }
+}
+
+void lower_block(Lower *L, AstList *body) { lower_block_from(L, body, 0); }
 
 /* ---- calls to @jit functions (inlined) ---- */
 
@@ -959,6 +1252,17 @@ static void lower_callee_body(Lower *L, SrcLoc call, AstFunc *f) {
     L->ctx->bail = outer;
 }
 
+/* What the inlined body of f returned: its return value once every path
+ * returned one, None when no path did. */
+static LVal callee_result(Lower *L, AstFunc *f, Scope *scope) {
+    Binding *ret = scope_find(scope, FLAG_RET), *val = scope_find(scope, FLAG_RETVAL);
+    if (!val) return lval_none();
+    if (ret->val.kind == LV_TENSOR)
+        diag_error(L->ctx, f->node->loc, "'%s' returns a value on some paths but falls off its end on others",
+                   f->node->str);
+    return val->val;
+}
+
 LVal lower_call_jit(Lower *L, SrcLoc loc, AstFunc *f, const CallArgs *ca) {
     const char *fname = f->node->str;
     for (Frame *fr = L->frame; fr; fr = fr->parent)
@@ -985,7 +1289,8 @@ LVal lower_call_jit(Lower *L, SrcLoc loc, AstFunc *f, const CallArgs *ca) {
         set[k] = true;
     }
     Scope scope = {0};
-    Frame frame = {f, L->frame, false, false, lval_none(), 0};
+    Frame frame = {f, L->frame, false, lval_none(), 0};
+    LModule *saved_mod = module_enter(L, module_of(L, f->module));
     Scope *saved_scope = L->scope;
     Frame *saved_frame = L->frame;
     SrcLoc saved_loc = L->b.loc;
@@ -1003,7 +1308,10 @@ LVal lower_call_jit(Lower *L, SrcLoc loc, AstFunc *f, const CallArgs *ca) {
         if (is_constexpr_annotation(p->third) && vals[i].kind == LV_TENSOR) vals[i] = lval_int(vals[i].origin_i);
     }
     for (int i = 0; i < np; i++) scope_set(L, param_node(f, i)->str, vals[i]);
+    scope_set(L, FLAG_RET, lval_bool(false));
     lower_callee_body(L, loc, f);
+    frame.ret = callee_result(L, f, &scope);
+    module_enter(L, saved_mod);
     L->scope = saved_scope;
     L->frame = saved_frame;
     L->b.loc = saved_loc;
@@ -1087,6 +1395,24 @@ static void bind_kernel_param(Lower *L, AstNode *p, const SigEntry *e) {
     scope_set(L, name, v);
 }
 
+/* Decorators other than jit, autotune and heuristics (Inductor's
+ * @triton_heuristics.pointwise(...), say) change nothing tric compiles:
+ * a note says they are ignored. */
+static void note_decorators(Lower *L, AstFunc *f) {
+    static const char *const known[] = {"jit", "autotune", "heuristics"};
+    for (int i = 0; i < f->n_decorators; i++) {
+        AstDecorator *d = &f->decorators[i];
+        if (d->n_path == 0) continue;
+        const char *last = d->path[d->n_path - 1];
+        bool ok = false;
+        for (size_t k = 0; k < ARRAY_LEN(known); k++) ok |= !strcmp(last, known[k]);
+        if (ok) continue;
+        Buf name = {.arena = L->ctx->arena};
+        for (int k = 0; k < d->n_path; k++) buf_printf(&name, "%s%s", k ? "." : "", d->path[k]);
+        diag_note(L->ctx, d->loc, "decorator '%s' is ignored", buf_str(&name));
+    }
+}
+
 IrFunc *lower_kernel(Ctx *c, AstModule *m, const char *name, const Signature *sig) {
     AstFunc *f = module_find_func(m, name);
     if (!f) diag_fatal(c, NULL, "no @jit function named '%s' in %s", name, m->file->path);
@@ -1098,15 +1424,16 @@ IrFunc *lower_kernel(Ctx *c, AstModule *m, const char *name, const Signature *si
     L.b.fn = L.fn;
     L.b.block = L.fn->body;
     L.b.loc = f->node->loc;
-    L.globals = arena_alloc(c->arena, sizeof(LVal) * (size_t)(m->n_globals + 1));
-    L.global_state = arena_alloc(c->arena, (size_t)m->n_globals + 1);
+    module_enter(&L, module_root(&L, m));
+    note_decorators(&L, f);
     Scope scope = {0};
-    Frame frame = {f, NULL, true, false, lval_none(), 0};
+    Frame frame = {f, NULL, true, lval_none(), 0};
     L.scope = &scope;
     L.frame = &frame;
     check_plain_params(&L, f);
     const SigEntry **entries = match_signature(&L, f, sig);
     for (int i = 0; i < f->node->args.n; i++) bind_kernel_param(&L, param_node(f, i), entries[i]);
+    scope_set(&L, FLAG_RET, lval_bool(false));
     lower_block(&L, &f->node->body);
     L.b.loc = f->node->loc;
     ir_build(&L.b, OP_RET, NULL, 0, NULL, 0, 0);

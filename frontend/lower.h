@@ -44,6 +44,7 @@ struct LVal {
     AstFunc *func;
     const struct Builtin *builtin;
     LVal *self;
+    struct LModule *umod;    /* LV_MODULE: a module of the user's (a .py file or a package), else NULL */
 };
 
 /* A name bound in the current function (flat: Python has no block scope). */
@@ -62,8 +63,7 @@ typedef struct Frame {
     AstFunc *func;
     struct Frame *parent;
     bool is_kernel;
-    bool returned;           /* a return ran: skip the rest of the body */
-    LVal ret;
+    LVal ret;                /* what the inlined body returned */
     int loop_depth;          /* dynamic for/while nesting */
 } Frame;
 
@@ -74,6 +74,15 @@ typedef struct LoopMemo {
     const char **names;      /* the names its body re-binds */
     int n;
 } LoopMemo;
+
+/* A module of the user's that the kernel imports (modules.c). */
+typedef struct LModule {
+    const char *name;        /* dotted, absolute; "" for the kernel's own file */
+    AstModule *mod;          /* NULL for a package directory without __init__.py */
+    bool is_pkg;
+    LVal *globals;           /* caches parallel to mod->globals (see Lower) */
+    uint8_t *global_state;
+} LModule;
 
 typedef struct Lower {
     Ctx *ctx;
@@ -88,6 +97,9 @@ typedef struct Lower {
     uint8_t *global_state;   /* 0 = not evaluated, 1 = evaluating, 2 = done */
     LoopMemo *memo;
     int n_memo, cap_memo;
+    LModule *cur;            /* the module whose code is being lowered (mod, globals are its) */
+    LModule **mods;          /* every module loaded so far; mods[0] is the kernel's */
+    int n_mods, cap_mods;
 } Lower;
 
 /* The evaluated arguments of a call, in source order. */
@@ -146,7 +158,17 @@ IrType lower_type(Lower *L, const LVal *v);  /* type of a tensor */
 void lower_block(Lower *L, AstList *body);
 LVal lower_call_jit(Lower *L, SrcLoc loc, AstFunc *f, const CallArgs *ca);
 LVal lower_resolve_name(Lower *L, SrcLoc loc, const char *name);
+LVal lower_module_attr(Lower *L, SrcLoc use, LModule *m, const char *name);   /* m.NAME */
 bool lower_truth(Lower *L, SrcLoc loc, const LVal *v);   /* Python truth of a constant */
+
+/* ---- modules.c ---- imports of the user's own modules */
+LModule *module_root(Lower *L, AstModule *m);            /* the kernel's file */
+LModule *module_of(Lower *L, AstModule *m);              /* a loaded module by its AST */
+LModule *module_enter(Lower *L, LModule *m);             /* lower m's code; returns the previous */
+LModule *module_find(Lower *L, const char *dotted);      /* NULL if it is nowhere */
+_Noreturn void module_not_found(Lower *L, SrcLoc use, const char *dotted);
+/* the absolute name of `from .<rel> import` (level dots) written in m */
+const char *module_relative(Lower *L, SrcLoc use, const LModule *m, int level, const char *rel);
 
 /* ---- lower_expr.c ---- */
 LVal lower_expr(Lower *L, AstNode *e);

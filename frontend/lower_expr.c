@@ -737,7 +737,9 @@ LVal lower_attr(Lower *L, SrcLoc loc, LVal obj, const char *name) {
     switch (obj.kind) {
     case LV_MODULE: {
         LVal r;
+        if (obj.umod) return lower_module_attr(L, loc, obj.umod, name);
         if (builtin_module_attr(L, obj.s, name, &r)) return r;
+        if (strncmp(obj.s, "triton", 6) || (obj.s[6] && obj.s[6] != '.')) module_not_found(L, loc, obj.s);
         if (!builtin_is_module(obj.s))
             diag_error(L->ctx, loc, "'%s.%s' cannot be used inside a @jit function (only triton and triton.language "
                                     "can)", obj.s, name);

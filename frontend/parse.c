@@ -1510,6 +1510,7 @@ AstModule *parse_module(Ctx *c, const SrcFile *f) {
     m->toks = lex_file(c, f, &m->n_toks);
     Parser p = {c, c->arena, m->toks, m->n_toks, 0, 0};
     while (peek(&p)->kind != T_EOF) module_stmt(&p, m);
+    for (int i = 0; i < m->n_funcs; i++) m->funcs[i].module = m;
     return m;
 }
 

@@ -261,6 +261,8 @@ bool rt_compile(const RtRequest *rq, RtResult *out) {
     c->dump_after = rq->dump_after;
     c->dump_out = dumps;
     c->verify_each = want_verify(rq);
+    c->search_path = rq->search_path;
+    c->n_search_path = rq->n_search_path;
     if (setjmp(bail) == 0) {
         check_target(c, &rq->target);
         if (rq->is_ir) compile_ir(c, rq, out);
@@ -346,6 +348,8 @@ static Ctx *stage_ctx(const RtRequest *rq, jmp_buf *bail) {
     c->dump_after = NULL;
     c->dump_out = NULL;
     c->verify_each = want_verify(rq);
+    c->search_path = rq->search_path;
+    c->n_search_path = rq->n_search_path;
     return c;
 }
 

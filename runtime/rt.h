@@ -29,6 +29,8 @@ typedef struct RtRequest {
     const char *passes;
     const char *dump_after;  /* pass name, "all", or NULL */
     bool verify_each;        /* always on in the test build */
+    const char **search_path;   /* where imported modules are looked for, after the input's directory */
+    int n_search_path;
 } RtRequest;
 
 typedef enum RtParamKind { RT_PARAM_POINTER, RT_PARAM_INT, RT_PARAM_FLOAT } RtParamKind;

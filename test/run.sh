@@ -129,6 +129,20 @@ for py in test/ptx/*.py; do
     golden "ptx/$name" "test/ptx/$name.ptx" "$TMP/out"
 done
 
+# ---- imports of the user's modules: -I and TRIC_PATH (test/modules) ----
+imports_case() {   # name expected-file command...
+    local name=$1 exp=$2
+    shift 2
+    (cd test/modules && "$@") >"$TMP/out" 2>&1
+    golden "imports/$name" "test/modules/$exp" "$TMP/out"
+}
+imports_case inductor inductor.expected "$TRIC" kernels/inductor_kernel.py -I . -k triton_poi_fused_maximum_relu_0 \
+    -s '*fp32, *fp32, *fp32, i32, 64' --interpret --args 'a=arange(64,fp32)-30; b=full(64,2,fp32); o=zeros(64,fp32); n=60'
+imports_case tric_path pkg.expected env TRIC_PATH=/nonexistent:. "$TRIC" kernels/../pkg_kernel.py -k kern \
+    -s '*fp32, *fp32, 64' --interpret --args 'x=arange(64,fp32); y=zeros(64,fp32)' --print y
+imports_case not_found not_found.expected "$TRIC" kernels/inductor_kernel.py -k triton_poi_fused_maximum_relu_0 \
+    -s '*fp32, *fp32, *fp32, i32, 64' --emit ir
+
 # ---- ptxas: every kernel test block must assemble for sm_80, sm_90 and sm_90a (or its "# arch:" list) ----
 # One line per block: kernel|signature|num_warps|archs (the last two may be
 # empty: '|' and not a tab, which read would merge; archs: the block's

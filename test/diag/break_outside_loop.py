@@ -2,10 +2,8 @@
 import triton
 import triton.language as tl
 
-
 @triton.jit
 def kern(x_ptr, n):
-    for i in range(n):
-        if i > 4:
-            break
-        tl.store(x_ptr + i, 1.0)
+    if n > 0:
+        break
+    tl.store(x_ptr, 1.0)

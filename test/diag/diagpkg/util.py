@@ -1,0 +1,6 @@
+import triton
+import triton.language as tl
+
+@triton.jit
+def bad(x):
+    return x + undefined_name
