@@ -250,6 +250,7 @@ static const char *const every_op =
     "  %67 = mulhi %32, %16 : tile<4x8xi32, #L0>\n"
     "  %68 = cos %43 : tile<4x8xf32, #L0>\n"
     "  %69 = sin %68 : tile<4x8xf32, #L0>\n"
+    "  %70 = math atan2 %69, %68 : tile<4x8xf32, #L0>\n"
     "  store %q, %9\n"
     "  ret\n"
     "}\n";
@@ -287,7 +288,7 @@ static void test_text(void) {
     ctx_free(c);
 
     /* the unfixed text fails in the verifier, reported at the op */
-    check_parse_error(every_op, "t.tir:73:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
+    check_parse_error(every_op, "t.tir:74:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
 
     /* floats print exactly */
     c = new_ctx();
