@@ -3,6 +3,7 @@
  * Python builtins Triton allows (range, len, min, max, int, float, ...),
  * plus what the triton modules export (dtypes, submodules). */
 #include "lower.h"
+#include "../ir/mathfn.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -50,8 +51,8 @@ static const struct {
 
 /* Real Triton APIs that tric does not implement yet: named in the error. */
 static const char *const tl_not_yet[] = {
-    "dot", "dot_scaled", "sort", "topk", "flip", "histogram", "gather", "make_block_ptr", "advance", "make_tensor_descriptor", "inline_asm_elementwise",
-    "softmax", "clamp", "fma", "erf", "floor", "ceil", "sqrt_rn", "div_rn", "max_constancy", "swizzle2d",
+    "dot", "dot_scaled", "sort", "topk", "flip", "histogram", "gather", "make_block_ptr", "advance",
+    "make_tensor_descriptor", "inline_asm_elementwise", "softmax", "max_constancy", "swizzle2d",
     "map_elementwise",
 };
 
@@ -85,6 +86,7 @@ bool builtin_module_attr(Lower *L, const char *path, const char *name, LVal *out
         }
     }
     const Builtin *bi = where ? builtin_find(name, where) : NULL;
+    if (!where && strstr(path, "libdevice")) bi = libdevice_builtin(name);
     if (bi) {
         *out = (LVal){0};
         out->kind = LV_BUILTIN;
@@ -581,11 +583,49 @@ static LVal bi_sigmoid(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     return lower_binop(L, loc, BIN_DIV, lval_int(1), lower_binop(L, loc, BIN_ADD, lval_int(1), e));
 }
 
+/* fdiv: x / y, or with ieee_rounding=True the correctly rounded quotient
+ * (div_rn) */
 static LVal bi_fdiv(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     LVal x = arg_tensor(L, &a[0]), y = arg_tensor(L, &a[1]);
     if (!elem_is_float(lower_type(L, &x).elem) || !elem_is_float(lower_type(L, &y).elem))
         diag_error(L->ctx, loc, "both operands of fdiv must have floating scalar type");
+    if (!absent(&a[2]) && arg_bool(L, &a[2], "ieee_rounding")) {
+        LVal v[2] = {x, y};
+        return lower_math(L, loc, MF_DIV_RN, v, 2, "tl.fdiv");
+    }
     return lower_binop(L, loc, BIN_DIV, x, y);
+}
+
+/* erf, floor, ceil, fma, sqrt_rn, div_rn: `math` ops, with Triton's dtype
+ * checks (fp32 and fp64; sqrt_rn and div_rn fp32 only) */
+static LVal tl_math(Lower *L, SrcLoc loc, LArg *a, int n, MathFn f, bool f32_only) {
+    LVal v[3];
+    for (int i = 0; i < n; i++) v[i] = arg_tensor(L, &a[i]);
+    for (int i = 0; i < n; i++) {
+        ElemType e = lower_type(L, &v[i]).elem;
+        if (e != ET_F32 && (f32_only || e != ET_F64))
+            diag_error(L->ctx, a[i].loc, "Expected dtype %s but got %s", f32_only ? "['fp32']" : "['fp32', 'fp64']",
+                       dtype_name(ir_scalar(e)));
+    }
+    return lower_math(L, loc, f, v, n, arena_printf(L->ctx->arena, "tl.%s", mathfn_info[f].name));
+}
+
+static LVal bi_erf(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return tl_math(L, loc, a, 1, MF_ERF, false); }
+static LVal bi_floor(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return tl_math(L, loc, a, 1, MF_FLOOR, false); }
+static LVal bi_ceil(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return tl_math(L, loc, a, 1, MF_CEIL, false); }
+static LVal bi_fma(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return tl_math(L, loc, a, 3, MF_FMA, false); }
+static LVal bi_sqrt_rn(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return tl_math(L, loc, a, 1, MF_SQRT_RN, true); }
+static LVal bi_div_rn(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return tl_math(L, loc, a, 2, MF_DIV_RN, true); }
+
+/* clamp(x, min, max): max(x, min) then min(.., max), NaN as propagate_nan
+ * says; floats only, as Triton's */
+static LVal bi_clamp(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    LVal x = arg_tensor(L, &a[0]);
+    IrType t = lower_type(L, &x);
+    if (!elem_is_float(t.elem))
+        diag_error(L->ctx, a[0].loc, "Unexpected dtype %s. Only floating point clamp is supported", dtype_name(ir_elem_of(t)));
+    bool nan = propagate_nan(L, &a[3]);
+    return lower_minmax(L, loc, false, lower_minmax(L, loc, true, x, a[1].v, nan), a[2].v, nan);
 }
 
 /* multiple_of / max_contiguous: one value per dim (one for a scalar). */
@@ -948,6 +988,13 @@ static const Builtin builtins[] = {
     {"abs", TLM | BM_MATH, "x", bi_abs},
     {"sigmoid", TLM | BM_MATH, "x", bi_sigmoid},
     {"fdiv", BM_TL | BM_MATH, "x,y,ieee_rounding=", bi_fdiv},
+    {"erf", TLM | BM_MATH, "x", bi_erf},
+    {"floor", TLM | BM_MATH, "x", bi_floor},
+    {"ceil", TLM | BM_MATH, "x", bi_ceil},
+    {"fma", TLM | BM_MATH, "x,y,z", bi_fma},
+    {"sqrt_rn", BM_TL | BM_MATH, "x", bi_sqrt_rn},
+    {"div_rn", BM_TL | BM_MATH, "x,y", bi_div_rn},
+    {"clamp", TLM | BM_MATH, "x,min,max,propagate_nan=", bi_clamp},
     {"multiple_of", BM_TL, "input,values", bi_multiple_of},
     {"max_contiguous", BM_TL, "input,values", bi_max_contiguous},
     {"assume", BM_TL, "cond", bi_assume},

@@ -181,6 +181,10 @@ LVal lower_compare(Lower *L, SrcLoc loc, int op, LVal a, LVal b);    /* AstCmpOp
 LVal lower_minmax(Lower *L, SrcLoc loc, bool is_max, LVal a, LVal b, bool propagate_nan);
 LVal lower_where(Lower *L, SrcLoc loc, LVal c, LVal a, LVal b);
 LVal lower_umulhi(Lower *L, SrcLoc loc, LVal a, LVal b);   /* tl.umulhi */
+/* a `math` op of function fn (ir/mathfn.def); what names it in errors */
+LVal lower_math(Lower *L, SrcLoc loc, int fn, LVal *args, int n, const char *what);
+/* libdevice.NAME as a builtin (frontend/libdevice.c), or NULL */
+const Builtin *libdevice_builtin(const char *name);
 LVal lower_broadcast_to(Lower *L, SrcLoc loc, LVal v, IrType shape_of);
 IrType lower_broadcast_shape(Lower *L, SrcLoc loc, IrType a, IrType b);   /* numpy rules; elem from a */
 LVal lower_unary(Lower *L, SrcLoc loc, int op, LVal v);              /* AstUnaryOp */

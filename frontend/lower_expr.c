@@ -2,6 +2,7 @@
  * promotion for tensors (semantic.py's computation type, reproduced rule
  * for rule), numpy broadcasting, casts, subscripts, attributes and calls. */
 #include "lower.h"
+#include "../ir/mathfn.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -574,6 +575,36 @@ LVal lower_umulhi(Lower *L, SrcLoc loc, LVal a, LVal b) {
         diag_error(L->ctx, loc, "Expected dtype ['int32', 'int64', 'uint32', 'uint64'] but got %s",
                    dtype_name(ir_elem_of(t)));
     return build2(L, loc, OP_MULHI, t, a, b);
+}
+
+/* A `math` op (ir/mathfn.def): the operands promoted to one type and
+ * shape as for a binary op, then checked against the function's types;
+ * what names the function in the error ("tl.erf", "libdevice.tanh"). */
+LVal lower_math(Lower *L, SrcLoc loc, int fn, LVal *args, int n, const char *what) {
+    MathFn f = (MathFn)fn;
+    TRIC_ASSERT(n == mathfn_info[f].n_args && n >= 1 && n <= 3);
+    LVal v[3];
+    for (int i = 0; i < n; i++) v[i] = lval_to_tensor(L, loc, args[i]);
+    if (n >= 2) prepare(L, loc, -1, &v[0], &v[1], false, false, true, false, true);
+    if (n == 3) {
+        prepare(L, loc, -1, &v[0], &v[2], false, false, true, false, true);
+        prepare(L, loc, -1, &v[1], &v[2], false, false, true, false, true);
+    }
+    IrType t = ttype(L, &v[0]);
+    ElemType e = (ElemType)t.elem;
+    if (!mathfn_accepts(f, e)) {
+        MathKind k = mathfn_info[f].kind;
+        const char *want = k == MK_F32 ? "['fp32']" : k == MK_INT || k == MK_COUNT ? "['int32', 'int64']"
+                                                                                  : "['fp32', 'fp64']";
+        diag_error(L->ctx, loc, "%s: expected dtype %s but got %s", what, want, dtype_name(ir_elem_of(t)));
+    }
+    ValId ids[3];
+    for (int i = 0; i < n; i++) ids[i] = v[i].id;
+    IrType rt = ir_with_elem(t, ir_scalar(mathfn_result(f, e)));
+    L->b.loc = loc;
+    IrOp *op = ir_build(&L->b, OP_MATH, ids, (uint32_t)n, &rt, 1, 0);
+    op->attr.i = fn;
+    return lval_tensor(L, op->results[0]);
 }
 
 LVal lower_where(Lower *L, SrcLoc loc, LVal c, LVal a, LVal b) {

@@ -470,6 +470,9 @@ static MathFn np_math(const char *f) {
     static const struct { const char *name; MathFn fn; } fns[] = {
         {"exp", exp}, {"exp2", exp2}, {"log", log}, {"log2", log2}, {"sqrt", sqrt}, {"rint", nearbyint},
         {"floor", floor}, {"ceil", ceil}, {"trunc", trunc}, {"sin", sin}, {"cos", cos}, {"tanh", tanh},
+        {"tan", tan}, {"sinh", sinh}, {"cosh", cosh}, {"arctan", atan}, {"arcsin", asin}, {"arccos", acos},
+        {"arcsinh", asinh}, {"arccosh", acosh}, {"arctanh", atanh}, {"expm1", expm1}, {"log1p", log1p},
+        {"log10", log10}, {"cbrt", cbrt}, {"erf", erf},
     };
     for (size_t i = 0; i < ARRAY_LEN(fns); i++)
         if (strcmp(fns[i].name, f) == 0) return fns[i].fn;
@@ -513,13 +516,17 @@ static AVal np_abs(AP *ap, AVal x) {
     return r;
 }
 
-/* np.maximum / np.minimum (a NaN wins), np.fmod (the dividend's sign) */
+/* np.maximum / np.minimum (a NaN wins), np.fmod (the dividend's sign),
+ * np.arctan2, np.hypot, np.power (floats), np.copysign */
 static AVal np_binary(AP *ap, const char *f, AVal x, AVal y) {
     AVal v[2] = {x, y};
     Bc b;
     bc_init(ap, &b, v, 2, f);
     int nk = x.nk > y.nk ? x.nk : y.nk;
     bool fmod_ = !strcmp(f, "fmod"), max = !strcmp(f, "maximum");
+    double (*ffn)(double, double) = !strcmp(f, "arctan2") ? atan2 : !strcmp(f, "hypot") ? hypot
+                                    : !strcmp(f, "copysign") ? copysign : NULL;
+    if (ffn) nk = NK_FLOAT;
     if (fmod_ && nk == NK_BOOL) nk = NK_INT;
     AVal r = bc_result(ap, &b, v, 2, nk);
     for (int64_t k = 0; k < b.n; k++) {
@@ -527,7 +534,7 @@ static AVal np_binary(AP *ap, const char *f, AVal x, AVal y) {
         if (nk == NK_FLOAT) {
             double p = el_f(&x, i), q = el_f(&y, j);
             double m = isnan(p) || isnan(q) ? NAN : max ? (p > q ? p : q) : (p < q ? p : q);
-            res_put_f(&r, k, fmod_ ? fmod(p, q) : m);
+            res_put_f(&r, k, ffn ? ffn(p, q) : fmod_ ? fmod(p, q) : m);
         } else {
             int64_t p = el_i(&x, i), q = el_i(&y, j);
             int64_t m = max ? (p > q ? p : q) : (p < q ? p : q);
@@ -1259,7 +1266,8 @@ static AVal call_np(AP *ap, const char *f, AVal *args, int n, Kwargs *kw) {
     if (!strcmp(f, "isnan") || !strcmp(f, "isposinf") || !strcmp(f, "isneginf") || !strcmp(f, "isinf") ||
         !strcmp(f, "isfinite"))
         return nargs(ap, f, n, 1), classify(ap, f, args[0]);
-    if (!strcmp(f, "maximum") || !strcmp(f, "minimum") || !strcmp(f, "fmod"))
+    if (!strcmp(f, "maximum") || !strcmp(f, "minimum") || !strcmp(f, "fmod") || !strcmp(f, "arctan2") ||
+        !strcmp(f, "hypot") || !strcmp(f, "copysign"))
         return nargs(ap, f, n, 2), np_binary(ap, f, args[0], args[1]);
     if (!strcmp(f, "clip"))
         return nargs(ap, f, n, 3), np_binary(ap, "minimum", np_binary(ap, "maximum", args[0], args[1]), args[2]);
@@ -1307,6 +1315,8 @@ static AVal check_philox(AP *ap, const AVal *args, int n) {
 }
 
 static AVal call(AP *ap, const char *f, AVal *args, int n, Kwargs *kw) {
+    /* erf: not numpy's (it has none); the GPU runner's env names the same */
+    if (!strcmp(f, "erf")) return nargs(ap, f, n, 1), map_float(ap, erf, args[0]);
     if (!strcmp(f, "np.bincount")) {
         no_kwargs(ap, f, kw);
         return nargs(ap, f, n, 1), bincount(ap, args[0], kw->minlength);

@@ -12,6 +12,7 @@
  * them. A user-visible failure (out-of-bounds access, division by zero, a
  * loop that never ends) longjmps to interp_run with the message written. */
 #include "scalar.h"
+#include "../ir/mathfn.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -249,7 +250,32 @@ static void exec_program_id(Interp *in, IrOp *op) {
 
 /* ---- elementwise ---- */
 
+/* math FN: ir/mathfn.c's program, built once, run per element (the same
+ * steps as the PTX, so the same bits) */
+static void exec_math(Interp *in, IrOp *op) {
+    ValId r = op->results[0];
+    int64_t n = numel(in, r);
+    uint64_t *d = slots_of(in, r);
+    MathProg prog, *p = &prog;
+    mathfn_build(p, (MathFn)op->attr.i, elem_of(in, op->operands[0]));
+    uint64_t *s[3] = {0};
+    int64_t ns[3] = {0};
+    for (uint32_t k = 0; k < op->n_operands; k++) {
+        s[k] = slots_of(in, op->operands[k]);
+        ns[k] = numel(in, op->operands[k]);
+    }
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t args[3] = {0};
+        for (uint32_t k = 0; k < op->n_operands; k++) args[k] = s[k][ns[k] == 1 ? 0 : i];
+        d[i] = interp_int_norm(elem_of(in, r), mathfn_run(p, args));
+    }
+}
+
 static void exec_elementwise(Interp *in, IrOp *op) {
+    if (op->opc == OP_MATH) {
+        exec_math(in, op);
+        return;
+    }
     ValId r = op->results[0];
     int64_t n = numel(in, r);
     uint64_t *d = slots_of(in, r);

@@ -15,6 +15,7 @@
  * is a plain identifier. Layouts are printed (and parsed) here rather than
  * with layout_print, so the text form depends on nothing else in ir/. */
 #include "ir.h"
+#include "mathfn.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -363,6 +364,10 @@ static void print_op(Printer *P, IrOp *op, int depth) {
         break;
     case OP_ATOMIC:
         if (op->attr.i >= 0 && op->attr.i < ATOM_COUNT) buf_printf(P->out, " %s", atomic_kind_names[op->attr.i]);
+        else buf_printf(P->out, " ?%lld", (long long)op->attr.i);
+        break;
+    case OP_MATH:
+        if (op->attr.i >= 0 && op->attr.i < MF_COUNT) buf_printf(P->out, " %s", mathfn_info[op->attr.i].name);
         else buf_printf(P->out, " ?%lld", (long long)op->attr.i);
         break;
     case OP_FOR: print_for(P, op, depth); break;
@@ -905,7 +910,7 @@ static void parse_attrs(Parser *P, Opcode opc, IrAttr *attr) {
 
 static bool same_type_operands(Opcode opc) {
     switch (opc) {
-    case OP_CMP: case OP_SELECT: case OP_ADDPTR: case OP_CAST: case OP_BITCAST: return false;
+    case OP_CMP: case OP_SELECT: case OP_ADDPTR: case OP_CAST: case OP_BITCAST: case OP_MATH: return false;
     default: return (ir_opinfo[opc].flags & F_ELEMWISE) != 0;
     }
 }
@@ -981,6 +986,12 @@ static Tok parse_leading(Parser *P, Opcode opc, IrAttr *attr) {
         int kind = find_name(atomic_kind_names, ATOM_COUNT, t);
         if (kind < 0) expected(P, t, "an atomic operation (add, max, min, and, or, xor, xchg)");
         attr->i = kind;
+    } else if (opc == OP_MATH) {
+        next_tok(P);
+        char *name = tok_str(P, t, 0);
+        int f = t.kind == TK_IDENT ? mathfn_find(name) : -1;
+        if (f < 0) expected(P, t, "a math function (floor, tanh, erf, ...: doc/math.md)");
+        attr->i = f;
     } else if (opc == OP_CONST) {
         if (t.kind != TK_NUMBER && !(t.kind == TK_IDENT && (tok_is(t, "inf") || tok_is(t, "nan"))))
             expected(P, t, "a constant");

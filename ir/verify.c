@@ -8,6 +8,7 @@
  * enclosing regions included). We walk the region tree keeping a state per
  * ValId (unseen, visible, out of scope). */
 #include "ir.h"
+#include "mathfn.h"
 
 #include <string.h>
 
@@ -189,6 +190,27 @@ static void check_arith(Verifier *V, IrOp *op) {
     IrType rt = vtype(V, r);
     if (!elem_ok(op->opc, (ElemType)rt.elem)) verr(V, op, "does not apply to %s", tstr(V, rt));
     for (uint32_t i = 0; i < op->n_operands; i++) want_like(V, op, operand_name(V, i), op->operands[i], r, "the result");
+}
+
+/* math FN: operands of one type the function takes (mathfn.def), the
+ * result of the type it gives, the operand count its own */
+static void check_math(Verifier *V, IrOp *op) {
+    if (op->attr.i < 0 || op->attr.i >= MF_COUNT) {
+        verr(V, op, "unknown math function %lld", (long long)op->attr.i);
+        return;
+    }
+    MathFn f = (MathFn)op->attr.i;
+    if (op->n_operands != (uint32_t)mathfn_info[f].n_args) {
+        verr(V, op, "math %s takes %d operands, not %u", mathfn_info[f].name, mathfn_info[f].n_args, op->n_operands);
+        return;
+    }
+    IrType a = vtype(V, op->operands[0]), rt = vtype(V, op->results[0]);
+    if (!mathfn_accepts(f, (ElemType)a.elem)) verr(V, op, "math %s does not apply to %s", mathfn_info[f].name, tstr(V, a));
+    else if (rt.elem != mathfn_result(f, (ElemType)a.elem))
+        verr(V, op, "math %s of %s gives %s elements, not %s", mathfn_info[f].name, tstr(V, a),
+             elem_name(mathfn_result(f, (ElemType)a.elem)), tstr(V, rt));
+    for (uint32_t i = 1; i < op->n_operands; i++) want_like(V, op, operand_name(V, i), op->operands[i], op->operands[0], "operand 0");
+    check_elementwise(V, op);
 }
 
 static void check_cmp(Verifier *V, IrOp *op) {
@@ -661,6 +683,7 @@ static void check_op_types(Verifier *V, IrOp *op) {
     case OP_PROGRAM_ID: case OP_NUM_PROGRAMS: case OP_ARANGE: check_leaf(V, op); break;
     case OP_SPLAT: case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_CONVERT_LAYOUT: check_shape_ops(V, op); break;
     case OP_CMP: check_cmp(V, op); break;
+    case OP_MATH: check_math(V, op); break;
     case OP_SELECT: check_select(V, op); break;
     case OP_ADDPTR: check_addptr(V, op); break;
     case OP_CAST: case OP_BITCAST: check_cast(V, op); break;

@@ -13,6 +13,7 @@
  * ValId, type, layout and source location. multiple_of/max_contiguous are
  * kept: axis analysis reads them. */
 #include "opt.h"
+#include "../ir/mathfn.h"
 
 #include <math.h>
 #include <string.h>
@@ -248,6 +249,45 @@ static void make_const(IrOp *op, Konst k, bool is_float) {
     }
 }
 
+/* math FN of constants: the function's own program (ir/mathfn.c), so the
+ * folded value is the bits the GPU computes; a NaN is left to it */
+static bool fold_math(IrOp *op, ElemType oe, ElemType re, const Konst *k, Konst *out) {
+    uint64_t args[3] = {0};
+    for (uint32_t i = 0; i < op->n_operands && i < 3; i++) {
+        if (oe == ET_F32) {
+            float f = (float)k[i].f;
+            uint32_t w;
+            memcpy(&w, &f, 4);
+            args[i] = w;
+        } else if (oe == ET_F64) {
+            memcpy(&args[i], &k[i].f, 8);
+        } else {
+            args[i] = (uint64_t)k[i].i;
+        }
+    }
+    MathProg p;
+    mathfn_build(&p, (MathFn)op->attr.i, oe);
+    uint64_t bits = mathfn_run(&p, args);
+    if (re == ET_F32 || re == ET_F64) {
+        double v;
+        if (re == ET_F32) {
+            uint32_t w = (uint32_t)bits;
+            float f;
+            memcpy(&f, &w, 4);
+            v = f;
+        } else {
+            memcpy(&v, &bits, 8);
+        }
+        if (isnan(v)) return false;
+        out->f = v;
+        out->i = 0;
+        return true;
+    }
+    out->i = int_wrap(re, bits);
+    out->f = (double)out->i;
+    return true;
+}
+
 /* All operands constant: compute the result. */
 static bool fold_constants(IrFunc *fn, IrOp *op) {
     Konst k[3], r = {0, 0};
@@ -278,6 +318,7 @@ static bool fold_constants(IrFunc *fn, IrOp *op) {
     case OP_CAST: ok = fold_cast(oe, re, (int)op->attr.i, k[0], &r); break;
     case OP_BITCAST: ok = fold_bitcast(oe, re, k[0], &r); break;
     case OP_ADDPTR: ok = false; break;
+    case OP_MATH: ok = fold_math(op, oe, re, k, &r); break;
     default:
         if (op->n_operands == 1) ok = fold_unary(op->opc, re, k[0], &r);
         else if (elem_is_float(re)) ok = fold_float2(op->opc, re, op->attr.i != 0, k[0].f, k[1].f, &r.f);

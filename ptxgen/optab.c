@@ -615,6 +615,11 @@ static void emit_one(Ptx *P, IrOp *op, ElemType e, ElemType et, Reg d, Reg a, Re
     case OP_ADDPTR: emit_addptr(P, op, (ElemType)P->fn->vals[op->operands[1]].type.elem, d, a, b); return;
     case OP_CAST: emit_cast(P, op, e, et, d, a); return;
     case OP_BITCAST: emit_bitcast(P, op, e, et, d, a); return;
+    case OP_MATH: {
+        Reg args[3] = {a, b, c};
+        ptx_math_fn(P, (int)op->attr.i, e, d, args);
+        return;
+    }
     default: break;
     }
     if (ptx_try_divrem_const(P, op, e, d, a)) return;

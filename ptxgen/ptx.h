@@ -147,6 +147,8 @@ void ptx_math_log2_f32(Ptx *P, Reg d, Reg a);
 /* trig.c: f32 cos and sin (Payne-Hanek reduction, f64 polynomials) */
 void ptx_math_cos_f32(Ptx *P, Reg d, Reg a);
 void ptx_math_sin_f32(Ptx *P, Reg d, Reg a);
+/* mathprog.c: the `math` op's function fn (a MathFn) at operand type e */
+void ptx_math_fn(Ptx *P, int fn, ElemType e, Reg d, const Reg *args);
 typedef struct PtxMathConsts {
     double l2e, l2e_lo;            /* log2(e) = l2e + l2e_lo */
     double ln2, ln2_lo;            /* ln 2 = ln2 + ln2_lo */

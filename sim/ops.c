@@ -381,6 +381,8 @@ static SimStatus math(const SimIns *in, uint64_t a, uint64_t *r) {
     float x = f32_in(in->mods, a), y;
     switch (in->op) {
     case SO_EX2: if (!approx) return SIM_BAD; y = (float)exp2((double)x); break;
+    case SO_SIN: if (!approx) return SIM_BAD; y = (float)sin((double)x); break;
+    case SO_COS: if (!approx) return SIM_BAD; y = (float)cos((double)x); break;
     case SO_LG2: if (!approx) return SIM_BAD; y = (float)log2((double)x); break;
     case SO_SQRT: y = sqrtf(x); break;
     case SO_RSQRT: if (!approx) return SIM_BAD; y = (float)(1.0 / sqrt((double)x)); break;
@@ -388,6 +390,23 @@ static SimStatus math(const SimIns *in, uint64_t a, uint64_t *r) {
     default: return SIM_BAD;
     }
     *r = f32_result(in->mods, y);
+    return SIM_OK;
+}
+
+/* popc and clz (a .u32 count of a .b32/.b64 operand), brev (the bits
+ * reversed in the type's width) */
+static SimStatus bit_count(const SimIns *in, uint64_t a, uint64_t *r) {
+    SimTy t = in->ty[0];
+    if (t != ST_B32 && t != ST_B64) return SIM_BAD;
+    int w = sim_ty_bits(t);
+    a = sim_trunc(a, w);
+    uint64_t n = 0;
+    switch (in->op) {
+    case SO_POPC: for (int i = 0; i < w; i++) n += (a >> i) & 1; break;
+    case SO_CLZ: for (int i = w - 1; i >= 0 && !((a >> i) & 1); i--) n++; break;
+    default: for (int i = 0; i < w; i++) n |= ((a >> i) & 1) << (w - 1 - i); break;
+    }
+    *r = n;
     return SIM_OK;
 }
 
@@ -410,7 +429,9 @@ SimStatus sim_alu(const SimIns *in, const uint64_t *v, uint64_t *r) {
         *r = (v[2] & ~sign) | (v[1] & sign);
         return SIM_OK;
     }
-    case SO_EX2: case SO_LG2: case SO_SQRT: case SO_RSQRT: case SO_RCP: return math(in, v[1], r);
+    case SO_EX2: case SO_LG2: case SO_SQRT: case SO_RSQRT: case SO_RCP: case SO_SIN: case SO_COS:
+        return math(in, v[1], r);
+    case SO_POPC: case SO_CLZ: case SO_BREV: return bit_count(in, v[1], r);
     default: break;
     }
     if (k == SK_PRED) {

@@ -18,7 +18,9 @@
     X(LG2, "lg2", 2) X(SQRT, "sqrt", 2) X(RSQRT, "rsqrt", 2) X(RCP, "rcp", 2)       \
     X(PRMT, "prmt", 4) X(BFE, "bfe", 4) X(TESTP, "testp", 2)                        \
     X(COPYSIGN, "copysign", 3) X(CALL, "call", -1) X(SHFL, "shfl", 5)              \
-    X(ATOM, "atom", -1) X(RED, "red", -1)
+    X(ATOM, "atom", -1) X(RED, "red", -1)                                          \
+    X(POPC, "popc", 2) X(CLZ, "clz", 2) X(BREV, "brev", 2) X(SIN, "sin", 2)        \
+    X(COS, "cos", 2)
 
 typedef enum SimOp {
 #define X(e, s, n) SO_##e,

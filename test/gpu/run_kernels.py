@@ -25,6 +25,7 @@ arch and launched on torch's current stream.
 usage: run_kernels.py [FILE.py ...]     (default: kernels/*.py not starting with '_')
 """
 import ctypes
+import math
 import glob
 import os
 import re
@@ -320,7 +321,8 @@ class ArgEnv:
                 k1 = (k1 + np.uint64(0xBB67AE85)) & m
             return c[k].astype(np.int64)
 
-        env = {"np": np, "cdiv": lambda a, b: -(-a // b), "rand": rand, "randn": randn, "randint": randint,
+        env = {"np": np, "cdiv": lambda a, b: -(-a // b), "rand": rand,
+               "erf": np.vectorize(math.erf, otypes=[np.float64]), "randn": randn, "randint": randint,
                "philox": philox, "to_fp8": to_fp8, "fp8_from_bits": fp8_from_bits,
                "randsign": randsign, "empty": empty, "full": full,
                "zeros": lambda s, dt="fp32": full(s, 0, dt), "ones": lambda s, dt="fp32": full(s, 1, dt),

@@ -257,6 +257,7 @@ static const char *const every_op =
     "  %71 = reshape %69 : tile<32xf32, #L5>\n"
     "  %72 = join %69, %68 : tile<4x8x2xf32, #L6>\n"
     "  %73, %74 = split %72 : tile<4x8xf32, #L0>, tile<4x8xf32, #L0>\n"
+    "  %75 = math atan2 %69, %68 : tile<4x8xf32, #L0>\n"
     "  store %q, %9\n"
     "  ret\n"
     "}\n";
@@ -294,7 +295,7 @@ static void test_text(void) {
     ctx_free(c);
 
     /* the unfixed text fails in the verifier, reported at the op */
-    check_parse_error(every_op, "t.tir:80:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
+    check_parse_error(every_op, "t.tir:81:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
 
     /* floats print exactly */
     c = new_ctx();

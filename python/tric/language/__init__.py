@@ -240,6 +240,7 @@ for _name in _FUNCTIONS:
 del _name
 
 from . import math  # noqa: E402  (tl.math, after the names it shares)
+from . import extra  # noqa: E402  (tl.extra.cuda.libdevice)
 
 __all__ = ["constexpr", "dtype", "pointer_type", "tensor", "PropagateNan", "TRITON_MAX_TENSOR_NUMEL", "math",
            "int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float8e4nv",

@@ -1,0 +1,687 @@
+/* The `math` op's functions as straight-line programs (see mathfn.h), and
+ * the C executor of those programs.
+ *
+ * Method. fp32 functions widen to f64, compute there and round once, so
+ * their error is the final rounding plus a few f64 ulps (nearly always
+ * correctly rounded); fp64 functions run the same f64 steps, within a few
+ * ulps (the bounds: doc/math.md, measured by test/unit/test_mathlib.c).
+ * No tables and no fitted coefficients: Taylor series on small reduced
+ * ranges, coefficients computed in long double and rounded once.
+ *   exp:   x = k ln2 + r, |r| <= ln2/2 (ln2 in two parts, the first
+ *          exact times k), e^r by Taylor to r^13, times 2^k1 2^k2.
+ *   expm1: |x| < 1/2: Taylor to x^19; else exp(x) - 1.
+ *   log:   x = 2^k m, m in [sqrt(1/2), sqrt 2), s = (m-1)/(m+1),
+ *          log m = 2 atanh s (Taylor to s^23), plus k ln2.
+ *   log1p: log(u) - ((u - 1) - x)/u, u = 1 + x (the rounding of u undone).
+ *   atan:  |x| > 1 by atan(1/x); t -> t/(1 + sqrt(1 + t^2)) once (|t| <=
+ *          tan(pi/8), computed as a small correction to t/2), Taylor to
+ *          t^43, doubled.
+ *   erf:   2/sqrt(pi) e^(-x^2) sum 2^n x^(2n+1)/(2n+1)!!, all terms
+ *          positive (no cancellation), x^2 carried as hi + lo into exp,
+ *          |x| clamped where erf rounds to 1 (4 in fp32, 6 in fp64).
+ *   tanh, sinh, cosh, asinh, acosh, atanh, pow, cbrt, asin, acos, atan2,
+ *   exp10, log10, hypot: from those by the usual identities (below).
+ * Special inputs (inf, NaN, zeros, out of domain) are selects at the end. */
+#include "mathfn.h"
+
+#include <math.h>
+#include <string.h>
+
+const MathFnInfo mathfn_info[MF_COUNT] = {
+#define X(e, s, n, k) {s, n, k},
+#include "mathfn.def"
+#undef X
+};
+
+int mathfn_find(const char *name) {
+    for (int i = 0; i < MF_COUNT; i++)
+        if (!strcmp(mathfn_info[i].name, name)) return i;
+    return -1;
+}
+
+static bool is_int3264(ElemType e) {
+    return e == ET_I32 || e == ET_U32 || e == ET_I64 || e == ET_U64;
+}
+
+bool mathfn_accepts(MathFn f, ElemType e) {
+    switch (mathfn_info[f].kind) {
+    case MK_FLOAT: case MK_TEST: return e == ET_F32 || e == ET_F64;
+    case MK_F32: return e == ET_F32;
+    case MK_INT: case MK_COUNT: return is_int3264(e);
+    }
+    return false;
+}
+
+ElemType mathfn_result(MathFn f, ElemType e) {
+    MathKind k = mathfn_info[f].kind;
+    return k == MK_TEST || k == MK_COUNT ? ET_I32 : e;
+}
+
+/* ---- the builder ---- */
+
+static int reg(MathProg *p, MType t) {
+    TRIC_ASSERT(p->n_regs < MP_MAX_REGS);
+    p->rty[p->n_regs] = (uint8_t)t;
+    return p->n_regs++;
+}
+
+#define TY(r) ((MType)p->rty[r])
+
+static int ins(MathProg *p, MOp op, MType t, int a, int b, int c, uint64_t imm, MathCmp cmp) {
+    TRIC_ASSERT(p->n_ins < MP_MAX_INS);
+    int d = reg(p, t);
+    p->ins[p->n_ins++] = (MIns){(uint8_t)op, (uint8_t)cmp, (uint16_t)d, (uint16_t)a, (uint16_t)b, (uint16_t)c, imm};
+    return d;
+}
+
+static int kf(MathProg *p, MType t, double v) {
+    uint64_t u;
+    if (t == MT_F32) {
+        float f = (float)v;
+        uint32_t w;
+        memcpy(&w, &f, 4);
+        u = w;
+    } else {
+        memcpy(&u, &v, 8);
+    }
+    return ins(p, MO_CONST, t, 0, 0, 0, u, MC_EQ);
+}
+
+static int kb(MathProg *p, uint32_t v) { return ins(p, MO_CONST, MT_B32, 0, 0, 0, v, MC_EQ); }
+
+static int op1(MathProg *p, MOp o, int a) { return ins(p, o, TY(a), a, 0, 0, 0, MC_EQ); }
+static int op2(MathProg *p, MOp o, int a, int b) { return ins(p, o, TY(a), a, b, 0, 0, MC_EQ); }
+static int add(MathProg *p, int a, int b) { return op2(p, MO_ADD, a, b); }
+static int sub(MathProg *p, int a, int b) { return op2(p, MO_SUB, a, b); }
+static int mul(MathProg *p, int a, int b) { return op2(p, MO_MUL, a, b); }
+static int dvd(MathProg *p, int a, int b) { return op2(p, MO_DIV, a, b); }
+static int fma3(MathProg *p, int a, int b, int c) { return ins(p, MO_FMA, TY(a), a, b, c, 0, MC_EQ); }
+static int addk(MathProg *p, int a, double k) { return add(p, a, kf(p, TY(a), k)); }
+static int mulk(MathProg *p, int a, double k) { return mul(p, a, kf(p, TY(a), k)); }
+static int fmak(MathProg *p, int a, int b, double k) { return fma3(p, a, b, kf(p, TY(a), k)); }
+static int ksub(MathProg *p, double k, int a) { return sub(p, kf(p, TY(a), k), a); }
+static int kdiv(MathProg *p, double k, int a) { return dvd(p, kf(p, TY(a), k), a); }
+static int neg(MathProg *p, int a) { return op1(p, MO_NEG, a); }
+static int fabs_(MathProg *p, int a) { return op1(p, MO_ABS, a); }
+static int sqrt_(MathProg *p, int a) { return op1(p, MO_SQRT, a); }
+/* magnitude of mag, sign of sgn */
+static int csign(MathProg *p, int sgn, int mag) { return op2(p, MO_COPYSIGN, sgn, mag); }
+static int cvt(MathProg *p, MType t, int a) { return ins(p, MO_CVT, t, a, 0, 0, 0, MC_EQ); }
+static int setp(MathProg *p, MathCmp c, int a, int b) { return ins(p, MO_SETP, MT_PRED, a, b, 0, 0, c); }
+static int setpk(MathProg *p, MathCmp c, int a, double k) { return setp(p, c, a, kf(p, TY(a), k)); }
+static int testp(MathProg *p, MathCmp c, int a) { return ins(p, MO_TESTP, MT_PRED, a, 0, 0, 0, c); }
+static int selp(MathProg *p, int c, int a, int b) { return ins(p, MO_SELP, TY(a), a, b, c, 0, MC_EQ); }
+static int selpk(MathProg *p, int c, double k, int b) { return selp(p, c, kf(p, TY(b), k), b); }
+static int pand(MathProg *p, int a, int b) { return op2(p, MO_AND, a, b); }
+static int por(MathProg *p, int a, int b) { return op2(p, MO_OR, a, b); }
+static int hi(MathProg *p, int a) { return ins(p, MO_HI, MT_B32, a, 0, 0, 0, MC_EQ); }
+static int lo(MathProg *p, int a) { return ins(p, MO_LO, MT_B32, a, 0, 0, 0, MC_EQ); }
+static int pack(MathProg *p, int l, int h) { return ins(p, MO_PACK, MT_F64, l, h, 0, 0, MC_EQ); }
+
+/* min(max(x, lo), hi) that lets NaN through */
+static int clamp(MathProg *p, int x, double lo, double hi) {
+    int t = selpk(p, setpk(p, MC_GT, x, hi), hi, x);
+    return selpk(p, setpk(p, MC_LT, t, lo), lo, t);
+}
+
+/* p(z) = c[0] + c[1] z + ... + c[n-1] z^(n-1), by Horner with fma */
+static int poly(MathProg *p, int z, const double *c, int n) {
+    int r = kf(p, TY(z), c[n - 1]);
+    for (int i = n - 2; i >= 0; i--) r = fmak(p, r, z, c[i]);
+    return r;
+}
+
+/* the sign bit of an f64 as a predicate (true for -0 and negative NaN) */
+static int sign_pred(MathProg *p, int x) { return setp(p, MC_LT, hi(p, x), kb(p, 0)); }
+
+static const double LN2_HI42 = 0x1.62e42fefa3800p-1, LN2_LO42 = 0x1.ef35793c76730p-45;
+static const double LN2 = 0x1.62e42fefa39efp-1, L2E = 0x1.71547652b82fep+0;
+static const double PI2_HI = 0x1.921fb54442d18p+0, PI2_LO = 0x1.1a62633145c07p-54;
+static const double PI_HI = 0x1.921fb54442d18p+1, PI_LO = 0x1.1a62633145c07p-53;
+static const double LN10_HI = 0x1.26bb1bbb55516p+1, LN10_LO = -0x1.f48ad494ea3e9p-53;
+static const double ILN10_HI = 0x1.bcb7b1526e50ep-2, ILN10_LO = 0x1.95355baaafad3p-57;
+static const double TWO_OVER_SQRTPI = 0x1.20dd750429b6dp+0;
+
+/* 2^e for e a b32 within the normal exponents */
+static int pow2(MathProg *p, int e) {
+    int h = ins(p, MO_SHL, MT_B32, ins(p, MO_IADD, MT_B32, e, kb(p, 1023), 0, 0, MC_EQ), kb(p, 20), 0, 0, MC_EQ);
+    return pack(p, kb(p, 0), h);
+}
+
+/* 2^kadj e^(x + xlo), x in [-760, 720] (or NaN), |xlo| <= ulp(x) or xlo < 0 */
+static int exp_core(MathProg *p, int x, int xlo, int kadj) {
+    double c[14];
+    long double f = 1;
+    for (int i = 0; i < 14; i++) {
+        if (i) f /= i;
+        c[i] = (double)f;
+    }
+    int t = mulk(p, x, L2E);
+    int kd = op1(p, MO_RNI, t), k = cvt(p, MT_B32, t);
+    /* r = x - kd ln2_hi42 (exact), then - kd ln2_lo42 */
+    int r = fma3(p, kd, kf(p, MT_F64, -LN2_HI42), x);
+    int rr = fma3(p, kd, kf(p, MT_F64, -LN2_LO42), r);
+    if (xlo >= 0) rr = add(p, rr, xlo);
+    int e = fmak(p, poly(p, rr, c + 1, 13), rr, 1.0);
+    int kk = kadj ? ins(p, MO_IADD, MT_B32, k, kb(p, (uint32_t)kadj), 0, 0, MC_EQ) : k;
+    int k1 = ins(p, MO_SHRS, MT_B32, kk, kb(p, 1), 0, 0, MC_EQ);
+    int k2 = ins(p, MO_ISUB, MT_B32, kk, k1, 0, 0, MC_EQ);
+    return mul(p, mul(p, e, pow2(p, k1)), pow2(p, k2));
+}
+
+static int exp_full(MathProg *p, int x) { return exp_core(p, clamp(p, x, -760, 720), -1, 0); }
+
+/* e^x - 1 */
+static int expm1_core(MathProg *p, int x) {
+    double c[18];   /* 1/k! for k = 2 .. 19 */
+    long double f = 1;
+    for (int k = 1; k <= 19; k++) {
+        f /= k;
+        if (k >= 2) c[k - 2] = (double)f;
+    }
+    int small = fma3(p, mul(p, x, x), poly(p, x, c, 18), x);
+    int big = addk(p, exp_full(p, x), -1.0);
+    return selp(p, setpk(p, MC_LT, fabs_(p, x), 0.5), small, big);
+}
+
+/* log x for finite x > 0 (log_special replaces the others) */
+static int log_core(MathProg *p, int x) {
+    double c[11];   /* 2/(2n+1), n = 1 .. 11 */
+    for (int n = 1; n <= 11; n++) c[n - 1] = (double)(2.0L / (2 * n + 1));
+    int sub_ = setpk(p, MC_LT, x, 0x1p-1022);
+    int xs = selp(p, sub_, mulk(p, x, 0x1p54), x);
+    int adj = selp(p, sub_, kb(p, (uint32_t)-54), kb(p, 0));
+    /* subtracting sqrt(1/2)'s high word moves the exponent step there */
+    int h = hi(p, xs), l = lo(p, xs);
+    int t = ins(p, MO_ISUB, MT_B32, h, kb(p, 0x3FE6A09E), 0, 0, MC_EQ);
+    int k = ins(p, MO_IADD, MT_B32, ins(p, MO_SHRS, MT_B32, t, kb(p, 20), 0, 0, MC_EQ), adj, 0, 0, MC_EQ);
+    int step = ins(p, MO_AND, MT_B32, t, kb(p, 0xFFF00000u), 0, 0, MC_EQ);
+    int m = pack(p, l, ins(p, MO_ISUB, MT_B32, h, step, 0, 0, MC_EQ));
+    int f = addk(p, m, -1.0);
+    int s = dvd(p, f, addk(p, f, 2.0));
+    int z = mul(p, s, s);
+    int s2 = mulk(p, s, 2.0);
+    int logm = fma3(p, mul(p, s, z), poly(p, z, c, 11), s2);
+    int kd = cvt(p, MT_F64, k);
+    return fma3(p, kd, kf(p, MT_F64, LN2_HI42), fma3(p, kd, kf(p, MT_F64, LN2_LO42), logm));
+}
+
+/* y, except: log(+inf) = +inf, log(+-0) = -inf, log(x < 0 or NaN) = NaN */
+static int log_special(MathProg *p, int x, int y) {
+    y = selpk(p, setpk(p, MC_EQ, x, INFINITY), INFINITY, y);
+    y = selpk(p, setpk(p, MC_EQ, x, 0.0), -INFINITY, y);
+    return selpk(p, setpk(p, MC_LTU, x, 0.0), NAN, y);
+}
+
+static int log_full(MathProg *p, int x) { return log_special(p, x, log_core(p, x)); }
+
+static int log1p_full(MathProg *p, int x) {
+    int u = addk(p, x, 1.0);
+    int c = dvd(p, sub(p, addk(p, u, -1.0), x), u);
+    return log_special(p, u, sub(p, log_core(p, u), c));
+}
+
+/* atan t for t in [0, 1] (NaN passes) */
+static int atan01(MathProg *p, int t) {
+    double c[21];   /* (-1)^n / (2n+1), n = 1 .. 21 */
+    for (int n = 1; n <= 21; n++) c[n - 1] = (double)((n & 1 ? -1.0L : 1.0L) / (2 * n + 1));
+    /* t1 = t / (1 + sqrt(1 + t^2)) as h - h w, h = t/2 (exact), w = u / (2 + u),
+     * u = t^2 / (1 + sqrt(1 + t^2)): the rounding of 2 + u would cost an ulp */
+    int h = mulk(p, t, 0.5);
+    int u = dvd(p, mul(p, t, t), addk(p, sqrt_(p, fmak(p, t, t, 1.0)), 1.0));
+    int w = dvd(p, u, addk(p, u, 2.0));
+    int t1 = fma3(p, neg(p, h), w, h);
+    int z = mul(p, t1, t1);
+    return mulk(p, fma3(p, mul(p, t1, z), poly(p, z, c, 21), t1), 2.0);
+}
+
+/* hi + lo - r, for the constant hi + lo */
+static int k2sub(MathProg *p, double h, double l, int r) { return addk(p, ksub(p, h, r), l); }
+
+static int atan_full(MathProg *p, int x) {
+    int a = fabs_(p, x);
+    int inv = setpk(p, MC_GT, a, 1.0);
+    int r = atan01(p, selp(p, inv, kdiv(p, 1.0, a), a));
+    return csign(p, x, selp(p, inv, k2sub(p, PI2_HI, PI2_LO, r), r));
+}
+
+static int atan2_full(MathProg *p, int y, int x) {
+    int ax = fabs_(p, x), ay = fabs_(p, y);
+    int mx = op2(p, MO_MAX, ax, ay), mn = op2(p, MO_MIN, ax, ay);
+    int t = dvd(p, mn, mx);
+    t = selpk(p, setpk(p, MC_EQ, mx, 0.0), 0.0, t);          /* 0/0 */
+    t = selpk(p, setpk(p, MC_EQ, mn, INFINITY), 1.0, t);     /* inf/inf */
+    int r = atan01(p, t);
+    r = selp(p, setp(p, MC_GT, ay, ax), k2sub(p, PI2_HI, PI2_LO, r), r);
+    r = selp(p, sign_pred(p, x), k2sub(p, PI_HI, PI_LO, r), r);
+    r = csign(p, y, r);
+    return selpk(p, por(p, testp(p, MC_NAN, x), testp(p, MC_NAN, y)), NAN, r);
+}
+
+/* erf by the series (see the top) for |x| <= lim, n terms */
+static int erf_series(MathProg *p, int a, double lim, int n) {
+    double c[64];   /* 2^k / (2k+1)!! */
+    long double d = 1;
+    TRIC_ASSERT(n < 64);
+    for (int k = 0; k <= n; k++) {
+        if (k) d *= 2.0L / (2 * k + 1);
+        c[k] = (double)d;
+    }
+    int ac = selpk(p, setpk(p, MC_GT, a, lim), lim, a);
+    int z = mul(p, ac, ac), zl = fma3(p, ac, ac, neg(p, z));
+    int e = exp_core(p, neg(p, z), neg(p, zl), 0);
+    int s = poly(p, z, c, n + 1);
+    return mul(p, mul(p, e, s), mulk(p, ac, TWO_OVER_SQRTPI));
+}
+
+/* fp64 erf for |x| >= 2: 1 - erfc, erfc = e^(-x^2) / (sqrt(pi) K) with
+ * the continued fraction K = x + (1/2)/(x + (2/2)/(x + (3/2)/(...))), 60
+ * levels (relative error below 2e-16 from 2 on, and erfc(2) < 0.005, so
+ * 1 - erfc is within an ulp). The series' Horner sum loses ulps as the
+ * terms' peak moves out (~30 near 6). */
+static int erf_cf(MathProg *p, int a) {
+    int ac = selpk(p, setpk(p, MC_GT, a, 6.0), 6.0, selpk(p, setpk(p, MC_LT, a, 2.0), 2.0, a));
+    int t = ac;
+    for (int k = 60; k >= 1; k--) t = add(p, ac, kdiv(p, k / 2.0, t));
+    int z = mul(p, ac, ac), zl = fma3(p, ac, ac, neg(p, z));
+    int e = exp_core(p, neg(p, z), neg(p, zl), 0);
+    int erfc = dvd(p, mulk(p, e, 0x1.20dd750429b6dp-1), t);   /* 1/sqrt(pi) */
+    return ksub(p, 1.0, erfc);
+}
+
+static int erf_full(MathProg *p, int x, bool f64) {
+    int a = fabs_(p, x);
+    if (!f64) return csign(p, x, erf_series(p, a, 4.0, 62));
+    int r = selp(p, setpk(p, MC_GE, a, 2.0), erf_cf(p, a), erf_series(p, a, 2.0, 32));
+    return csign(p, x, selpk(p, testp(p, MC_NAN, a), NAN, r));
+}
+
+static int pow_full(MathProg *p, int x, int y) {
+    int ax = fabs_(p, x);
+    int lg = log_full(p, ax);
+    int r = exp_core(p, clamp(p, mul(p, y, lg), -760, 720), -1, 0);
+    int yr = op1(p, MO_RZI, y), h = mulk(p, y, 0.5);
+    int yint = setp(p, MC_EQ, yr, y), ynot = setp(p, MC_NE, yr, y);
+    int yodd = pand(p, yint, setp(p, MC_NE, op1(p, MO_RZI, h), h));
+    r = selp(p, pand(p, sign_pred(p, x), yodd), neg(p, r), r);
+    int finite_neg = pand(p, setpk(p, MC_LT, x, 0.0), setpk(p, MC_GT, x, -INFINITY));
+    r = selpk(p, pand(p, finite_neg, ynot), NAN, r);
+    int one = por(p, setpk(p, MC_EQ, y, 0.0), setpk(p, MC_EQ, x, 1.0));
+    one = por(p, one, pand(p, setpk(p, MC_EQ, x, -1.0), testp(p, MC_INF, y)));
+    return selpk(p, one, 1.0, r);
+}
+
+static int cbrt_full(MathProg *p, int x) {
+    /* subnormals scaled by 2^54 (the result by 2^-18): Newton's residual
+     * must not be subnormal */
+    int a0 = fabs_(p, x), sub_ = setpk(p, MC_LT, a0, 0x1p-1000);
+    int a = selp(p, sub_, mulk(p, a0, 0x1p54), a0);
+    int y0 = exp_core(p, mulk(p, log_core(p, a), 1.0 / 3), -1, 0);
+    int y2 = mul(p, y0, y0);
+    int r = fma3(p, y2, y0, neg(p, a));
+    int y = sub(p, y0, dvd(p, r, mulk(p, y2, 3.0)));
+    y = selp(p, sub_, mulk(p, y, 0x1p-18), y);
+    y = selp(p, por(p, setpk(p, MC_EQ, a, 0.0), setpk(p, MC_EQ, a, INFINITY)), a, y);
+    y = selpk(p, testp(p, MC_NAN, a), NAN, y);
+    return csign(p, x, y);
+}
+
+/* the f64 functions of the f64 operands x, y */
+static int f64_fn(MathProg *p, MathFn f, int x, int y) {
+    switch (f) {
+    case MF_EXP: return exp_full(p, x);
+    case MF_EXP10: {
+        int c = clamp(p, x, -330, 315);
+        int h = mulk(p, c, LN10_HI);
+        int l = fma3(p, c, kf(p, MT_F64, LN10_LO), fma3(p, c, kf(p, MT_F64, LN10_HI), neg(p, h)));
+        return exp_core(p, h, l, 0);
+    }
+    case MF_EXPM1: return expm1_core(p, x);
+    case MF_LOG1P: return log1p_full(p, x);
+    case MF_LOG10: {
+        int l = log_full(p, x);
+        return fma3(p, l, kf(p, MT_F64, ILN10_HI), mulk(p, l, ILN10_LO));
+    }
+    case MF_TANH: {
+        int a = fabs_(p, x), em = expm1_core(p, mulk(p, a, 2.0));
+        int t = dvd(p, em, addk(p, em, 2.0));
+        return csign(p, x, selpk(p, setpk(p, MC_GT, a, 22.0), 1.0, t));
+    }
+    case MF_SINH: {
+        int a = fabs_(p, x), em = expm1_core(p, a);
+        int s1 = mulk(p, add(p, em, dvd(p, em, addk(p, em, 1.0))), 0.5);
+        int h = exp_core(p, clamp(p, a, 0, 720), -1, -1);
+        int s2 = sub(p, h, kdiv(p, 0.25, h));
+        return csign(p, x, selp(p, setpk(p, MC_GE, a, 1.0), s2, s1));
+    }
+    case MF_COSH: {
+        int h = exp_core(p, clamp(p, fabs_(p, x), 0, 720), -1, -1);
+        return add(p, h, kdiv(p, 0.25, h));
+    }
+    case MF_ASINH: {
+        int a = fabs_(p, x), a2 = mul(p, a, a);
+        int t = add(p, a, dvd(p, a2, addk(p, sqrt_(p, addk(p, a2, 1.0)), 1.0)));
+        int big = addk(p, log_full(p, a), LN2);
+        return csign(p, x, selp(p, setpk(p, MC_GT, a, 0x1p28), big, log1p_full(p, t)));
+    }
+    case MF_ACOSH: {
+        int t = addk(p, x, -1.0);
+        int s = sqrt_(p, fma3(p, t, t, mulk(p, t, 2.0)));
+        int big = addk(p, log_full(p, x), LN2);
+        int r = selp(p, setpk(p, MC_GT, x, 0x1p28), big, log1p_full(p, add(p, t, s)));
+        return selpk(p, setpk(p, MC_LTU, x, 1.0), NAN, r);
+    }
+    case MF_ATANH: {
+        int a = fabs_(p, x);
+        int l = log1p_full(p, dvd(p, mulk(p, a, 2.0), ksub(p, 1.0, a)));
+        return csign(p, x, mulk(p, l, 0.5));
+    }
+    case MF_ATAN: return atan_full(p, x);
+    case MF_ATAN2: return atan2_full(p, x, y);
+    case MF_ASIN: case MF_ACOS: {
+        /* 1 - x^2: one rounding (fma) for |x| < 1/2, else (1 - x)(1 + x), where 1 - |x| is exact */
+        int big = mul(p, ksub(p, 1.0, x), addk(p, x, 1.0)), small = fma3(p, neg(p, x), x, kf(p, MT_F64, 1.0));
+        int s = sqrt_(p, selp(p, setpk(p, MC_LT, fabs_(p, x), 0.5), small, big));
+        return f == MF_ASIN ? atan2_full(p, x, s) : atan2_full(p, s, x);
+    }
+    case MF_CBRT: return cbrt_full(p, x);
+    case MF_POW: return pow_full(p, x, y);
+    case MF_HYPOT: {
+        int s = sqrt_(p, fma3(p, x, x, mul(p, y, y)));
+        return selpk(p, por(p, testp(p, MC_INF, x), testp(p, MC_INF, y)), INFINITY, s);
+    }
+    default: tric_unreachable();
+    }
+}
+
+static int erf_or_f64(MathProg *p, MathFn f, int x, int y, bool is64) {
+    return f == MF_ERF ? erf_full(p, x, is64) : f64_fn(p, f, x, y);
+}
+
+/* round half away from zero: the truncation, plus 1 if the rest >= 1/2 */
+static int round_away(MathProg *p, int x) {
+    int a = fabs_(p, x), t = op1(p, MO_RZI, a);
+    int r = selp(p, setpk(p, MC_GE, sub(p, a, t), 0.5), addk(p, t, 1.0), t);
+    return csign(p, x, r);
+}
+
+static int one_zero(MathProg *p, int pred) { return selp(p, pred, kb(p, 1), kb(p, 0)); }
+
+static int fast_fn(MathProg *p, MathFn f, int x, int y) {
+    switch (f) {
+    case MF_FAST_EXP: return op1(p, MO_EX2A, mulk(p, x, 0x1.715476p+0));
+    case MF_FAST_EXP10: return op1(p, MO_EX2A, mulk(p, x, 0x1.a934f0p+1));
+    case MF_FAST_LOG: return mulk(p, op1(p, MO_LG2A, x), 0x1.62e430p-1);
+    case MF_FAST_LOG2: return op1(p, MO_LG2A, x);
+    case MF_FAST_LOG10: return mulk(p, op1(p, MO_LG2A, x), 0x1.344136p-2);
+    case MF_FAST_SIN: return op1(p, MO_SINA, x);
+    case MF_FAST_COS: return op1(p, MO_COSA, x);
+    case MF_FAST_TAN: return op2(p, MO_DIVF, op1(p, MO_SINA, x), op1(p, MO_COSA, x));
+    case MF_FAST_POW: return op1(p, MO_EX2A, mul(p, y, op1(p, MO_LG2A, x)));
+    case MF_FAST_DIV: return op2(p, MO_DIVF, x, y);
+    default: tric_unreachable();
+    }
+}
+
+static MType mtype_of(ElemType e) {
+    switch (e) {
+    case ET_F32: return MT_F32;
+    case ET_F64: return MT_F64;
+    case ET_I32: case ET_U32: return MT_B32;
+    case ET_I64: case ET_U64: return MT_B64;
+    default: tric_unreachable();
+    }
+}
+
+static int body(MathProg *p, MathFn f, ElemType e, const int *in) {
+    int x = in[0], y = in[1], z = in[2];
+    switch (f) {
+    case MF_FLOOR: return op1(p, MO_RMI, x);
+    case MF_CEIL: return op1(p, MO_RPI, x);
+    case MF_TRUNC: return op1(p, MO_RZI, x);
+    case MF_RINT: return op1(p, MO_RNI, x);
+    case MF_ROUND: return round_away(p, x);
+    case MF_FMA: return fma3(p, x, y, z);
+    case MF_DIV_RN: return dvd(p, x, y);
+    case MF_SQRT_RN: return sqrt_(p, x);
+    case MF_COPYSIGN: return csign(p, y, x);
+    case MF_ISNAN: return one_zero(p, testp(p, MC_NAN, x));
+    case MF_ISINF: return one_zero(p, testp(p, MC_INF, x));
+    case MF_ISFINITE: return one_zero(p, testp(p, MC_FINITE, x));
+    case MF_SIGNBIT: {
+        int w = e == ET_F64 ? hi(p, x) : ins(p, MO_MOVB, MT_B32, x, 0, 0, 0, MC_EQ);
+        return ins(p, MO_SHRU, MT_B32, w, kb(p, 31), 0, 0, MC_EQ);
+    }
+    case MF_POPC: case MF_CLZ: return ins(p, f == MF_POPC ? MO_POPC : MO_CLZ, MT_B32, x, 0, 0, 0, MC_EQ);
+    case MF_BREV: return op1(p, MO_BREV, x);
+    case MF_MULHI: return ins(p, MO_MULHI, TY(x), x, y, 0, elem_is_signed(e), MC_EQ);
+    case MF_FAST_EXP: case MF_FAST_EXP10: case MF_FAST_LOG: case MF_FAST_LOG2: case MF_FAST_LOG10:
+    case MF_FAST_SIN: case MF_FAST_COS: case MF_FAST_TAN: case MF_FAST_POW: case MF_FAST_DIV:
+        return fast_fn(p, f, x, y);
+    default: break;
+    }
+    /* the f64 algorithms: fp32 operands widen (exactly) and round once */
+    if (e == ET_F64) return erf_or_f64(p, f, x, y, true);
+    int wx = cvt(p, MT_F64, x), wy = mathfn_info[f].n_args > 1 ? cvt(p, MT_F64, y) : -1;
+    return cvt(p, MT_F32, erf_or_f64(p, f, wx, wy, false));
+}
+
+void mathfn_build(MathProg *p, MathFn f, ElemType e) {
+    TRIC_ASSERT(mathfn_accepts(f, e));
+    p->n_ins = p->n_regs = 0;
+    p->n_in = mathfn_info[f].n_args;
+    int in[3] = {-1, -1, -1};
+    for (int i = 0; i < p->n_in; i++) in[i] = reg(p, mtype_of(e));
+    p->out = body(p, f, e, in);
+}
+
+/* ---- the executor: PTX's semantics (doc/sim.md), NaNs canonical ---- */
+
+static float f32_of(uint64_t v) {
+    uint32_t w = (uint32_t)v;
+    float f;
+    memcpy(&f, &w, 4);
+    return f;
+}
+
+static double f64_of(uint64_t v) {
+    double d;
+    memcpy(&d, &v, 8);
+    return d;
+}
+
+static uint64_t bits_f32(float f) {
+    uint32_t w;
+    if (isnan(f)) return 0x7FFFFFFFu;
+    memcpy(&w, &f, 4);
+    return w;
+}
+
+static uint64_t bits_f64(double d) {
+    uint64_t u;
+    if (isnan(d)) return UINT64_C(0x7FFFFFFFFFFFFFFF);
+    memcpy(&u, &d, 8);
+    return u;
+}
+
+static double fval(MType t, uint64_t v) { return t == MT_F32 ? (double)f32_of(v) : f64_of(v); }
+static uint64_t fbits(MType t, double d) { return t == MT_F32 ? bits_f32((float)d) : bits_f64(d); }
+
+static bool cmp_float(MathCmp c, double x, double y) {
+    bool un = isnan(x) || isnan(y);
+    switch (c) {
+    case MC_EQ: return !un && x == y;
+    case MC_NE: return !un && x != y;
+    case MC_LT: return !un && x < y;
+    case MC_LE: return !un && x <= y;
+    case MC_GT: return !un && x > y;
+    case MC_GE: return !un && x >= y;
+    case MC_LTU: return un || x < y;
+    case MC_GEU: return un || x >= y;
+    default: tric_unreachable();
+    }
+}
+
+static bool cmp_int(MathCmp c, int64_t x, int64_t y) {
+    switch (c) {
+    case MC_EQ: return x == y;
+    case MC_NE: return x != y;
+    case MC_LT: return x < y;
+    case MC_LE: return x <= y;
+    case MC_GT: return x > y;
+    case MC_GE: return x >= y;
+    default: tric_unreachable();
+    }
+}
+
+/* min/max: a NaN operand loses; both NaN give the canonical one; -0 < +0 */
+static uint64_t fminmax(MType t, bool is_min, uint64_t a, uint64_t b) {
+    double x = fval(t, a), y = fval(t, b);
+    if (isnan(x) && isnan(y)) return fbits(t, NAN);
+    if (isnan(x)) return b;
+    if (isnan(y)) return a;
+    if (x == y && x == 0) return signbit(x) == is_min ? a : b;
+    return (is_min ? x < y : x > y) ? a : b;
+}
+
+/* f32 arithmetic in float (one rounding to f32), f64 in double */
+static uint64_t farith(MOp op, MType t, uint64_t a, uint64_t b, uint64_t c) {
+    if (t == MT_F32) {
+        float x = f32_of(a), y = f32_of(b), z = f32_of(c);
+        switch (op) {
+        case MO_ADD: return bits_f32(x + y);
+        case MO_SUB: return bits_f32(x - y);
+        case MO_MUL: return bits_f32(x * y);
+        case MO_FMA: return bits_f32(fmaf(x, y, z));
+        case MO_DIV: case MO_DIVF: return bits_f32(x / y);
+        case MO_SQRT: return bits_f32(sqrtf(x));
+        default: tric_unreachable();
+        }
+    }
+    double x = f64_of(a), y = f64_of(b), z = f64_of(c);
+    switch (op) {
+    case MO_ADD: return bits_f64(x + y);
+    case MO_SUB: return bits_f64(x - y);
+    case MO_MUL: return bits_f64(x * y);
+    case MO_FMA: return bits_f64(fma(x, y, z));
+    case MO_DIV: return bits_f64(x / y);
+    case MO_SQRT: return bits_f64(sqrt(x));
+    default: tric_unreachable();
+    }
+}
+
+static uint64_t round_integral(MOp op, MType t, uint64_t a) {
+    double x = fval(t, a), r;
+    switch (op) {
+    case MO_RNI: r = nearbyint(x); break;
+    case MO_RMI: r = floor(x); break;
+    case MO_RPI: r = ceil(x); break;
+    default: r = trunc(x); break;
+    }
+    return fbits(t, r);
+}
+
+/* cvt between the classes (see MO_CVT) */
+static uint64_t convert(MType to, MType from, uint64_t a) {
+    if (from == MT_B32) return fbits(to, (double)(int32_t)(uint32_t)a);
+    double x = fval(from, a);
+    if (to != MT_B32) return fbits(to, x);
+    if (isnan(x)) return 0;
+    double r = nearbyint(x);
+    if (r <= -0x1p31) return 0x80000000u;
+    if (r >= 0x1p31 - 1) return 0x7FFFFFFFu;
+    return (uint32_t)(int32_t)r;
+}
+
+static int clz64(uint64_t v, int bits) {
+    int n = 0;
+    for (int i = bits - 1; i >= 0 && !((v >> i) & 1); i--) n++;
+    return n;
+}
+
+static uint64_t brev(uint64_t v, int bits) {
+    uint64_t r = 0;
+    for (int i = 0; i < bits; i++) r |= ((v >> i) & 1) << (bits - 1 - i);
+    return r;
+}
+
+static uint64_t mulhi(uint64_t a, uint64_t b, int bits, bool s) {
+    if (bits == 32) {
+        if (s) return (uint32_t)(((int64_t)(int32_t)a * (int32_t)b) >> 32);
+        return (uint32_t)(((uint64_t)(uint32_t)a * (uint32_t)b) >> 32);
+    }
+    if (s) return (uint64_t)(((__int128)(int64_t)a * (int64_t)b) >> 64);
+    return (uint64_t)(((unsigned __int128)a * b) >> 64);
+}
+
+static uint64_t approx(MOp op, uint64_t a) {
+    double x = f32_of(a);
+    switch (op) {
+    case MO_EX2A: return bits_f32((float)exp2(x));
+    case MO_LG2A: return bits_f32((float)log2(x));
+    case MO_SINA: return bits_f32((float)sin(x));
+    default: return bits_f32((float)cos(x));
+    }
+}
+
+static bool testp_class(MathCmp c, double x) {
+    switch (c) {
+    case MC_NAN: return isnan(x);
+    case MC_INF: return isinf(x);
+    default: return isfinite(x);
+    }
+}
+
+static uint64_t run_one(const MathProg *p, const MIns *in, const uint64_t *r) {
+    MType t = (MType)p->rty[in->d], ta = (MType)p->rty[in->a];
+    uint64_t a = r[in->a], b = r[in->b], c = r[in->c];
+    int w = t == MT_B64 || t == MT_F64 ? 64 : 32;
+    uint64_t mask = w == 64 ? ~UINT64_C(0) : 0xFFFFFFFFu, sign = UINT64_C(1) << (w - 1);
+    switch ((MOp)in->op) {
+    case MO_CONST: return in->imm;
+    case MO_ADD: case MO_SUB: case MO_MUL: case MO_FMA: case MO_DIV: case MO_SQRT: case MO_DIVF:
+        return farith((MOp)in->op, t, a, b, c);
+    case MO_NEG: return (a ^ sign) & mask;
+    case MO_ABS: return a & ~sign & mask;
+    case MO_MIN: case MO_MAX: return fminmax(t, in->op == MO_MIN, a, b);
+    case MO_COPYSIGN: return (b & ~sign) | (a & sign);
+    case MO_RNI: case MO_RMI: case MO_RPI: case MO_RZI: return round_integral((MOp)in->op, t, a);
+    case MO_CVT: return convert(t, ta, a);
+    case MO_SETP:
+        if (ta == MT_B32) return cmp_int((MathCmp)in->cmp, (int32_t)(uint32_t)a, (int32_t)(uint32_t)b);
+        return cmp_float((MathCmp)in->cmp, fval(ta, a), fval(ta, b));
+    case MO_TESTP: return testp_class((MathCmp)in->cmp, fval(ta, a));
+    case MO_SELP: return c ? a : b;
+    case MO_IADD: return (a + b) & mask;
+    case MO_ISUB: return (a - b) & mask;
+    case MO_AND: return t == MT_PRED ? (a && b) : a & b;
+    case MO_OR: return t == MT_PRED ? (a || b) : a | b;
+    case MO_SHL: return (uint32_t)b >= (uint32_t)w ? 0 : (a << b) & mask;
+    case MO_SHRU: return (uint32_t)b >= (uint32_t)w ? 0 : a >> b;
+    case MO_SHRS: {
+        int64_t s = w == 64 ? (int64_t)a : (int64_t)(int32_t)(uint32_t)a;
+        s = (uint32_t)b >= (uint32_t)w ? (s < 0 ? -1 : 0) : s >> b;
+        return (uint64_t)s & mask;
+    }
+    case MO_HI: return a >> 32;
+    case MO_LO: return a & 0xFFFFFFFFu;
+    case MO_PACK: return (b << 32) | (a & 0xFFFFFFFFu);
+    case MO_MOVB: return a & 0xFFFFFFFFu;
+    case MO_POPC: return (uint64_t)__builtin_popcountll(a);
+    case MO_CLZ: return (uint64_t)clz64(a, ta == MT_B64 ? 64 : 32);
+    case MO_BREV: return brev(a, w);
+    case MO_MULHI: return mulhi(a, b, w, in->imm != 0) & mask;
+    case MO_EX2A: case MO_LG2A: case MO_SINA: case MO_COSA: return approx((MOp)in->op, a);
+    }
+    tric_unreachable();
+}
+
+uint64_t mathfn_run(const MathProg *p, const uint64_t *args) {
+    uint64_t r[MP_MAX_REGS];
+    for (int i = 0; i < p->n_in; i++) {
+        MType t = (MType)p->rty[i];
+        r[i] = t == MT_B64 || t == MT_F64 ? args[i] : args[i] & 0xFFFFFFFFu;
+    }
+    for (int i = 0; i < p->n_ins; i++) r[p->ins[i].d] = run_one(p, &p->ins[i], r);
+    return r[p->out];
+}

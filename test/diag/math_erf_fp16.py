@@ -1,0 +1,10 @@
+# ARGS: -k kern -s '*fp16, 64'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def kern(p_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(p_ptr + offs)
+    tl.store(p_ptr + offs, tl.erf(x))
