@@ -304,6 +304,9 @@ class ArgEnv:
         def full(s, v, dt="fp32"):
             return np.full(shape(s), v, np_float(dt) if dt in FLOAT_TYPES else NP_DTYPES[dt])
 
+        def arange(n, dt="i32"):
+            return np.arange(n).astype(np_float(dt) if dt in FLOAT_TYPES else NP_DTYPES[dt])
+
         def philox(seed, offsets, k, rounds=10):
             """Word k of Triton's randint4x(seed, offsets): Philox-4x32 as
             interp/args.c's philox() computes it (counter: offset low, high,
@@ -323,7 +326,7 @@ class ArgEnv:
 
         env = {"np": np, "cdiv": lambda a, b: -(-a // b), "rand": rand,
                "erf": np.vectorize(math.erf, otypes=[np.float64]), "randn": randn, "randint": randint,
-               "philox": philox, "to_fp8": to_fp8, "fp8_from_bits": fp8_from_bits,
+               "philox": philox, "arange": arange, "to_fp8": to_fp8, "fp8_from_bits": fp8_from_bits,
                "randsign": randsign, "empty": empty, "full": full,
                "zeros": lambda s, dt="fp32": full(s, 0, dt), "ones": lambda s, dt="fp32": full(s, 1, dt),
                "wrap": lambda v, dt: np.asarray(v).astype(np.int64).astype(NP_DTYPES[dt])}

@@ -44,7 +44,7 @@ import run_kernels as rk  # noqa: E402  (test-block parser, argument generators,
 TORCH_DTYPE_NAMES = {
     "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
     "u16": "uint16", "u32": "uint32", "u64": "uint64", "fp16": "float16", "bf16": "bfloat16",
-    "fp32": "float32", "fp64": "float64",
+    "fp32": "float32", "fp64": "float64", "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2",
 }
 
 
@@ -74,16 +74,19 @@ def import_kernel_file(path, as_triton=None):
     if as_triton is None:
         spec.loader.exec_module(mod)
         return mod
-    saved = {k: sys.modules.get(k) for k in ("triton", "triton.language")}
+    # every triton.* entry is put back afterwards: `from triton.language.extra
+    # import libdevice` under the swap registers tric's submodules under
+    # Triton's names, which would leave real Triton importing them later
+    def is_triton(k):
+        return k == "triton" or k.startswith("triton.")
+    saved = {k: v for k, v in sys.modules.items() if is_triton(k)}
     sys.modules["triton"], sys.modules["triton.language"] = as_triton, as_triton.language
     try:
         spec.loader.exec_module(mod)
     finally:
-        for k, v in saved.items():
-            if v is None:
-                sys.modules.pop(k, None)
-            else:
-                sys.modules[k] = v
+        for k in [k for k in sys.modules if is_triton(k)]:
+            del sys.modules[k]
+        sys.modules.update(saved)
     return mod
 
 
@@ -230,7 +233,7 @@ class BlockRun:
 
 def bitwise_equal(torch, a, b, type_name):
     if type_name in rk.FLOAT_TYPES:   # NaN == NaN here, and -0.0 != 0.0
-        ints = {2: torch.int16, 4: torch.int32, 8: torch.int64}[a.element_size()]
+        ints = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[a.element_size()]
         return torch.equal(a.view(ints), b.view(ints))
     return torch.equal(a, b)
 
