@@ -102,6 +102,10 @@ typedef struct Ctx {
      * directory (the CLI's -I options, then TRIC_PATH; Python's sys.path) */
     const char **search_path;
     int n_search_path;
+    /* the files of the user's modules read while lowering (modules.c), so
+     * the disk cache can tell when an imported module was edited */
+    const SrcFile **imported;
+    int n_imported, cap_imported;
 } Ctx;
 
 Ctx *ctx_new(const Target *t);    /* heap; owns a fresh arena */

@@ -622,9 +622,12 @@ static void carried_add(Lower *L, Carried *c, const char *name, IrType t) {
 
 static const char *yield_where(bool loop) { return loop ? "in a loop" : "in an if with a run-time condition"; }
 
-/* Appends yield(values of c's names in the current scope) to the current block. */
-static void yield_carried(Lower *L, SrcLoc loc, const Carried *c, bool loop, const char *branch) {
-    ValId *vals = arena_alloc(L->ctx->arena, sizeof(ValId) * (size_t)(c->n + 1));
+/* Appends yield(first, values of c's names in the current scope) to the
+ * current block; first is VAL_NONE but for a for loop turned while. */
+static void yield_carried(Lower *L, SrcLoc loc, const Carried *c, bool loop, const char *branch, ValId first) {
+    int lead = first != VAL_NONE;
+    ValId *vals = arena_alloc(L->ctx->arena, sizeof(ValId) * (size_t)(c->n + 2));
+    vals[0] = first;
     for (int i = 0; i < c->n; i++) {
         LVal v = carried_tensor(L, loc, c->names[i], scope_find(L->scope, c->names[i])->val, yield_where(loop));
         IrType t = lower_type(L, &v);
@@ -638,9 +641,9 @@ static void yield_carried(Lower *L, SrcLoc loc, const Carried *c, bool loop, con
                        is_hidden(c->names[i]) ? var_desc(L, c->names[i]) : c->names[i], type_str(L, branch[0] == 't' ? t : c->types[i]),
                        type_str(L, branch[0] == 't' ? c->types[i] : t));
         }
-        vals[i] = v.id;
+        vals[1 + i] = v.id;
     }
-    ir_build(&L->b, OP_YIELD, vals, (uint32_t)c->n, NULL, 0, 0);
+    ir_build(&L->b, OP_YIELD, vals + (1 - lead), (uint32_t)(c->n + lead), NULL, 0, 0);
 }
 
 /* ---- if ---- */
@@ -768,7 +771,7 @@ static void lower_if_arms(Lower *L, SrcLoc loc, ValId c, const IfArm arms[2]) {
             scope_set(L, res->names[i], m.vals[k][i]);
             if (k == 0) res->types[i] = lower_type(L, &m.vals[k][i]);
         }
-        yield_carried(L, loc, res, false, k ? "else" : "then");
+        yield_carried(L, loc, res, false, k ? "else" : "then", VAL_NONE);
     }
     L->b.block = parent;
     L->b.loc = loc;
@@ -991,6 +994,65 @@ static void lower_for(Lower *L, AstNode *s) {
     loop_flags_leave(L, &lf);
 }
 
+/* The loop variable's value in the body: iv, or for a negative step
+ * (run upwards over the swapped bounds) ub - iv + lb. */
+static LVal for_target_value(Lower *L, AstNode *s, ValId iv, IrType ivt, bool negative, LVal vlb, LVal vub) {
+    if (!negative) return lval_tensor(L, iv);
+    L->b.loc = s->lhs->loc;
+    return lval_tensor(L, ir_build2(&L->b, OP_ADD, ivt, ir_build2(&L->b, OP_SUB, ivt, vub.id, iv), vlb.id));
+}
+
+/* A for loop whose body may break at run time becomes a while loop
+ * carrying (iv, the carried names...) with the condition `iv < ub and not
+ * brk`: it stops at the break, where a for would go on through the
+ * remaining iterations doing nothing. The body is entered only with brk
+ * clear, so it starts with the flag a constant false (no guard around it). */
+static void lower_for_as_while(Lower *L, AstNode *s, LVal vlb, LVal vub, LVal vst, IrType ivt, bool negative,
+                               const char **names, int n_names) {
+    SrcLoc loc = s->rhs->loc;
+    ValId *inits;
+    Carried c = loop_carried(L, s->loc, names, n_names, &inits);
+    Scope before = scope_copy(L, L->scope);
+    uint32_t n = (uint32_t)c.n + 1;
+    IrType *types = arena_alloc(L->ctx->arena, sizeof(IrType) * n);
+    ValId *ops = arena_alloc(L->ctx->arena, sizeof(ValId) * n), *fwd = arena_alloc(L->ctx->arena, sizeof(ValId) * (n + 1));
+    types[0] = ivt, ops[0] = vlb.id;
+    for (int i = 0; i < c.n; i++) types[1 + i] = c.types[i], ops[1 + i] = inits[i];
+    IrBlock *parent = L->b.block, *cond_blk = ir_block_new(L->fn), *body = ir_block_new(L->fn);
+    for (uint32_t i = 0; i < n; i++) {
+        ir_block_add_arg(L->fn, cond_blk, types[i]);
+        ir_block_add_arg(L->fn, body, types[i]);
+    }
+    /* region 0: iv < ub and not brk, forwarding everything unchanged */
+    L->b.block = cond_blk;
+    bind_block_args(L, &c, cond_blk, 1);
+    LVal go = lower_compare(L, loc, ACMP_LT, lval_tensor(L, cond_blk->args[0]), vub);
+    LVal stop = lower_unary(L, loc, UN_NOT, scope_find(L->scope, FLAG_BRK)->val);
+    fwd[0] = lower_binop(L, loc, BIN_BITAND, go, stop).id;
+    for (uint32_t i = 0; i < n; i++) fwd[1 + i] = cond_blk->args[i];
+    L->b.loc = loc;
+    ir_build(&L->b, OP_CONDITION, fwd, n + 1, NULL, 0, 0);
+    /* region 1: the body, then the next iv */
+    *L->scope = scope_copy(L, &before);
+    L->b.block = body;
+    bind_block_args(L, &c, body, 1);
+    scope_set(L, FLAG_BRK, lval_bool(false));
+    scope_set(L, s->lhs->str, for_target_value(L, s, body->args[0], ivt, negative, vlb, vub));
+    L->frame->loop_depth++;
+    lower_loop_body(L, &s->body);
+    L->frame->loop_depth--;
+    L->b.loc = loc;
+    ValId next = ir_build2(&L->b, OP_ADD, ivt, body->args[0], vst.id);
+    L->b.loc = s->loc;
+    yield_carried(L, s->loc, &c, true, NULL, next);
+    L->b.block = parent;
+    IrOp *op = ir_build(&L->b, OP_WHILE, ops, n, types, n, 2);
+    adopt_region(op, 0, cond_blk);
+    adopt_region(op, 1, body);
+    *L->scope = before;
+    for (int i = 0; i < c.n; i++) scope_set(L, c.names[i], lval_tensor(L, op->results[1 + i]));
+}
+
 static void lower_for_dynamic(Lower *L, AstNode *s, LArg *lbp, LArg *ubp, LArg *stepp) {
     AstNode *it = s->rhs;
     LArg lb = *lbp, ub = *ubp, step = *stepp;
@@ -1016,6 +1078,10 @@ static void lower_for_dynamic(Lower *L, AstNode *s, LArg *lbp, LArg *ubp, LArg *
 
     int n_names;
     const char **names = carried_names(L, s, NULL, &s->body, target, ivt, &n_names);
+    if (name_in(FLAG_BRK, names, n_names)) {
+        lower_for_as_while(L, s, vlb, vub, vst, ivt, negative, names, n_names);
+        return;
+    }
     ValId *inits;
     Carried c = loop_carried(L, s->loc, names, n_names, &inits);
     Scope before = scope_copy(L, L->scope);
@@ -1025,17 +1091,12 @@ static void lower_for_dynamic(Lower *L, AstNode *s, LArg *lbp, LArg *ubp, LArg *
     for (int i = 0; i < c.n; i++) ir_block_add_arg(L->fn, body, c.types[i]);
     bind_block_args(L, &c, body, 1);
     L->b.block = body;
-    LVal viv = lval_tensor(L, iv);
-    if (negative) {
-        L->b.loc = s->lhs->loc;
-        viv = lval_tensor(L, ir_build2(&L->b, OP_ADD, ivt, ir_build2(&L->b, OP_SUB, ivt, vub.id, iv), vlb.id));
-    }
-    scope_set(L, target, viv);
+    scope_set(L, target, for_target_value(L, s, iv, ivt, negative, vlb, vub));
     L->frame->loop_depth++;
     lower_loop_body(L, &s->body);
     L->frame->loop_depth--;
     L->b.loc = s->loc;
-    yield_carried(L, s->loc, &c, true, NULL);
+    yield_carried(L, s->loc, &c, true, NULL, VAL_NONE);
     L->b.block = parent;
 
     ValId *ops = arena_alloc(L->ctx->arena, sizeof(ValId) * (size_t)(c.n + 3));
@@ -1096,7 +1157,7 @@ static void lower_while_loop(Lower *L, AstNode *s) {
     lower_loop_body(L, &s->body);
     L->frame->loop_depth--;
     L->b.loc = s->loc;
-    yield_carried(L, s->loc, &c, true, NULL);
+    yield_carried(L, s->loc, &c, true, NULL, VAL_NONE);
     L->b.block = parent;
     IrOp *op = ir_build(&L->b, OP_WHILE, inits, (uint32_t)c.n, c.types, (uint32_t)c.n, 2);
     adopt_region(op, 0, cond_blk);

@@ -65,6 +65,15 @@ static const char *search_dir(Lower *L, int i) {
 
 static int n_search_dirs(Lower *L) { return 1 + L->ctx->n_search_path; }
 
+/* A module's file, recorded in the context: the disk cache key covers
+ * the text of every module the kernel imports. */
+static SrcFile *module_read(Lower *L, const char *path) {
+    SrcFile *f = srcfile_read(L->ctx, path);
+    Ctx *c = L->ctx;
+    VEC_PUSH(c->arena, c->imported, c->n_imported, c->cap_imported, f);
+    return f;
+}
+
 LModule *module_find(Lower *L, const char *dotted) {
     for (int i = 1; i < L->n_mods; i++)
         if (!strcmp(L->mods[i]->name, dotted)) return L->mods[i];
@@ -76,10 +85,9 @@ LModule *module_find(Lower *L, const char *dotted) {
         const char *base = strcmp(dir, ".") ? arena_printf(L->ctx->arena, "%s/%s", dir, rel) : rel;
         const char *file = arena_printf(L->ctx->arena, "%s.py", base);
         const char *init = arena_printf(L->ctx->arena, "%s/__init__.py", base);
-        if (is_file(file)) return module_add(L, dotted, parse_module(L->ctx, srcfile_read(L->ctx, file)), false);
+        if (is_file(file)) return module_add(L, dotted, parse_module(L->ctx, module_read(L, file)), false);
         if (is_dir(base))
-            return module_add(L, dotted, is_file(init) ? parse_module(L->ctx, srcfile_read(L->ctx, init)) : NULL,
-                              true);
+            return module_add(L, dotted, is_file(init) ? parse_module(L->ctx, module_read(L, init)) : NULL, true);
     }
     return NULL;
 }

@@ -11,7 +11,12 @@
  *
  * A folded op is turned into a const in place, so its result keeps its
  * ValId, type, layout and source location. multiple_of/max_contiguous are
- * kept: axis analysis reads them. */
+ * kept: axis analysis reads them.
+ *
+ * An if result that both arms yield alike (one value from outside the if,
+ * or equal constants), or an i1 that is just the condition or its negation
+ * (then true / else false), is replaced by that value; dce then drops the
+ * result. */
 #include "opt.h"
 #include "../ir/mathfn.h"
 
@@ -352,7 +357,7 @@ static bool is_all_ones(IrFunc *fn, ValId v) {
 
 /* The operand that the op's result equals, or VAL_NONE:
  * x+0, 0+x, x+(-0.0), x-0, x*1, 1*x, x/1, x|0, x^0, x&~0, x<<0, x>>0,
- * select(c, a, b) with c constant or a == b, addptr(p, 0). */
+ * select(c, a, b) with c constant or a == b, addptr(p, 0), not (not x). */
 static ValId identity_of(IrFunc *fn, IrOp *op) {
     if (op->opc == OP_RESHAPE) return op->operands[0];   /* kept if the type differs */
     if (op->opc == OP_TRANS) {
@@ -365,6 +370,10 @@ static ValId identity_of(IrFunc *fn, IrOp *op) {
         if (op->operands[1] == op->operands[2]) return op->operands[1];
         if (konst(fn, op->operands[0], &c)) return c.i ? op->operands[1] : op->operands[2];
         return VAL_NONE;
+    }
+    if (op->opc == OP_NOT) {   /* not (not x) */
+        IrOp *d = fn->vals[op->operands[0]].def;
+        return d && d->opc == OP_NOT ? d->operands[0] : VAL_NONE;
     }
     if (op->n_operands != 2) return VAL_NONE;
     ValId a = op->operands[0], b = op->operands[1];
@@ -437,10 +446,72 @@ static void fold_op(IrFunc *fn, IrOp *op, void *ud) {
     *changed = true;
 }
 
+/* ---- if results ---- */
+
+/* Whether v is defined inside op's regions (it cannot be used after op). */
+static bool defined_inside(IrFunc *fn, ValId v, IrOp *op) {
+    IrBlock *b = fn->vals[v].def ? fn->vals[v].def->parent : fn->vals[v].block;
+    for (; b && b->parent; b = b->parent->parent)
+        if (b->parent == op) return true;
+    return false;
+}
+
+/* What result i of an if equals, or VAL_NONE: the value both arms yield
+ * when it is defined outside the if; a constant both arms yield (a new
+ * const in front of the if); for an i1 scalar, the condition where the
+ * then arm yields true and the else arm false, its negation for the
+ * reverse (the `if c: flag = True else: flag = False` that the lowering of
+ * break, continue and return leaves). */
+static ValId if_result_value(IrFunc *fn, IrOp *op, uint32_t i) {
+    ValId t = op->regions[0]->last->operands[i], e = op->regions[1]->last->operands[i];
+    ValId r = op->results[i], c = op->operands[0];
+    if (t == e && !defined_inside(fn, t, op)) return t;
+    Konst kt, ke;
+    if (!konst(fn, t, &kt) || !konst(fn, e, &ke)) return VAL_NONE;
+    IrType rt = ir_type(fn, r);
+    bool is_float = elem_is_float((ElemType)rt.elem);
+    IrOp *nop;
+    if (is_float ? kt.f == ke.f && signbit(kt.f) == signbit(ke.f) : kt.i == ke.i) {
+        nop = ir_op_new(fn, OP_CONST, op->loc, NULL, 0, &rt, 1, 0);
+        make_const(nop, kt, is_float);
+    } else if (rt.rank == 0 && rt.elem == ET_I1 && ir_type_eq(ir_type(fn, c), rt)) {
+        if (kt.i && !ke.i) return c;
+        nop = ir_op_new(fn, OP_NOT, op->loc, &c, 1, &rt, 1, 0);
+    } else {
+        return VAL_NONE;
+    }
+    fn->vals[nop->results[0]].layout = fn->vals[r].layout;
+    ir_insert_before(op, nop);
+    return nop->results[0];
+}
+
+typedef struct FoldIf {
+    bool changed;
+    uint32_t *uses;   /* counted at the start of the round */
+} FoldIf;
+
+static void fold_if(IrFunc *fn, IrOp *op, void *ud) {
+    FoldIf *f = ud;
+    if (op->opc != OP_IF) return;
+    for (uint32_t i = 0; i < op->n_results; i++) {
+        ValId r = op->results[i];
+        if (!f->uses[r]) continue;   /* dce drops it */
+        ValId x = if_result_value(fn, op, i);
+        if (x == VAL_NONE || fn->vals[x].layout != fn->vals[r].layout || !ir_type_eq(ir_type(fn, x), ir_type(fn, r)))
+            continue;
+        ir_replace_uses(fn, r, x);
+        f->uses[r] = 0;
+        f->changed = true;
+    }
+}
+
 void pass_fold(IrFunc *fn) {
     bool changed = true;
     while (changed) {
         changed = false;
         ir_walk(fn, fn->body, fold_op, &changed);
+        FoldIf f = {false, ir_count_uses(fn)};
+        ir_walk(fn, fn->body, fold_if, &f);
+        changed |= f.changed;
     }
 }

@@ -25,6 +25,8 @@ struct tric_kernel {
      * the source locations its messages need (the IR text has none). */
     Target target;
     char *path, *source, *kernel, *signature;
+    char **search_path;      /* the options' search path, copied */
+    int n_search_path;
 };
 
 /* Hands the message in msg to the caller (or drops it) and returns st. */
@@ -94,6 +96,10 @@ static tric_kernel *kernel_new(RtResult *res, const RtRequest *rq) {
     k->source = rq->source ? api_strdup(rq->source) : NULL;   /* NULL: read by rt_compile */
     k->kernel = api_strdup(rq->kernel);
     k->signature = api_strdup(rq->signature);
+    k->n_search_path = rq->n_search_path;
+    k->search_path = calloc((size_t)rq->n_search_path + 1, sizeof *k->search_path);
+    if (!k->search_path) tric_internal_error(__FILE__, __LINE__, "out of memory");
+    for (int i = 0; i < rq->n_search_path; i++) k->search_path[i] = api_strdup(rq->search_path[i]);
     pthread_mutex_init(&k->lock, NULL);
     return k;
 }
@@ -132,7 +138,7 @@ static bool compile_cached(RtRequest *rq, RtResult *res, bool *hit) {
     char key[65];
     if (use_cache) {
         rt_cache_key(rq, rq->source, key);
-        *hit = rt_cache_load(dir.data, key, res);
+        *hit = rt_cache_load(dir.data, key, rq, res);
     }
     bool ok = *hit || rt_compile(rq, res);
     if (ok && use_cache && !*hit) rt_cache_store(dir.data, key, res);
@@ -152,6 +158,10 @@ static int compile_common(const char *path, const char *source, const char *kern
     }
     RtRequest rq = {.path = path, .source = source, .kernel = kernel, .signature = signature,
                     .emit = RT_EMIT_PTX};
+    if (opt && opt->search_path) {
+        rq.search_path = (const char **)opt->search_path;
+        while (rq.search_path[rq.n_search_path]) rq.n_search_path++;
+    }
     int st = options_target(opt, &rq.target, &msg);
     if (st) return finish(st, &msg, errors);
     /* read here, not in compile_cached, so the kernel can keep the text */
@@ -198,6 +208,8 @@ void tric_kernel_free(tric_kernel *k) {
     free(k->path);
     free(k->source);
     free(k->kernel);
+    for (int i = 0; i < k->n_search_path; i++) free(k->search_path[i]);
+    free(k->search_path);
     free(k->signature);
     free(k);
 }
@@ -292,6 +304,8 @@ static uint64_t interp_slot(ElemType e, uint64_t v) {
 /* The kernel's IR after all passes, lowered again in c from the kept
  * source: the same IR the PTX came from, with its source locations. */
 static IrFunc *interp_ir(Ctx *c, const tric_kernel *k) {
+    c->search_path = (const char **)k->search_path;
+    c->n_search_path = k->n_search_path;
     const SrcFile *f = srcfile_from_string(c, k->path, k->source);
     AstModule *m = parse_module(c, f);
     IrFunc *fn = lower_kernel(c, m, k->kernel, sig_parse(c, k->signature));

@@ -20,8 +20,16 @@
  *   param 1 4 n i32
  *   ptx 1234                       (byte count, then the bytes and "\n")
  *   ir 567
+ *   imports 160                    (RtResult.imports: "dirs <sha256>", "<sha256> <path>"...)
  *   sha256 <64 hex digits>
  *
+ * The text of the modules a kernel imports is known only after lowering it,
+ * so it cannot be in the key: the entry lists them with their hashes, and
+ * a load that finds one changed (or gone) is a miss, as is one from a
+ * kernel that looked for them in other directories (the same text in
+ * another directory, or another search path, may import other modules).
+ * The recompiled kernel then replaces the entry. A kernel that imports
+ * nothing of the user's hits whatever its directories.
  * An entry that fails any check (truncated, edited, from an older format)
  * is a miss; the recompiled kernel then replaces it. Writes go to a
  * temporary file in the same directory, renamed over the entry, so a reader
@@ -36,7 +44,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CACHE_FORMAT "tric-cache 1"
+#define CACHE_FORMAT "tric-cache 2"
 
 /* ---- SHA-256 (FIPS 180-4) ---- */
 
@@ -129,6 +137,14 @@ static void hex_digest(const uint8_t digest[32], char hex[65]) {
 
 /* ---- the key ---- */
 
+static char *dup_n(const char *s, size_t n) {
+    char *d = malloc(n + 1);
+    if (!d) tric_internal_error(__FILE__, __LINE__, "out of memory");
+    memcpy(d, s, n);
+    d[n] = 0;
+    return d;
+}
+
 /* One field of the key, length first so that no two field lists hash the
  * same text. */
 static void key_field(Sha256 *s, const char *text) {
@@ -152,6 +168,34 @@ static void key_build(Sha256 *s) {
     } else {
         key_field(s, "unknown build");
     }
+}
+
+/* A directory imports are looked up in, absolute when it exists (a
+ * relative one means another directory after a chdir). */
+static void dirs_field(Sha256 *s, const char *dir) {
+    char *abs = realpath(dir, NULL);
+    key_field(s, abs ? abs : dir);
+    free(abs);
+}
+
+/* The directories rq's imports are looked up in, in modules.c's order
+ * (the kernel file's, then the search path), hashed into hex. */
+static void search_dirs_hex(const RtRequest *rq, char hex[65]) {
+    Sha256 s;
+    sha256_init(&s);
+    const char *slash = strrchr(rq->path, '/');
+    if (!slash) {
+        dirs_field(&s, ".");
+    } else {
+        size_t n = slash == rq->path ? 1 : (size_t)(slash - rq->path);
+        char *dir = dup_n(rq->path, n);
+        dirs_field(&s, dir);
+        free(dir);
+    }
+    for (int i = 0; i < rq->n_search_path; i++) dirs_field(&s, rq->search_path[i]);
+    uint8_t digest[32];
+    sha256_final(&s, digest);
+    hex_digest(digest, hex);
 }
 
 void rt_cache_key(const RtRequest *rq, const char *source, char hex[65]) {
@@ -240,14 +284,6 @@ static int read_count(Reader *r, const char *word) {
     return (int)v;
 }
 
-static char *dup_n(const char *s, size_t n) {
-    char *d = malloc(n + 1);
-    if (!d) tric_internal_error(__FILE__, __LINE__, "out of memory");
-    memcpy(d, s, n);
-    d[n] = 0;
-    return d;
-}
-
 /* "WORD <n>\n" then n bytes and "\n": a heap copy of the bytes. */
 static char *read_blob(Reader *r, const char *word) {
     int n = read_count(r, word);
@@ -327,7 +363,53 @@ static void parse_entry(Reader *r, RtResult *out) {
     if (r->bad) return;
     out->text = read_blob(r, "ptx");
     if (!r->bad) out->ir = read_blob(r, "ir");
+    if (!r->bad) out->imports = read_blob(r, "imports");
     if (!r->bad && r->p != r->end) r->bad = true;
+}
+
+/* ---- the imported modules ---- */
+
+void rt_cache_imports(Buf *out, const RtRequest *rq, const SrcFile *const *files, int n) {
+    if (n > 0) {
+        char dirs[65];
+        search_dirs_hex(rq, dirs);
+        buf_printf(out, "dirs %s\n", dirs);
+    }
+    for (int i = 0; i < n; i++) {
+        uint8_t digest[32];
+        char hex[65];
+        rt_sha256(files[i]->text, files[i]->len, digest);
+        hex_digest(digest, hex);
+        char *abs = realpath(files[i]->path, NULL);
+        buf_printf(out, "%s %s\n", hex, abs ? abs : files[i]->path);
+        free(abs);
+    }
+}
+
+/* imports were looked up where rq looks for them, and every "<sha256>
+ * <path>" line names a file that still holds that text. */
+static bool imports_current(const char *imports, const RtRequest *rq) {
+    const char *p = imports;
+    if (!*p) return true;
+    char dirs[65];
+    search_dirs_hex(rq, dirs);
+    if (strncmp(p, "dirs ", 5) || strncmp(p + 5, dirs, 64) || p[69] != '\n') return false;
+    for (p += 70; *p;) {
+        const char *nl = strchr(p, '\n');
+        if (!nl || nl - p < 66 || p[64] != ' ') return false;
+        char *path = dup_n(p + 65, (size_t)(nl - p - 65));
+        Buf text = {0};
+        bool read = buf_read_file(&text, path);   /* an empty __init__.py is fine */
+        free(path);
+        uint8_t digest[32];
+        char hex[65];
+        rt_sha256(buf_str(&text), text.len, digest);
+        hex_digest(digest, hex);
+        buf_free(&text);
+        if (!read || memcmp(hex, p, 64)) return false;
+        p = nl + 1;
+    }
+    return true;
 }
 
 static char *entry_path(const char *dir, const char *hex) {
@@ -336,7 +418,7 @@ static char *entry_path(const char *dir, const char *hex) {
     return buf_take(&b);
 }
 
-bool rt_cache_load(const char *dir, const char *hex, RtResult *out) {
+bool rt_cache_load(const char *dir, const char *hex, const RtRequest *rq, RtResult *out) {
     memset(out, 0, sizeof *out);
     char *path = entry_path(dir, hex);
     size_t n = 0, body = 0;
@@ -348,7 +430,7 @@ bool rt_cache_load(const char *dir, const char *hex, RtResult *out) {
     r.end = data + body;
     if (!r.bad) parse_entry(&r, out);
     free(data);
-    if (r.bad) {
+    if (r.bad || !imports_current(out->imports, rq)) {
         rt_result_free(out);
         return false;
     }
@@ -368,7 +450,9 @@ static void write_entry(Buf *b, const RtResult *res) {
         buf_printf(b, "param %d %d %s %s\n", (int)p->kind, p->bytes, p->name, p->type);
     }
     const char *ir = res->ir ? res->ir : "";
-    buf_printf(b, "ptx %zu\n%s\nir %zu\n%s\n", strlen(res->text), res->text, strlen(ir), ir);
+    const char *imports = res->imports ? res->imports : "";
+    buf_printf(b, "ptx %zu\n%s\nir %zu\n%s\nimports %zu\n%s\n", strlen(res->text), res->text, strlen(ir), ir,
+               strlen(imports), imports);
     uint8_t digest[32];
     char hex[65];
     rt_sha256(b->data, b->len, digest);

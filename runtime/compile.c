@@ -231,6 +231,9 @@ static void compile_python(Ctx *c, const RtRequest *rq, RtResult *out) {
     Signature *sig = sig_parse(c, rq->signature);
     IrFunc *fn = lower_kernel(c, m, rq->kernel, sig);
     if (c->verify_each) verify_after(c, fn, "lowering");
+    Buf imports = {0};
+    rt_cache_imports(&imports, rq, c->imported, c->n_imported);
+    out->imports = buf_take(&imports);
     if (rq->emit == RT_EMIT_IR) {
         out->text = print_ir(fn);
         out->kernel_name = rt_strdup(fn->name);
@@ -273,8 +276,9 @@ bool rt_compile(const RtRequest *rq, RtResult *out) {
         free(out->text);
         free(out->kernel_name);
         free(out->ir);
+        free(out->imports);
         free_params(out);
-        out->text = out->kernel_name = out->ir = NULL;
+        out->text = out->kernel_name = out->ir = out->imports = NULL;
         out->ok = false;
     }
     out->num_warps = rq->target.num_warps;
@@ -291,6 +295,7 @@ void rt_result_free(RtResult *r) {
     free(r->diag);
     free(r->kernel_name);
     free(r->ir);
+    free(r->imports);
     free_params(r);
     memset(r, 0, sizeof *r);
 }

@@ -54,6 +54,10 @@ typedef struct RtResult {
     int num_warps;
     int shared_bytes;        /* dynamic shared memory the launch passes */
     char *ir;                /* Python input emitting PTX: the IR after all passes */
+    /* Python input emitting PTX: the user's modules it imported
+     * (rt_cache_imports); "" when none. A disk cache entry is valid only
+     * while they match. */
+    char *imports;
 } RtResult;
 
 bool rt_compile(const RtRequest *rq, RtResult *out);
@@ -131,9 +135,15 @@ void rt_sha256(const void *data, size_t n, uint8_t digest[32]);
 bool rt_cache_dir(Buf *dir);
 /* The entry's key: 64 hex digits and a NUL into hex. */
 void rt_cache_key(const RtRequest *rq, const char *source, char hex[65]);
-/* Fills out (ok, PTX, name, params, IR, warps, shared) from the entry; false
- * if there is none or it is unreadable, truncated or corrupt. */
-bool rt_cache_load(const char *dir, const char *hex, RtResult *out);
+/* RtResult.imports for files, the modules rq's kernel imported (their
+ * text as lowered, not as on disk now), into out: when there are any, a
+ * line "dirs <sha256 of the directories searched>", then one line
+ * "<sha256 of the text> <absolute path>" per file. */
+void rt_cache_imports(Buf *out, const RtRequest *rq, const SrcFile *const *files, int n);
+/* Fills out (ok, PTX, name, params, IR, warps, shared, imports) from the
+ * entry; false if there is none or it is unreadable, truncated or corrupt,
+ * or a module it imported no longer holds the text it was compiled from. */
+bool rt_cache_load(const char *dir, const char *hex, const RtRequest *rq, RtResult *out);
 /* Writes the entry atomically (temporary file + rename); false on failure,
  * which only costs a later recompilation. */
 bool rt_cache_store(const char *dir, const char *hex, const RtResult *res);

@@ -53,6 +53,14 @@ typedef struct tric_options {
                            kernel with CUDA's "Assertion `msg` failed" message and
                            the next synchronizing call fails. 0: they cost nothing
                            on the GPU. tric_interpret checks them either way. */
+    /* Fields are only ever appended here: zero-initialize the struct
+     * (`tric_options o = {0};` or designated initializers) so that a field
+     * added later reads as its default when the program is rebuilt. */
+    const char *const *search_path;   /* where `import pkg.mod` / `from pkg import f`
+                           look for the user's modules after the kernel file's
+                           directory, in order: a NULL-terminated array of
+                           directories (the CLI's -I; Python's sys.path). NULL:
+                           the kernel file's directory only. */
 } tric_options;
 
 typedef struct tric_kernel tric_kernel;
@@ -74,9 +82,11 @@ typedef struct tric_param {
  *
  * Both compile functions keep compiled kernels in a disk cache, keyed by a
  * SHA-256 of (the whole source text, kernel, signature, arch, num_warps,
- * num_stages, tric version and build): $TRIC_CACHE_DIR, default
- * ~/.cache/tric; TRIC_CACHE_DIR=off turns it off (read at each compile). A
- * damaged entry is ignored and rewritten. tric_kernel_cache_hit tells. */
+ * num_stages, debug, the import directories, tric version and build):
+ * $TRIC_CACHE_DIR, default ~/.cache/tric; TRIC_CACHE_DIR=off turns it off
+ * (read at each compile). An entry also records the text (a SHA-256) of
+ * every module the kernel imported: one edited since is a miss, and so is
+ * a damaged entry; both are rewritten. tric_kernel_cache_hit tells. */
 int tric_compile_file(const char *path, const char *kernel, const char *signature,
                       const tric_options *opt, tric_kernel **out, char **errors);
 /* The same from source text in memory; path_for_messages names it in errors. */

@@ -10,6 +10,9 @@
 #          + NAME.expected         exit 0, stdout == NAME.expected
 #   ptx    test/ptx/NAME.py        first line "# ARGS: ..."; run in test/ptx as
 #          + NAME.ptx              `tric NAME.py ARGS`: exit 0, stdout == NAME.ptx
+#   lower  test/lower/NAME.py      leading "# RUN: ..." lines, each run in test/lower as
+#          + NAME.expected         `tric NAME.py ARGS`: exit 0, outputs (under their RUN
+#                                  lines) == NAME.expected
 #   ptxas  kernels/*.py            each "# kernel:" test block (not in _*.py files),
 #                                  compiled for sm_80, sm_90 and sm_90a, assembled by ptxas
 #   python test/python/test_*.py   python3 FILE exits 0 (skipped without python3)
@@ -127,6 +130,34 @@ for py in test/ptx/*.py; do
         continue
     fi
     golden "ptx/$name" "test/ptx/$name.ptx" "$TMP/out"
+done
+
+# ---- lowering goldens: the IR of .py kernels (test/lower) ----
+# Each leading "# RUN: <tric args>" line of NAME.py is one run in test/lower,
+# `tric NAME.py ARGS`; the outputs, each under its RUN line, must equal
+# NAME.expected (e.g. --emit ir for the lowering, --dump-after dce -o
+# /dev/null for the IR after the standard passes).
+for py in test/lower/*.py; do
+    [ -e "$py" ] || continue
+    name=$(basename "$py" .py)
+    : >"$TMP/out"
+    status=0
+    sed -n '/^# RUN:/!q; s/^# RUN: *//p' "$py" >"$TMP/runs"
+    if [ ! -s "$TMP/runs" ]; then
+        fail "lower/$name (first line must be '# RUN: ...')"
+        continue
+    fi
+    while IFS= read -r args; do
+        echo "# RUN: $args" >>"$TMP/out"
+        (cd test/lower && eval "\"\$TRIC\" \"\$name.py\" $args") >>"$TMP/out" 2>"$TMP/err" </dev/null || status=$?
+        [ "$status" -ne 0 ] && break
+    done <"$TMP/runs"
+    if [ "$status" -ne 0 ]; then
+        fail "lower/$name (exit status $status)"
+        indent "$TMP/err"
+        continue
+    fi
+    golden "lower/$name" "test/lower/$name.expected" "$TMP/out"
 done
 
 # ---- imports of the user's modules: -I and TRIC_PATH (test/modules) ----

@@ -47,7 +47,14 @@ class _Param(ctypes.Structure):
 
 class _Options(ctypes.Structure):
     _fields_ = [("arch", ctypes.c_char_p), ("num_warps", ctypes.c_int), ("num_stages", ctypes.c_int),
-                ("debug", ctypes.c_int)]
+                ("debug", ctypes.c_int), ("search_path", ctypes.POINTER(ctypes.c_char_p))]
+
+
+def search_path_array(dirs):
+    """dirs as the NULL-terminated char ** of tric_options.search_path (keep
+    the array alive while the options are in use)."""
+    encoded = [os.fsencode(d) for d in dirs]
+    return (ctypes.c_char_p * (len(encoded) + 1))(*encoded, None)
 
 
 class _HostBuffer(ctypes.Structure):

@@ -610,6 +610,20 @@ def _kernel_source(fn):
                   "text of its module, so define it in a file" % (fn.__name__, filename))
 
 
+def _import_dirs(path):
+    """Where the kernel's `import pkg.mod` / `from pkg.mod import f` look,
+    as in Python: the kernel file's directory (tric searches it first on its
+    own), then sys.path as it is at this compile ('' is the current
+    directory); entries that are not directories (zip files) are left out."""
+    here = os.path.dirname(os.path.abspath(path))
+    dirs = []
+    for d in sys.path:
+        d = os.path.abspath(d or os.curdir) if isinstance(d, str) else None
+        if d and d != here and d not in dirs and os.path.isdir(d):
+            dirs.append(d)
+    return _lib.search_path_array(dirs)
+
+
 def _is_constexpr_annotation(ann):
     if ann is inspect.Parameter.empty:
         return False
@@ -739,7 +753,9 @@ class JITFunction(KernelInterface):
         if self._source is None:
             self._source = _kernel_source(self.fn)
         path, text = self._source
-        opts = _lib._Options(None, num_warps, num_stages, 1 if debug else 0)
+        dirs = _import_dirs(path)
+        opts = _lib._Options(None, num_warps, num_stages, 1 if debug else 0,
+                             ctypes.cast(dirs, ctypes.POINTER(ctypes.c_char_p)))
         handle, err = ctypes.c_void_p(), ctypes.c_void_p()
         st = _lib.lib.tric_compile_source(path.encode(), text.encode(), self.fn.__name__.encode(),
                                           signature.encode(), ctypes.byref(opts), ctypes.byref(handle),

@@ -50,7 +50,10 @@ class _Param(ctypes.Structure):
 
 
 class _Options(ctypes.Structure):
-    _fields_ = [("arch", ctypes.c_char_p), ("num_warps", ctypes.c_int), ("num_stages", ctypes.c_int)]
+    # all of tric_options (tric.h): the library reads every field, so a
+    # shorter struct would hand it whatever follows in memory
+    _fields_ = [("arch", ctypes.c_char_p), ("num_warps", ctypes.c_int), ("num_stages", ctypes.c_int),
+                ("debug", ctypes.c_int), ("search_path", ctypes.POINTER(ctypes.c_char_p))]
 
 
 PARAM_POINTER, PARAM_INT, PARAM_FLOAT = 0, 1, 2

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "runtime/rt.h"
@@ -238,6 +239,94 @@ static void remove_tree(const char *dir) {
     rmdir(dir);
 }
 
+static void write_file(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The kernel of root/KERN/k.py on x = 5 under the interpreter, compiled
+ * with root/lib on the search path (or none); -1 if it fails. */
+static int run_kernel_in(const char *root, const char *kern, bool with_path, int *hit) {
+    char path[4096], lib[4096];
+    snprintf(path, sizeof path, "%s/%s/k.py", root, kern);
+    snprintf(lib, sizeof lib, "%s/lib", root);
+    const char *search[] = {lib, NULL};
+    tric_options opt = {.arch = "sm_80", .search_path = with_path ? search : NULL};
+    tric_kernel *k = NULL;
+    char *err = NULL;
+    if (tric_compile_file(path, "bump_kernel", "*i32, *i32", &opt, &k, &err)) {
+        if (with_path) fprintf(stderr, "compile failed:\n%s", err ? err : "(no message)");
+        else CHECK(err && strstr(err, "no module named 'hmod.helpers'"));
+        tric_free(err);
+        return -1;
+    }
+    *hit = tric_kernel_cache_hit(k);
+    int32_t x = 5, out = 0;
+    uint64_t slots[] = {(uint64_t)(uintptr_t)&x, (uint64_t)(uintptr_t)&out};
+    tric_host_buffer bufs[] = {{&x, sizeof x, "x"}, {&out, sizeof out, "out"}};
+    if (tric_interpret(k, 1, 1, 1, slots, 2, bufs, &err)) {
+        fprintf(stderr, "interpret failed:\n%s", err ? err : "(no message)");
+        tric_free(err);
+        out = -1;
+    }
+    tric_kernel_free(k);
+    return out;
+}
+
+static int run_import_kernel(const char *root, bool with_path, int *hit) {
+    return run_kernel_in(root, "kern", with_path, hit);
+}
+
+/* An imported module edited between two compiles is not served stale from
+ * the cache: the entry records the text of each module it imported. */
+static void test_imports(void) {
+    char root[] = "/tmp/tric-cache-imports-XXXXXX";
+    if (!mkdtemp(root)) {
+        perror("mkdtemp");
+        failures++;
+        return;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/kern", root);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/lib", root);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/lib/hmod", root);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/lib/hmod/__init__.py", root);
+    write_file(path, "");   /* empty: its hash must still check out */
+    static const char kernel[] = "import triton\nimport triton.language as tl\nfrom hmod.helpers import bump\n\n"
+                     "@triton.jit\ndef bump_kernel(x_ptr, out_ptr):\n    tl.store(out_ptr, bump(tl.load(x_ptr)))\n";
+    snprintf(path, sizeof path, "%s/kern/k.py", root);
+    write_file(path, kernel);
+    char helpers[4096];
+    snprintf(helpers, sizeof helpers, "%s/lib/hmod/helpers.py", root);
+    write_file(helpers, "import triton\n\n@triton.jit\ndef bump(x):\n    return x + 1\n");
+    int hit = -1;
+    CHECK(run_import_kernel(root, false, &hit) == -1);   /* lib is not searched without the option */
+    CHECK(run_import_kernel(root, true, &hit) == 6 && hit == 0);
+    CHECK(run_import_kernel(root, true, &hit) == 6 && hit == 1);
+    write_file(helpers, "import triton\n\n@triton.jit\ndef bump(x):\n    return x + 2\n");
+    CHECK(run_import_kernel(root, true, &hit) == 7 && hit == 0);
+    CHECK(run_import_kernel(root, true, &hit) == 7 && hit == 1);
+    /* the same text in a directory with its own hmod (found first) */
+    static const char *const dirs[] = {"kern2", "kern2/hmod"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", root, dirs[i]);
+        mkdir(path, 0755);
+    }
+    snprintf(path, sizeof path, "%s/kern2/k.py", root);
+    write_file(path, kernel);
+    snprintf(path, sizeof path, "%s/kern2/hmod/helpers.py", root);
+    write_file(path, "import triton\n\n@triton.jit\ndef bump(x):\n    return x + 3\n");
+    CHECK(run_kernel_in(root, "kern2", true, &hit) == 8 && hit == 0);
+    CHECK(run_import_kernel(root, true, &hit) == 7);
+    remove_tree(root);
+}
+
 int main(void) {
     char dir[] = "/tmp/tric-cache-test-XXXXXX";
     if (!mkdtemp(dir)) {
@@ -251,6 +340,8 @@ int main(void) {
     test_errors_not_cached(dir);
     test_cache_off();
     test_no_driver();
+    setenv("TRIC_CACHE_DIR", dir, 1);
+    test_imports();
     remove_tree(dir);
     if (failures) fprintf(stderr, "test_cache: %d checks failed\n", failures);
     return failures != 0;

@@ -35,7 +35,7 @@ static void collect(const char *text, size_t len, void *user) {
 
 static tric_kernel *compile(const char *path, const char *src, const char *kernel, const char *sig, const char *arch,
                             int debug) {
-    tric_options opt = {arch, 4, 0, debug};
+    tric_options opt = {.arch = arch, .num_warps = 4, .debug = debug};
     tric_kernel *k = NULL;
     char *err = NULL;
     if (tric_compile_source(path, src, kernel, sig, &opt, &k, &err) != TRIC_OK) {
