@@ -117,4 +117,11 @@ bool interp_eval(Arena *a, const InterpSetup *s, const char *text, InterpArray *
  * to *err ("out: 3 of 1024 differ; first at (5,): got 1, expected 2"). */
 bool interp_check(Arena *a, const InterpSetup *s, const char *check_text, const char *tol_text, Buf *err);
 
+/* trig.c: f32 log, cos (is_cos) or sin, and sqrt, exactly as the PTX that
+ * ptxgen emits computes them (Triton's libdevice routines; sqrt as
+ * sqrt.approx.ftz within its error): opt/fold folds through them too */
+float interp_log_f32(float x);
+float interp_trig_f32(bool is_cos, float x);
+float interp_sqrt_f32(float x);
+
 #endif

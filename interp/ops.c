@@ -175,16 +175,16 @@ uint64_t interp_elem_atomic(AtomicKind kind, ElemType e, uint64_t old, uint64_t 
     }
 }
 
-/* exp as Triton lowers it (an f32 multiply, then ex2); log and log2 are
- * ptxgen's accurate routines, so the correctly rounded value is within
- * their bound */
+/* exp as Triton lowers it (an f32 multiply, then ex2); log2 is ptxgen's
+ * accurate routine, so the correctly rounded value is within its bound;
+ * log, cos, sin and sqrt as the GPU computes them (trig.c) */
 static float f32_math(Opcode opc, float x) {
     switch (opc) {
     case OP_EXP: return (float)exp2((double)(x * 0x1.715476p+0f));
     case OP_EXP2: return (float)exp2((double)x);
-    case OP_LOG: return (float)log((double)x);
+    case OP_LOG: return interp_log_f32(x);
     case OP_LOG2: return (float)log2((double)x);
-    case OP_SQRT: return sqrtf(x);
+    case OP_SQRT: return interp_sqrt_f32(x);
     case OP_RSQRT: return (float)(1.0 / sqrt((double)x));
     case OP_COS: return interp_trig_f32(true, x);
     case OP_SIN: return interp_trig_f32(false, x);

@@ -27,7 +27,4 @@ uint64_t interp_elem_bitcast(ElemType s, ElemType t, uint64_t a);
  * max/min compare bit patterns as Triton's lowering does. */
 uint64_t interp_elem_atomic(AtomicKind kind, ElemType e, uint64_t old, uint64_t val);
 
-/* ---- trig.c ---- f32 cos (is_cos) or sin as ptxgen/trig.c computes it */
-float interp_trig_f32(bool is_cos, float x);
-
 #endif

@@ -19,6 +19,7 @@
  * result. */
 #include "opt.h"
 #include "../ir/mathfn.h"
+#include "../interp/interp.h"
 
 #include <math.h>
 #include <string.h>
@@ -166,9 +167,10 @@ static bool fold_unary(Opcode opc, ElemType e, Konst a, Konst *out) {
     /* below f64, exp is ex2(x * log2(e)) with the product rounded to f32, as the GPU and interpreter do it */
     case OP_EXP: r = e == ET_F64 ? exp(x) : exp2((double)((float)x * 0x1.715476p+0f)); break;
     case OP_EXP2: r = exp2(x); break;
-    case OP_LOG: r = log(x); break;
+    /* below f64, log and sqrt as the GPU computes them (interp/trig.c) */
+    case OP_LOG: r = e == ET_F64 ? log(x) : interp_log_f32((float)x); break;
     case OP_LOG2: r = log2(x); break;
-    case OP_SQRT: r = sqrt(x); break;
+    case OP_SQRT: r = e == ET_F64 ? sqrt(x) : interp_sqrt_f32((float)x); break;
     case OP_RSQRT: r = 1.0 / sqrt(x); break;
     default: return false;
     }

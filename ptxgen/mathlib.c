@@ -30,22 +30,27 @@
  * double: exp's fit is within 2^-57 on |r| <= 0.3466, log's within 2^-54
  * (the rounding of 2/3) on z <= 0.02944.
  *
- * fp32 log and log2 use f32 arithmetic only (fp64 is slow on most GPUs):
+ * fp32 log is libdevice's logf, operation for operation (Triton's tl.log,
+ * so tric's results are Triton's bit for bit; constants and method in
+ * base/trig.h, the C mirror in interp/trig.c): within 1 ulp (measured in
+ * test/unit/test_f32_math.c).
+ * fp32 log2 (Triton's is not known here, so it stays tric's own) uses f32
+ * arithmetic only (fp64 is slow on most GPUs):
  *   x = 2^k m, m in [2/3, 4/3) (subnormals scaled by 2^23 first), found by
  *   subtracting 2/3's bits; f = m - 1 (exact), |f| <= 1/3.
- *   log(1+f) = f - f^2/2 + f^2 p(f), p a degree-9 minimax fit; -f^2/2 comes
- *   from an fma of the exact -f/2 and f, so only the small f^2 p(f) carries
- *   rounding errors of size.
- *   log:  k ln2_hi15 (exact) + f is summed exactly (Fast2Sum), its error,
- *         k ln2_lo15 and the small terms go together, one rounding ends it.
- *   log2: f log2(e) is split exactly (the product's error from an fma),
- *         k + f log2(e) is summed exactly, then as log.
+ *   log2(1+f) = f log2(e) - f^2/2 + f^2 p(f), p a degree-9 minimax fit;
+ *   -f^2/2 comes from an fma of the exact -f/2 and f, so only the small
+ *   f^2 p(f) carries rounding errors of size.
+ *   f log2(e) is split exactly (the product's error from an fma),
+ *   k + f log2(e) is summed exactly, its error and the small terms go
+ *   together, one rounding ends it.
  * Errors over all 2^32 inputs (test/unit/test_f32_math.c, F32MATH_ALL=1):
- * log 0.73 ulp, log2 0.78 ulp; special inputs exact, log2(2^k) = k. The
- * fits are minimax in mpmath weighted to the error relative to log(1+f),
- * rounded to f32: within 2^-28 on f in [-1/3, 1/3].
+ * log2 0.78 ulp; special inputs exact, log2(2^k) = k. The fit is minimax in
+ * mpmath weighted to the error relative to log2(1+f), rounded to f32:
+ * within 2^-28 on f in [-1/3, 1/3].
  */
 #include "ptx.h"
+#include "../base/trig.h"
 
 const PtxMathConsts ptx_math_consts = {
     .l2e = 0x1.71547652b82fep+0,
@@ -65,14 +70,8 @@ const PtxMathConsts ptx_math_consts = {
         0x1.c71c72017e710p-3, 0x1.745cf8f61bdd5p-3, 0x1.3b1c3838546bep-3,
         0x1.0fbe4dadbd262p-3, 0x1.0c0665b00771cp-3,
     },
-    .ln2_hi15 = 0x1.62e4p-1f,
-    .ln2_lo15 = 0x1.7f7d1cp-20f,
     .l2e_f = 0x1.715476p+0f,
     .l2e_f_lo = 0x1.4ae0c0p-26f,
-    .logf_poly = {
-        0.0f,           0x1.555556p-2f, -0x1.ffff10p-3f, 0x1.99977cp-3f, -0x1.5598ecp-3f,
-        0x1.24f4a8p-3f, -0x1.f38d60p-4f, 0x1.b87bbcp-4f, -0x1.0708c4p-3f, 0x1.ebdad6p-4f,
-    },
     .log2f_poly = {
         -0x1.c551dap-3f, 0x1.ec70a0p-2f, -0x1.7153a4p-2f, 0x1.277574p-2f, -0x1.ecdb04p-3f,
         0x1.a69b38p-3f,  -0x1.67ee20p-3f, 0x1.3e1af2p-3f, -0x1.7d30aep-3f, 0x1.61a724p-3f,
@@ -287,7 +286,7 @@ typedef struct LogfParts {
     Reg p;      /* the polynomial at f */
 } LogfParts;
 
-/* The shared first half of log and log2. Meaningless for x <= 0, inf and
+/* The first half of log2. Meaningless for x <= 0, inf and
  * NaN, which logf_special replaces. */
 static LogfParts logf_parts(Ptx *P, Reg x, const float *c) {
     LogfParts o = {f32(P), f32(P), f32(P), f32(P), REG_NONE};
@@ -339,18 +338,40 @@ static Reg logf_small(Ptx *P, LogfParts l, Reg lo) {
     return s;
 }
 
-/* log(x) = k ln2_hi15 + f + (k ln2_lo15 + f^2 p(f) - f^2/2): the first sum
- * exactly as hi + err (k ln2_hi15 >= ln2_hi15 > |f| when k != 0). */
+/* log(x) as libdevice's logf (Triton's tl.log; base/trig.h): e ln2 + f +
+ * f^2 P(f), the special cases by selects where logf branches. */
 void ptx_math_log_f32(Ptx *P, Reg d, Reg a) {
-    const PtxMathConsts *m = &ptx_math_consts;
-    LogfParts l = logf_parts(P, a, m->logf_poly);
-    Reg kh = f32(P), hi = f32(P), err = f32(P), lo = f32(P), y = f32(P);
-    ptx_ins(P, "mul.rn.f32 %R, %R, %F;", kh, l.k, m->ln2_hi15);   /* exact: |k| < 2^8 */
-    fast_two_sum(P, hi, err, kh, l.f);
-    ptx_ins(P, "fma.rn.f32 %R, %R, %F, %R;", lo, l.k, m->ln2_lo15, err);
-    Reg small = logf_small(P, l, lo);
-    ptx_ins(P, "add.rn.f32 %R, %R, %R;", y, hi, small);
-    logf_special(P, d, a, y);
+    Reg sub = pred(P), xm = f32(P), xs = f32(P), e0 = f32(P);
+    ptx_ins(P, "setp.lt.f32 %R, %R, %F;", sub, a, 0x1p-126);
+    ptx_ins(P, "mul.rn.f32 %R, %R, %F;", xm, a, 0x1p23);
+    ptx_ins(P, "selp.f32 %R, %R, %R, %R;", xs, xm, a, sub);
+    ptx_ins(P, "selp.f32 %R, %F, %F, %R;", e0, -23.0, 0.0, sub);
+    Reg u = b32(P), t = b32(P), k = b32(P), mb = b32(P), kf = f32(P), e = f32(P), m = f32(P), f = f32(P);
+    ptx_ins(P, "mov.b32 %R, %R;", u, xs);
+    ptx_ins(P, "sub.s32 %R, %R, %x;", t, u, LOGF_TWO_THIRDS);
+    ptx_ins(P, "and.b32 %R, %R, 0xFF800000;", k, t);
+    ptx_ins(P, "sub.s32 %R, %R, %R;", mb, u, k);
+    ptx_ins(P, "cvt.rn.f32.s32 %R, %R;", kf, k);
+    ptx_ins(P, "fma.rn.ftz.f32 %R, %R, %F, %R;", e, kf, 0x1p-23, e0);
+    ptx_ins(P, "mov.b32 %R, %R;", m, mb);
+    ptx_ins(P, "add.rn.f32 %R, %R, %F;", f, m, -1.0);
+    Reg p = f32(P);
+    ptx_ins(P, "fma.rn.ftz.f32 %R, %F, %R, %F;", p, logf_poly[0], f, logf_poly[1]);
+    for (int i = 2; i < 9; i++) {
+        Reg n = f32(P);
+        ptx_ins(P, "fma.rn.ftz.f32 %R, %R, %R, %F;", n, p, f, logf_poly[i]);
+        p = n;
+    }
+    Reg q = f32(P), r = f32(P), y = f32(P), ys = f32(P), y2 = f32(P), fin = pred(P), zero = pred(P);
+    ptx_ins(P, "mul.rn.f32 %R, %R, %R;", q, f, p);
+    ptx_ins(P, "fma.rn.ftz.f32 %R, %R, %R, %R;", r, q, f, f);
+    ptx_ins(P, "fma.rn.ftz.f32 %R, %R, %F, %R;", y, e, LOGF_LN2, r);
+    /* +inf, NaN and everything negative (-0 included): x inf + inf */
+    ptx_ins(P, "setp.lt.u32 %R, %R, 0x7F800000;", fin, u);
+    ptx_ins(P, "fma.rn.ftz.f32 %R, %R, 0f7F800000, 0f7F800000;", ys, xs);
+    ptx_ins(P, "selp.f32 %R, %R, %R, %R;", y2, y, ys, fin);
+    ptx_ins(P, "setp.eq.f32 %R, %R, 0f00000000;", zero, xs);
+    ptx_ins(P, "selp.f32 %R, 0fFF800000, %R, %R;", d, y2, zero);
 }
 
 /* log2(x) = k + f log2(e) + (f^2 p(f) - f^2/2) with p fitted to log2: the

@@ -176,7 +176,7 @@ static const OpRow optab[] = {
      * Triton's; log and log2 (f32 and f64) and f64 exp are fntab's, accurate */
     {OP_EXP, G_F32, 0, "mul.f32 %0, %a, 0f3FB8AA3B; ex2.approx.f32 %d, %0"},
     {OP_EXP2, G_F32, 0, "ex2.approx.f32 %d, %a"},
-    {OP_SQRT, G_F32, 0, "sqrt.approx.f32 %d, %a"},
+    {OP_SQRT, G_F32, 0, "sqrt.approx.ftz.f32 %d, %a"},   /* as Triton: subnormals flush */
     {OP_SQRT, G_F64, 0, "sqrt.rn.f64 %d, %a"},
     {OP_RSQRT, G_F32, 0, "rsqrt.approx.f32 %d, %a"},
     /* f64 rsqrt: two correct roundings rather than rsqrt.approx.f64 (~2^-50

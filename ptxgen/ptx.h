@@ -137,14 +137,15 @@ Reg ptx_to_f32(Ptx *P, ElemType e, Reg a);          /* f16/bf16 -> f32 (exact) *
  * fp64 exp, exp2, log, log2 and fp32 log, log2 (what Triton takes from
  * libdevice) as straight-line code: d = f(a), both f64 (f32) registers. The
  * constants are shared with the C references in test/unit/test_f64_math.c
- * and test/unit/test_f32_math.c. */
+ * and test/unit/test_f32_math.c (fp32 log: libdevice's logf, constants in
+ * base/trig.h, mirrored by interp/trig.c). */
 void ptx_math_exp(Ptx *P, Reg d, Reg a);
 void ptx_math_exp2(Ptx *P, Reg d, Reg a);
 void ptx_math_log(Ptx *P, Reg d, Reg a);
 void ptx_math_log2(Ptx *P, Reg d, Reg a);
 void ptx_math_log_f32(Ptx *P, Reg d, Reg a);
 void ptx_math_log2_f32(Ptx *P, Reg d, Reg a);
-/* trig.c: f32 cos and sin (Payne-Hanek reduction, f64 polynomials) */
+/* trig.c: f32 cos and sin (libdevice's sinf/cosf, mirrored by interp/trig.c) */
 void ptx_math_cos_f32(Ptx *P, Reg d, Reg a);
 void ptx_math_sin_f32(Ptx *P, Reg d, Reg a);
 /* mathprog.c: the `math` op's function fn (a MathFn) at operand type e */
@@ -156,9 +157,7 @@ typedef struct PtxMathConsts {
     double exp_poly[11];           /* (e^r - 1 - r) / r^2 ~ sum exp_poly[i] r^i, |r| <= 0.3466 */
     double log_poly[8];            /* (2 atanh(s)/s - 2) / z ~ sum log_poly[i] z^i, z = s^2 <= 0.02944 */
     /* f32 */
-    float ln2_hi15, ln2_lo15;      /* ln 2 = ln2_hi15 + ln2_lo15, the high part with 15 bits (k * it is exact) */
     float l2e_f, l2e_f_lo;         /* log2(e) = l2e_f + l2e_f_lo */
-    float logf_poly[10];           /* (log(1+f) - f + f^2/2) / f^2 ~ sum logf_poly[i] f^i, f in [-1/3, 1/3] */
     float log2f_poly[10];          /* (log2(1+f) - f log2(e) + f^2/2) / f^2, the same way */
 } PtxMathConsts;
 extern const PtxMathConsts ptx_math_consts;

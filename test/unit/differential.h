@@ -17,7 +17,7 @@
  * diff_simulate(&d, rq) then compiles rq to PTX, runs the PTX on the
  * simulator (sim/) over fresh inputs from the same d.args/d.grid/d.seed,
  * and compares every buffer with d.prev: bit-identical, except float
- * buffers that results of approximate math reach (exp, exp2, log, log2,
+ * buffers that results of approximate math reach (exp, exp2, f64 log, log2,
  * sqrt, rsqrt, non-f64 div: see doc/sim.md), which may differ by up to
  * DIFF_SIM_ULPS units in the last place of the type that math computed in,
  * differences where a float rem left the range in which ptxgen's fmod
@@ -227,16 +227,17 @@ static void diff_free(Diff *d) {
 /* ---- the simulated PTX against the interpreter ---- */
 
 /* GPU math the simulator models by the interpreter's own C functions agrees
- * bit for bit; what differs is ptxgen's own routines (f32 log/log2 and f64
- * exp/exp2/log/log2 in mathlib.c, within 1 ulp) against libm (within 1 ulp
- * as well): 2 ulp apart at most, counted in the type the approximate op
+ * bit for bit, and so do f32 log, cos and sin (interp/trig.c repeats the
+ * PTX's operations); what differs is ptxgen's own routines (f32 log2 and
+ * f64 exp/exp2/log/log2 in mathlib.c, within 1 ulp) against libm (within
+ * 1 ulp as well): 2 ulp apart at most, counted in the type the approximate op
  * computes in (below). */
 #ifndef DIFF_SIM_ULPS
 #define DIFF_SIM_ULPS 2
 #endif
 
 /* ---- which approximate results reach which buffer ----
- * An approximate op (exp, exp2, log, log2, sqrt, rsqrt, f32/f16/bf16 div:
+ * An approximate op (exp, exp2, f64 log, log2, sqrt, rsqrt, f32/f16/bf16 div:
  * doc/interp.md) rounds its result to its own type, so the two sides'
  * results are DIFF_SIM_ULPS apart in that type: in a wider buffer (an f32
  * log stored as f64) that is 2^29 times as many of the buffer's ulps. So
@@ -269,7 +270,8 @@ static inline ElemType diff_coarser(ElemType a, ElemType b) {
 static inline bool diff_op_is_approx(IrFunc *fn, const IrOp *op) {
     if (op->n_results != 1 || !elem_is_float((ElemType)ir_type(fn, op->results[0]).elem)) return false;
     switch (op->opc) {
-    case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SQRT: case OP_RSQRT: return true;
+    case OP_EXP: case OP_EXP2: case OP_LOG2: case OP_SQRT: case OP_RSQRT: return true;
+    case OP_LOG: return ir_type(fn, op->results[0]).elem == ET_F64;   /* below: libdevice's logf in both */
     case OP_DIV: return ir_type(fn, op->results[0]).elem != ET_F64;   /* f64 div is div.rn: exact */
     default: return false;
     }

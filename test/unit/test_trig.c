@@ -1,18 +1,27 @@
-/* f32 cos and sin (ptxgen/trig.c, mirrored by interp/trig.c):
- *  1. the interpreter's C routine against libm's double sin/cos rounded to
- *     f32, on special inputs and a spread of 2^32 / 8191 bit patterns (every
- *     exponent, many mantissas): within 1 ulp everywhere, and equal to the
- *     correctly rounded value on all but a tiny fraction;
+/* f32 cos and sin (ptxgen/trig.c, libdevice's cosf/sinf, mirrored by
+ * interp/trig.c):
+ *  1. the interpreter's C routine against libm's double sin/cos, on special
+ *     inputs and a spread of 2^32 / 8191 bit patterns (every exponent, many
+ *     mantissas): within MAX_ULP of the exact value everywhere (subnormal
+ *     inputs flush: sin gives the zero of x's sign, cos 1);
  *  2. the emitted PTX text on the PTX simulator, bit for bit equal to the C
- *     routine (so the interpreter and the GPU agree exactly).
+ *     routine (so the interpreter and the GPU agree exactly), on the
+ *     special inputs, a stride of all bit patterns (2^24 of them spread
+ *     over every exponent with TRIG_DENSE=1) and a stride of tl.randn's
+ *     arguments [0, 2pi).
  * TRIG_ALL=1 runs part 1 over all 2^32 inputs. */
-#include "interp/scalar.h"
+#include "interp/interp.h"
 #include "sim_snippet.h"
 
 #include <float.h>
 #include <math.h>
 
 static int failures;
+
+/* libdevice documents 2 ulp for sinf and cosf; measured over all 2^32
+ * inputs (TRIG_ALL=1): cos 1.511 ulp at 0x1.173412p+16, sin 1.499 ulp at
+ * 0x1.8f5c76p+21 (about 10% of the results are not correctly rounded) */
+#define MAX_ULP 1.6
 
 static const float special_inputs[] = {
     0.0f, -0.0f, 0x1p-149f, -0x1p-149f, 0x1p-126f, 1e-20f, 0.25f, 0.4999999f, 0.5f, -0.5f, 0.7853982f, 1.0f,
@@ -31,33 +40,31 @@ static const Fn fns[] = {
     {"sin", false, ptx_math_sin_f32},
 };
 
-static float libm_ref(bool is_cos, float x) { return (float)(is_cos ? cos((double)x) : sin((double)x)); }
-
-static int64_t ordered(float f) {
-    int32_t i;
-    memcpy(&i, &f, 4);
-    return i < 0 ? -(int64_t)(i & 0x7FFFFFFF) : i;
+/* libm in double; a subnormal x is flushed to its signed zero first */
+static double libm_exact(bool is_cos, float x) {
+    double d = x != 0 && fabsf(x) < FLT_MIN ? copysign(0.0, x) : (double)x;
+    return is_cos ? cos(d) : sin(d);
 }
 
 /* ---- 1. the C routine against libm ---- */
 
-static void check_one(const Fn *f, float x, long *inexact, double *worst) {
-    float got = interp_trig_f32(f->is_cos, x), want = libm_ref(f->is_cos, x);
-    if (isnan(want) || isnan(got)) {
-        if (isnan(want) != isnan(got)) {
-            if (failures++ < 10) printf("%s(%a) = %a, libm %a\n", f->name, x, got, want);
-        }
+static void check_one(const Fn *f, float x, long *inexact, double *worst, float *worst_x) {
+    float got = interp_trig_f32(f->is_cos, x);
+    double exact = libm_exact(f->is_cos, x);
+    if (isnan(exact) || isnan(got)) {
+        if (isnan(exact) != isnan(got) && failures++ < 10) printf("%s(%a) = %a, libm %a\n", f->name, x, got, exact);
         return;
     }
-    int64_t d = llabs(ordered(got) - ordered(want));
-    if (d == 0) return;
+    if (got == (float)exact && !signbit(got) == !signbit((float)exact)) return;
     (*inexact)++;
     /* error in ulps of the exact value */
-    double exact = f->is_cos ? cos((double)x) : sin((double)x);
     double ulp = ldexp(1.0, ilogb(fabs(exact) > FLT_MIN ? exact : FLT_MIN) - 23);
     double e = fabs((double)got - exact) / ulp;
-    if (e > *worst) *worst = e;
-    if (d > 1 && failures++ < 10) printf("%s(%a) = %a, libm %a (%lld ulps)\n", f->name, x, got, want, (long long)d);
+    if (e > *worst) {
+        *worst = e;
+        *worst_x = x;
+    }
+    if (e > MAX_ULP && failures++ < 10) printf("%s(%a) = %a, libm %a (%.3f ulp)\n", f->name, x, got, exact, e);
 }
 
 static void test_accuracy(void) {
@@ -65,18 +72,20 @@ static void test_accuracy(void) {
     for (size_t fi = 0; fi < ARRAY_LEN(fns); fi++) {
         long inexact = 0, n = 0;
         double worst = 0;
-        for (size_t i = 0; i < ARRAY_LEN(special_inputs); i++, n++) check_one(&fns[fi], special_inputs[i], &inexact, &worst);
-        for (uint64_t b = 0; b < (UINT64_C(1) << 32); b += step, n++) check_one(&fns[fi], sn_f32(b), &inexact, &worst);
-        printf("%s: %ld inputs, %ld not correctly rounded, worst %.3f ulp\n", fns[fi].name, n, inexact, worst);
-        if (inexact * 10000 > n || worst > 0.51) {
-            printf("%s: too many inexact results or too large an error\n", fns[fi].name);
-            failures++;
-        }
+        float worst_x = 0;
+        for (size_t i = 0; i < ARRAY_LEN(special_inputs); i++, n++)
+            check_one(&fns[fi], special_inputs[i], &inexact, &worst, &worst_x);
+        for (uint64_t b = 0; b < (UINT64_C(1) << 32); b += step, n++)
+            check_one(&fns[fi], sn_f32(b), &inexact, &worst, &worst_x);
+        printf("%s: %ld inputs, %ld not correctly rounded, worst %.3f ulp at %a\n", fns[fi].name, n, inexact,
+               worst, worst_x);
     }
     /* exact values the routine must give */
     if (interp_trig_f32(false, -0.0f) != 0.0f || !signbit(interp_trig_f32(false, -0.0f)) ||
-        interp_trig_f32(true, 0.0f) != 1.0f || interp_trig_f32(false, 0x1p-149f) != 0x1p-149f) {
-        printf("sin(-0), cos(0) or sin(tiny) wrong\n");
+        interp_trig_f32(true, 0.0f) != 1.0f || interp_trig_f32(false, 0x1p-149f) != 0.0f ||
+        signbit(interp_trig_f32(false, 0x1p-149f)) || !signbit(interp_trig_f32(false, -0x1p-149f)) ||
+        interp_trig_f32(true, -0x1p-149f) != 1.0f) {
+        printf("sin(-0), cos(0), sin(+-tiny) or cos(tiny) wrong\n");
         failures++;
     }
 }
@@ -87,15 +96,31 @@ static float cos_model(float x) { return interp_trig_f32(true, x); }
 static float sin_model(float x) { return interp_trig_f32(false, x); }
 
 static void test_ptx_text(void) {
+    uint64_t step = getenv("TRIG_DENSE") ? 256 : 131071;
     for (size_t fi = 0; fi < ARRAY_LEN(fns); fi++)
         if (!snip_check_f32_unary(fns[fi].name, fns[fi].emit, fns[fi].is_cos ? cos_model : sin_model, false,
-                                  special_inputs, ARRAY_LEN(special_inputs), 131071, "TRIG_DUMP"))
+                                  special_inputs, ARRAY_LEN(special_inputs), step, "TRIG_DUMP"))
             failures++;
+}
+
+/* tl.randn's arguments 2 pi u, u in [0, 1): a stride of [0, 2pi)'s bit
+ * patterns (the specials argument takes them; a step of 2^32 adds one 0) */
+static void test_ptx_randn_range(void) {
+    uint32_t hi = sn_bits32(6.2831855f), step = getenv("TRIG_DENSE") ? 13 : 8191;
+    size_t n = hi / step;
+    float *xs = malloc(n * sizeof *xs);
+    for (size_t i = 0; i < n; i++) xs[i] = sn_f32((uint32_t)i * step);
+    for (size_t fi = 0; fi < ARRAY_LEN(fns); fi++)
+        if (!snip_check_f32_unary(fns[fi].name, fns[fi].emit, fns[fi].is_cos ? cos_model : sin_model, false, xs, n,
+                                  UINT64_C(1) << 32, "TRIG_DUMP"))
+            failures++;
+    free(xs);
 }
 
 int main(void) {
     test_accuracy();
     test_ptx_text();
+    test_ptx_randn_range();
     if (failures) printf("%d failures\n", failures);
     return failures != 0;
 }
