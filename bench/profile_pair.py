@@ -28,7 +28,7 @@ def main(argv):
     run = tp.BlockRun(torch, path, block, tp.block_rng(1, path, index), "bench_args", "bench_grid")
     kernels = [tric.jit(fn), triton.jit(fn)]
     def launch(k):
-        return k[run.grid](*run.args, **run.kwargs, num_warps=run.num_warps)
+        return k[run.grid](*run.args, **run.kwargs_for(k), num_warps=run.num_warps)
     compiled = [launch(k) for k in kernels]   # compile + warm up
     for k in kernels:
         launch(k)                              # the profiled launches: tric, then Triton

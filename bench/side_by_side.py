@@ -169,7 +169,7 @@ def bench_block(torch, tric, triton, path, i, block, seed, row):
         row.problems += [f"tric vs triton at benchmark size: {p}" for p in diff]
 
     def launcher(k):
-        return lambda: k[big.grid](*big.args, **big.kwargs, num_warps=big.num_warps)
+        return lambda: k[big.grid](*big.args, **big.kwargs_for(k), num_warps=big.num_warps)
 
     row.tric_ms = gpu_ms(torch, launcher(tric_k))
     if tri_k is not None:

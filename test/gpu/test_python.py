@@ -90,9 +90,29 @@ def import_kernel_file(path, as_triton=None):
     return mod
 
 
+class DtypeConst:
+    """A dtype constexpr ('dtype(fp8e4nv)'): the dtype object of whichever
+    language the launched kernel belongs to (tric.language or triton.language)."""
+    TL_NAMES = {"fp8e4nv": "float8e4nv", "fp8e5": "float8e5", "fp16": "float16", "bf16": "bfloat16",
+                "fp32": "float32", "fp64": "float64", "i1": "int1", "i8": "int8", "i16": "int16",
+                "i32": "int32", "i64": "int64", "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64"}
+
+    def __init__(self, name):
+        if name not in self.TL_NAMES:
+            raise rk.TricError(f"dtype({name}): unknown type")
+        self.name = name
+
+    def value_for(self, kernel):
+        lang = "tric.language" if type(kernel).__module__.startswith("tric") else "triton.language"
+        return getattr(importlib.import_module(lang), self.TL_NAMES[self.name])
+
+
 def constexpr_value(entry):
-    """The Python value of a constexpr signature entry ('512', '2.0', 'True', 'BLOCK=512')."""
+    """The Python value of a constexpr signature entry ('512', '2.0', 'True', 'BLOCK=512', 'dtype(fp16)')."""
     text = entry.split("=", 1)[1].strip() if "=" in entry else entry
+    m = re.match(r"^dtype\((\w+)\)$", text)
+    if m:
+        return DtypeConst(m.group(1))
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError):
@@ -190,9 +210,14 @@ class BlockRun:
 
     def launch(self, kernel, grid=None, args=None, stream_sync=True):
         """kernel[grid](*args, **constexprs, num_warps=w), the way Triton code calls it."""
-        kernel[grid or self.grid](*(self.args if args is None else args), **self.kwargs, num_warps=self.num_warps)
+        kernel[grid or self.grid](*(self.args if args is None else args), **self.kwargs_for(kernel),
+                                  num_warps=self.num_warps)
         if stream_sync:
             self.torch.cuda.synchronize()
+
+    def kwargs_for(self, kernel):
+        """The constexpr keyword arguments, dtypes as kernel's language has them."""
+        return {k: v.value_for(kernel) if isinstance(v, DtypeConst) else v for k, v in self.kwargs.items()}
 
     def save(self):
         """Every buffer's contents, for restore()."""
