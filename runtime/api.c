@@ -234,7 +234,8 @@ static int kernel_module(tric_kernel *k, Buf *msg) {
     int st = TRIC_OK;
     pthread_mutex_lock(&k->lock);
     if (!k->module)
-        st = rt_module_load(k->res.text, k->res.kernel_name, k->res.shared_bytes, &k->module, msg);
+        st = rt_module_load(k->res.text, k->res.kernel_name, k->res.shared_bytes, k->res.num_warps * 32, &k->module,
+                            msg);
     pthread_mutex_unlock(&k->lock);
     return st;
 }

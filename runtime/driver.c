@@ -33,6 +33,8 @@
     X(cuModuleUnload, "cuModuleUnload", (CUmodule))                                         \
     X(cuFuncSetAttribute, "cuFuncSetAttribute", (CUfunction, CUfunction_attribute, int))    \
     X(cuFuncGetAttribute, "cuFuncGetAttribute", (int *, CUfunction_attribute, CUfunction))  \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor", \
+      (int *, CUfunction, int, size_t))                                                     \
     X(cuMemsetD8Async, "cuMemsetD8Async", (CUdeviceptr, unsigned char, size_t, CUstream))   \
     X(cuLaunchKernel, "cuLaunchKernel",                                                     \
       (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,    \
@@ -61,6 +63,7 @@ typedef struct RtDriver {
     CUcontext ctx;
     int cc_major, cc_minor;
     int smem_optin;        /* max dynamic shared memory per block, opted in */
+    RtSmLimits sm;         /* per-SM limits (zero where the driver did not say) */
 #define X(name, sym, params) CUresult (*name) params;
     RT_CU_FUNCS(X)
 #undef X
@@ -73,6 +76,7 @@ struct RtModule {
     CUmodule mod;
     CUfunction fn;
     int shared_bytes;
+    int register_cap;    /* the JIT's register cap (occupancy.c), 0 = none */
 };
 
 static void put_err(Buf *err, const char *msg) {
@@ -124,6 +128,19 @@ static int device_attr(int *v, CUdevice_attribute a, Buf *err) {
     return cu_check(rt_drv.cuDeviceGetAttribute(v, a, rt_drv.dev), "cuDeviceGetAttribute", err);
 }
 
+/* Only for the register cap: a driver that does not answer leaves it off. */
+static void sm_limits(RtSmLimits *sm) {
+    const struct { int *v; CUdevice_attribute a; } q[] = {
+        {&sm->regs, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR},
+        {&sm->threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR},
+        {&sm->blocks, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR},
+        {&sm->smem, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR},
+        {&sm->smem_reserved, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(q); i++)
+        if (rt_drv.cuDeviceGetAttribute(q[i].v, q[i].a, rt_drv.dev) != CUDA_SUCCESS) *q[i].v = 0;
+}
+
 static bool open_device(void) {
     Buf err = {0};
     CUresult r = rt_drv.cuInit(0);
@@ -136,6 +153,7 @@ static bool open_device(void) {
     if (!st) st = device_attr(&rt_drv.cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &err);
     if (!st) st = device_attr(&rt_drv.cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &err);
     if (!st) st = device_attr(&rt_drv.smem_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &err);
+    if (!st) sm_limits(&rt_drv.sm);
     if (!st) st = cu_check(rt_drv.cuDevicePrimaryCtxRetain(&rt_drv.ctx, rt_drv.dev), "cuDevicePrimaryCtxRetain", &err);
     if (st) init_fail(st, err.data, NULL);
     buf_free(&err);
@@ -178,29 +196,79 @@ int rt_device_arch(Target *t, Buf *err) {
     return TRIC_OK;
 }
 
-/* The JIT logs make a PTX failure readable: ptxas' own message and line. */
-int rt_module_load(const char *ptx, const char *entry, int shared_bytes, RtModule **out, Buf *err) {
-    *out = NULL;
-    int st = rt_driver_init(err);
-    if (st) return st;
+/* The JIT logs make a PTX failure readable: ptxas' own message and line.
+ * max_regs > 0 caps the registers per thread. */
+static int jit(const char *ptx, const char *entry, int max_regs, CUmodule *mod, CUfunction *fn, Buf *err) {
     enum { LOG = 16384 };
     char *error_log = calloc(1, LOG), *info_log = calloc(1, LOG);
     if (!error_log || !info_log) tric_internal_error(__FILE__, __LINE__, "out of memory");
     CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-                           CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE};
-    void *vals[] = {error_log, (void *)(uintptr_t)LOG, info_log, (void *)(uintptr_t)LOG, (void *)(uintptr_t)1};
-    CUmodule mod = NULL;
-    st = cu_check(rt_drv.cuModuleLoadDataEx(&mod, ptx, ARRAY_LEN(opts), opts, vals), "cuModuleLoadDataEx", err);
+                           CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE,
+                           CU_JIT_MAX_REGISTERS};
+    void *vals[] = {error_log, (void *)(uintptr_t)LOG, info_log, (void *)(uintptr_t)LOG, (void *)(uintptr_t)1,
+                    (void *)(uintptr_t)max_regs};
+    *mod = NULL;
+    unsigned n = ARRAY_LEN(opts) - (max_regs > 0 ? 0 : 1);
+    int st = cu_check(rt_drv.cuModuleLoadDataEx(mod, ptx, n, opts, vals), "cuModuleLoadDataEx", err);
     if (st && err && error_log[0]) buf_printf(err, "\nJIT error log:\n%s", error_log);
     free(error_log);
     free(info_log);
+    if (!st) st = cu_check(rt_drv.cuModuleGetFunction(fn, *mod, entry), "cuModuleGetFunction", err);
+    if (st && *mod) {
+        rt_drv.cuModuleUnload(*mod);
+        *mod = NULL;
+    }
+    return st;
+}
+
+static int fn_attr(CUfunction fn, CUfunction_attribute a) {
+    int v = -1;
+    return rt_drv.cuFuncGetAttribute(&v, a, fn) == CUDA_SUCCESS ? v : -1;
+}
+
+static int resident_ctas(CUfunction fn, int threads, int shared_bytes) {
+    int n = 0;
+    return rt_drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, threads, (size_t)shared_bytes) == CUDA_SUCCESS
+               ? n : 0;
+}
+
+/* A second JIT under the register cap of occupancy.c, kept where the driver
+ * reports more resident CTAs and nothing spilled (any failure keeps the
+ * first). Kernels above 48 KB of shared memory are left alone. */
+static void apply_register_cap(RtModule *m, const char *ptx, const char *entry, int threads) {
+    if (!rt_drv.sm.regs || threads <= 0 || m->shared_bytes > 48 * 1024) return;
+    int regs = fn_attr(m->fn, CU_FUNC_ATTRIBUTE_NUM_REGS);
+    if (regs <= 0 || fn_attr(m->fn, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES) != 0) return;
+    int cap = rt_register_cap(&rt_drv.sm, regs, threads, m->shared_bytes);
+    if (!cap) return;
+    CUmodule mod;
+    CUfunction fn;
+    if (jit(ptx, entry, cap, &mod, &fn, NULL)) return;
+    if (fn_attr(fn, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES) == 0 &&
+        resident_ctas(fn, threads, m->shared_bytes) > resident_ctas(m->fn, threads, m->shared_bytes)) {
+        rt_drv.cuModuleUnload(m->mod);
+        m->mod = mod;
+        m->fn = fn;
+        m->register_cap = cap;
+    } else {
+        rt_drv.cuModuleUnload(mod);
+    }
+}
+
+int rt_module_load(const char *ptx, const char *entry, int shared_bytes, int threads, RtModule **out, Buf *err) {
+    *out = NULL;
+    int st = rt_driver_init(err);
     if (st) return st;
     RtModule *m = calloc(1, sizeof *m);
     if (!m) tric_internal_error(__FILE__, __LINE__, "out of memory");
-    m->mod = mod;
     m->shared_bytes = shared_bytes;
-    st = cu_check(rt_drv.cuModuleGetFunction(&m->fn, mod, entry), "cuModuleGetFunction", err);
-    if (!st && shared_bytes > 48 * 1024) {
+    st = jit(ptx, entry, 0, &m->mod, &m->fn, err);
+    if (st) {
+        free(m);
+        return st;
+    }
+    apply_register_cap(m, ptx, entry, threads);
+    if (shared_bytes > 48 * 1024) {
         if (shared_bytes > rt_drv.smem_optin) {
             if (err) buf_printf(err, "kernel '%s' needs %d bytes of shared memory; the device allows %d per block",
                                 entry, shared_bytes, rt_drv.smem_optin);

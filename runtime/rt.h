@@ -103,7 +103,9 @@ typedef struct RtModule RtModule;    /* a loaded module and its one kernel */
 
 int rt_driver_init(Buf *err);        /* dlopen, cuInit, primary context; once */
 int rt_device_arch(Target *t, Buf *err);   /* the current device's sm, e.g. 90 + arch_a */
-int rt_module_load(const char *ptx, const char *entry, int shared_bytes, RtModule **out, Buf *err);
+/* threads: the block size the kernel is launched with (its num_warps * 32),
+ * for the register cap (occupancy.c). */
+int rt_module_load(const char *ptx, const char *entry, int shared_bytes, int threads, RtModule **out, Buf *err);
 void rt_module_unload(RtModule *m);
 int rt_module_launch(RtModule *m, unsigned gx, unsigned gy, unsigned gz, unsigned block_x,
                      void **args, void *stream, Buf *err);
@@ -117,6 +119,18 @@ int rt_module_time(RtModule *m, unsigned gx, unsigned gy, unsigned gz, unsigned 
                    void **args, void *stream, int iters, float *ms, Buf *err);
 /* cuFuncGetAttribute NUM_REGS and LOCAL_SIZE_BYTES of the module's kernel. */
 int rt_module_attrs(RtModule *m, int *num_regs, int *local_bytes, Buf *err);
+
+/* ---- occupancy.c ---- */
+typedef struct RtSmLimits {
+    int regs, threads, blocks;      /* per SM */
+    int smem, smem_reserved;        /* shared memory per SM, and what the driver reserves per CTA */
+} RtSmLimits;
+/* CTAs of `threads` threads, regs_per_thread registers and smem_bytes of
+ * shared memory that one SM holds. */
+int rt_ctas_per_sm(const RtSmLimits *sm, int regs_per_thread, int threads, int smem_bytes);
+/* The largest register count below regs_per_thread (by at most 8) at which
+ * an SM holds more such CTAs; 0 if none. */
+int rt_register_cap(const RtSmLimits *sm, int regs_per_thread, int threads, int smem_bytes);
 int rt_memset_d8(uint64_t dptr, unsigned char value, size_t bytes, void *stream, Buf *err);
 /* CUevents behind void * (tric_event_*). */
 int rt_event_create(void **event, Buf *err);

@@ -44,7 +44,7 @@ int main(void) {
     RtModule *m;
     uint64_t dx, dy, dout;
     unsigned n = N;
-    if (check(rt_module_load(add_ptx, "add", 0, &m, &err), &err, "load") ||
+    if (check(rt_module_load(add_ptx, "add", 0, 128, &m, &err), &err, "load") ||
         check(rt_mem_alloc(&dx, sizeof x, &err), &err, "alloc") || check(rt_mem_alloc(&dy, sizeof y, &err), &err, "alloc") ||
         check(rt_mem_alloc(&dout, sizeof out, &err), &err, "alloc") ||
         check(rt_memcpy_htod(dx, x, sizeof x, &err), &err, "htod") || check(rt_memcpy_htod(dy, y, sizeof y, &err), &err, "htod"))
@@ -66,7 +66,7 @@ int main(void) {
     rt_module_unload(m);
     /* a PTX error must name the call and carry ptxas' message */
     RtModule *bad;
-    st = rt_module_load(".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k() { bogus; }\n", "k", 0, &bad, &err);
+    st = rt_module_load(".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k() { bogus; }\n", "k", 0, 32, &bad, &err);
     if (st != TRIC_ERR_CUDA || !strstr(err.data, "cuModuleLoadDataEx failed: CUDA_ERROR_INVALID_PTX") ||
         !strstr(err.data, "JIT error log:")) {
         fprintf(stderr, "driver_smoke: bad PTX gave %d: %s\n", st, err.data ? err.data : "");
