@@ -17,7 +17,8 @@ typedef enum LdKind {
     LD_FMOD,
     LD_UMULHI,
     LD_ABS,     /* integers (abs, llabs) */
-    LD_TAN,     /* fp32: sin / cos */
+    LD_TAN,     /* fp32: sin / cos; fp64: the math function */
+    LD_TRIG,    /* fp32: unary op a; fp64: math function b */
     LD_SAT,     /* saturatef: clamp to [0, 1], NaN to 0 */
     LD_POWI,    /* pow with an integer exponent */
     LD_F2I,     /* round by math function a (-1: toward zero), cast to b; from type c */
@@ -57,7 +58,7 @@ static LVal unary_op(Lower *L, SrcLoc loc, Opcode opc, LVal x) {
 
 static LVal ld_fn(Lower *L, SrcLoc loc, const LdRow *r, int fn, LVal *v, int n) {
     MathFn f = (MathFn)fn;
-    /* pow and hypot exist at fp32 only so far: say so for fp64 */
+    /* the fast_* functions are fp32 only */
     if (mathfn_info[f].kind == MK_F32 && strncmp(r->name, "fast_", 5))
         want_float(L, loc, r, (ElemType)ld_type(L, &v[0]).elem, true);
     return lower_math(L, loc, fn, v, n, ld_name(L, r));
@@ -87,8 +88,13 @@ static LVal ld_call(Lower *L, SrcLoc loc, LArg *a, const LdRow *r) {
     case LD_ABS:
         if (!elem_is_signed(e)) want_type(L, loc, r, e, ET_I32);
         return unary_op(L, loc, OP_ABS, v[0]);
+    case LD_TRIG:
+        want_float(L, loc, r, e, false);
+        if (e == ET_F64) return lower_math(L, loc, r->b, v, 1, ld_name(L, r));
+        return unary_op(L, loc, (Opcode)r->a, v[0]);
     case LD_TAN: {
-        want_float(L, loc, r, e, true);
+        want_float(L, loc, r, e, false);
+        if (e == ET_F64) return lower_math(L, loc, MF_TAN, v, 1, ld_name(L, r));
         LVal q[2] = {unary_op(L, loc, OP_SIN, v[0]), unary_op(L, loc, OP_COS, v[0])};
         return lower_math(L, loc, MF_DIV_RN, q, 2, ld_name(L, r));
     }
@@ -97,7 +103,7 @@ static LVal ld_call(Lower *L, SrcLoc loc, LArg *a, const LdRow *r) {
         return lower_minmax(L, loc, false, lower_minmax(L, loc, true, v[0], lval_float(0.0), false), lval_float(1.0),
                             false);
     case LD_POWI: {
-        want_float(L, loc, r, e, true);
+        want_float(L, loc, r, e, false);
         IrType yt = ld_type(L, &v[1]);
         if (!elem_is_int(yt.elem)) want_type(L, a[1].loc, r, (ElemType)yt.elem, ET_I32);
         LVal q[2] = {v[0], lower_cast(L, loc, v[1], ir_scalar(e), false, 0)};
@@ -163,6 +169,8 @@ static LVal ld_call(Lower *L, SrcLoc loc, LArg *a, const LdRow *r) {
     X(mul64hi, "arg0,arg1", LD_FN, MF_MULHI, 0, 0)                          \
     X(hypot, "arg0,arg1", LD_FN, MF_HYPOT, 0, 0)                            \
     X(pow, "arg0,arg1", LD_FN, MF_POW, 0, 0)                                \
+    X(erfc, "arg0", LD_FN, MF_ERFC, 0, 0)                                   \
+    X(erfinv, "arg0", LD_FN, MF_ERFINV, 0, 0)                               \
     X(fast_expf, "arg0", LD_FN, MF_FAST_EXP, 0, 0)                          \
     X(fast_exp10f, "arg0", LD_FN, MF_FAST_EXP10, 0, 0)                      \
     X(fast_logf, "arg0", LD_FN, MF_FAST_LOG, 0, 0)                          \
@@ -180,8 +188,8 @@ static LVal ld_call(Lower *L, SrcLoc loc, LArg *a, const LdRow *r) {
     X(log2, "arg0", LD_OP, OP_LOG2, 0, 0)                                   \
     X(rsqrt, "arg0", LD_OP, OP_RSQRT, 0, 0)                                 \
     X(fabs, "arg0", LD_OP, OP_ABS, 0, 0)                                    \
-    X(sin, "arg0", LD_OP, OP_SIN, 1, 0)                                     \
-    X(cos, "arg0", LD_OP, OP_COS, 1, 0)                                     \
+    X(sin, "arg0", LD_TRIG, OP_SIN, MF_SIN, 0)                              \
+    X(cos, "arg0", LD_TRIG, OP_COS, MF_COS, 0)                              \
     X(tan, "arg0", LD_TAN, 0, 0, 0)                                         \
     X(fmin, "arg0,arg1", LD_MINMAX, 0, 0, 0)                                \
     X(fmax, "arg0,arg1", LD_MINMAX, 1, 0, 0)                                \

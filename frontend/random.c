@@ -22,6 +22,7 @@
  * Every step uses the lowering of the Python operator Triton's code uses, so
  * the promotions are the same. */
 #include "lower.h"
+#include "../ir/mathfn.h"
 
 #include <string.h>
 
@@ -66,15 +67,15 @@ LVal bi_umulhi(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     return lower_umulhi(L, loc, a[0].v, a[1].v);
 }
 
-/* log, sqrt, cos, sin as tl.* does them: fp32 and fp64 only (cos and sin:
- * fp32, the one ptxgen has) */
+/* log, sqrt, cos, sin as tl.* does them: fp32 and fp64 only (fp64 cos and
+ * sin: the math op's functions, ir/mathfn.c) */
 static LVal math_fn(Lower *L, SrcLoc loc, LVal x, SrcLoc xloc, Opcode opc) {
     x = lval_to_tensor(L, xloc, x);
     IrType t = lower_type(L, &x);
     if (t.elem != ET_F32 && t.elem != ET_F64)
         diag_error(L->ctx, xloc, "Expected dtype ['fp32', 'fp64'] but got %s", dtype_name(ir_elem_of(t)));
     if ((opc == OP_COS || opc == OP_SIN) && t.elem == ET_F64)
-        diag_error(L->ctx, xloc, "tl.%s of fp64 is not supported yet (fp32 is)", opc == OP_COS ? "cos" : "sin");
+        return lower_math(L, loc, opc == OP_COS ? MF_COS : MF_SIN, &x, 1, opc == OP_COS ? "tl.cos" : "tl.sin");
     L->b.loc = loc;
     return lval_tensor(L, ir_build1(&L->b, opc, t, x.id));
 }

@@ -1314,9 +1314,28 @@ static AVal check_philox(AP *ap, const AVal *args, int n) {
     return r;
 }
 
+/* the inverse of erf: Newton's method from Winitzki's closed form, with
+ * erfc's residual in the tails (1 - |y| is exact there) */
+static double args_erfinv(double y) {
+    double a = fabs(y);
+    if (isnan(a) || a > 1) return NAN;
+    if (a == 1) return copysign(INFINITY, y);
+    if (a == 0) return y;
+    double w = log((1 - a) * (1 + a)), b = 2 / (3.14159265358979323846 * 0.147) + w / 2;
+    double x = sqrt(sqrt(b * b - w / 0.147) - b);
+    for (int i = 0; i < 8; i++) {
+        double f = a > 0.5 ? (1 - a) - erfc(x) : erf(x) - a;
+        x -= f / (1.1283791670955126 * exp(-x * x));
+    }
+    return copysign(x, y);
+}
+
 static AVal call(AP *ap, const char *f, AVal *args, int n, Kwargs *kw) {
-    /* erf: not numpy's (it has none); the GPU runner's env names the same */
+    /* erf, erfc, erfinv: not numpy's (it has none); the GPU runner's env
+     * names the same */
     if (!strcmp(f, "erf")) return nargs(ap, f, n, 1), map_float(ap, erf, args[0]);
+    if (!strcmp(f, "erfc")) return nargs(ap, f, n, 1), map_float(ap, erfc, args[0]);
+    if (!strcmp(f, "erfinv")) return nargs(ap, f, n, 1), map_float(ap, args_erfinv, args[0]);
     if (!strcmp(f, "np.bincount")) {
         no_kwargs(ap, f, kw);
         return nargs(ap, f, n, 1), bincount(ap, args[0], kw->minlength);

@@ -5,8 +5,10 @@
  * their error is the final rounding plus a few f64 ulps (nearly always
  * correctly rounded); fp64 functions run the same f64 steps, within a few
  * ulps (the bounds: doc/math.md, measured by test/unit/test_mathlib.c).
- * No tables and no fitted coefficients: Taylor series on small reduced
- * ranges, coefficients computed in long double and rounded once.
+ * fp32 tanh and erf (GELU) run in f32 only (tanh32, erf32). One table (the
+ * bits of 2/pi, for sin/cos/tan) and no fitted coefficients: Taylor
+ * series on small reduced ranges, coefficients computed in long double
+ * and rounded once.
  *   exp:   x = k ln2 + r, |r| <= ln2/2 (ln2 in two parts, the first
  *          exact times k), e^r by Taylor to r^13, times 2^k1 2^k2.
  *   expm1: |x| < 1/2: Taylor to x^19; else exp(x) - 1.
@@ -16,9 +18,10 @@
  *   atan:  |x| > 1 by atan(1/x); t -> t/(1 + sqrt(1 + t^2)) once (|t| <=
  *          tan(pi/8), computed as a small correction to t/2), Taylor to
  *          t^43, doubled.
- *   erf:   2/sqrt(pi) e^(-x^2) sum 2^n x^(2n+1)/(2n+1)!!, all terms
- *          positive (no cancellation), x^2 carried as hi + lo into exp,
- *          |x| clamped where erf rounds to 1 (4 in fp32, 6 in fp64).
+ *   erf:   (fp64) 2/sqrt(pi) e^(-x^2) sum 2^n x^(2n+1)/(2n+1)!!, all
+ *          terms positive (no cancellation), x^2 carried as hi + lo into
+ *          exp, below 2; from 2 on 1 - erfc by a continued fraction.
+ *   sin, cos, tan, erfc, erfinv, fp64 pow and hypot: at their functions.
  *   tanh, sinh, cosh, asinh, acosh, atanh, pow, cbrt, asin, acos, atan2,
  *   exp10, log10, hypot: from those by the usual identities (below).
  * Special inputs (inf, NaN, zeros, out of domain) are selects at the end. */
@@ -117,6 +120,11 @@ static int por(MathProg *p, int a, int b) { return op2(p, MO_OR, a, b); }
 static int hi(MathProg *p, int a) { return ins(p, MO_HI, MT_B32, a, 0, 0, 0, MC_EQ); }
 static int lo(MathProg *p, int a) { return ins(p, MO_LO, MT_B32, a, 0, 0, 0, MC_EQ); }
 static int pack(MathProg *p, int l, int h) { return ins(p, MO_PACK, MT_F64, l, h, 0, 0, MC_EQ); }
+static int kq(MathProg *p, uint64_t v) { return ins(p, MO_CONST, MT_B64, 0, 0, 0, v, MC_EQ); }
+/* integer steps of a's width (b32 or b64); shift amounts are b32 */
+static int iop(MathProg *p, MOp o, int a, int b) { return ins(p, o, TY(a), a, b, 0, 0, MC_EQ); }
+static int ik(MathProg *p, MOp o, int a, uint64_t k) { return iop(p, o, a, TY(a) == MT_B64 ? kq(p, k) : kb(p, (uint32_t)k)); }
+static int shk(MathProg *p, MOp o, int a, int k) { return iop(p, o, a, kb(p, (uint32_t)k)); }
 
 /* min(max(x, lo), hi) that lets NaN through */
 static int clamp(MathProg *p, int x, double lo, double hi) {
@@ -258,8 +266,14 @@ static int atan2_full(MathProg *p, int y, int x) {
     return selpk(p, por(p, testp(p, MC_NAN, x), testp(p, MC_NAN, y)), NAN, r);
 }
 
-/* erf by the series (see the top) for |x| <= lim, n terms */
-static int erf_series(MathProg *p, int a, double lim, int n) {
+/* e^(-a^2), a^2 carried into exp as hi + lo; a <= 27.5 */
+static int exp_negsq(MathProg *p, int a) {
+    int z = mul(p, a, a), zl = fma3(p, a, a, neg(p, z));
+    return exp_core(p, neg(p, z), neg(p, zl), 0);
+}
+
+/* erf a by the series (see the top), n terms, e = e^(-a^2) */
+static int erf_sum(MathProg *p, int a, int e, int n) {
     double c[64];   /* 2^k / (2k+1)!! */
     long double d = 1;
     TRIC_ASSERT(n < 64);
@@ -267,11 +281,14 @@ static int erf_series(MathProg *p, int a, double lim, int n) {
         if (k) d *= 2.0L / (2 * k + 1);
         c[k] = (double)d;
     }
+    int s = poly(p, mul(p, a, a), c, n + 1);
+    return mul(p, mul(p, e, s), mulk(p, a, TWO_OVER_SQRTPI));
+}
+
+/* erf by the series for |x| <= lim, n terms */
+static int erf_series(MathProg *p, int a, double lim, int n) {
     int ac = selpk(p, setpk(p, MC_GT, a, lim), lim, a);
-    int z = mul(p, ac, ac), zl = fma3(p, ac, ac, neg(p, z));
-    int e = exp_core(p, neg(p, z), neg(p, zl), 0);
-    int s = poly(p, z, c, n + 1);
-    return mul(p, mul(p, e, s), mulk(p, ac, TWO_OVER_SQRTPI));
+    return erf_sum(p, ac, exp_negsq(p, ac), n);
 }
 
 /* fp64 erf for |x| >= 2: 1 - erfc, erfc = e^(-x^2) / (sqrt(pi) K) with
@@ -289,17 +306,275 @@ static int erf_cf(MathProg *p, int a) {
     return ksub(p, 1.0, erfc);
 }
 
-static int erf_full(MathProg *p, int x, bool f64) {
+/* fp64 erf (fp32: erf32) */
+static int erf_full(MathProg *p, int x) {
     int a = fabs_(p, x);
-    if (!f64) return csign(p, x, erf_series(p, a, 4.0, 62));
     int r = selp(p, setpk(p, MC_GE, a, 2.0), erf_cf(p, a), erf_series(p, a, 2.0, 32));
     return csign(p, x, selpk(p, testp(p, MC_NAN, a), NAN, r));
 }
 
-static int pow_full(MathProg *p, int x, int y) {
-    int ax = fabs_(p, x);
-    int lg = log_full(p, ax);
-    int r = exp_core(p, clamp(p, mul(p, y, lg), -760, 720), -1, 0);
+/* s + e = a + b exactly (TwoSum) */
+static void two_sum(MathProg *p, int a, int b, int *s, int *e) {
+    int t = add(p, a, b), bb = sub(p, t, a);
+    *s = t;
+    *e = add(p, sub(p, a, sub(p, t, bb)), sub(p, b, bb));
+}
+
+/* ---- pure fp32 ---- */
+
+/* e^y in f32 for y in [0, 20] (or NaN): y = k ln2 + r (ln2's high part has
+ * 16 bits, so k times it is exact), e^r by Taylor to r^8, 2^k added to the
+ * exponent bits */
+static int exp32(MathProg *p, int y) {
+    double c[9];
+    long double f = 1;
+    for (int i = 0; i < 9; i++) {
+        if (i) f /= i;
+        c[i] = (double)f;
+    }
+    int kd = op1(p, MO_RNI, mulk(p, y, 0x1.715476p+0));
+    int r = fma3(p, kd, kf(p, MT_F32, -0x1.62e4p-1), y);
+    r = fma3(p, kd, kf(p, MT_F32, -0x1.7f7d1cp-20), r);
+    int e = poly(p, r, c, 9);
+    int k = cvt(p, MT_B32, kd);
+    int bits = ins(p, MO_IADD, MT_B32, ins(p, MO_MOVB, MT_B32, e, 0, 0, 0, MC_EQ), shk(p, MO_SHL, k, 23), 0, 0, MC_EQ);
+    return ins(p, MO_MOVB, MT_F32, bits, 0, 0, 0, MC_EQ);
+}
+
+/* fp32 tanh without f64 (f64 is slow on most GPUs): |x| < 0.55 the odd
+ * Taylor series to x^23 (coefficients from the Bernoulli numbers); beyond,
+ * 1 - 2/(e^(2|x|) + 1), where the quotient is below 1/2 (no cancellation) */
+static int tanh32(MathProg *p, int x) {
+    /* tanh x = sum c_n x^(2n-1), c_n = 2^(2n) (2^(2n) - 1) B_2n / (2n)! */
+    static const long double bern[] = {1.0L / 6, -1.0L / 30, 1.0L / 42, -1.0L / 30, 5.0L / 66, -691.0L / 2730,
+                                       7.0L / 6, -3617.0L / 510, 43867.0L / 798, -174611.0L / 330, 854513.0L / 138,
+                                       -236364091.0L / 2730, 8553103.0L / 6, -23749461029.0L / 870};
+    double c[14];
+    long double fact = 1;
+    for (int n = 1; n <= 14; n++) {
+        fact *= (2 * n - 1) * (2 * n);
+        long double p2 = ldexpl(1.0L, 2 * n);
+        c[n - 1] = (double)(p2 * (p2 - 1) * bern[n - 1] / fact);
+    }
+    int a = fabs_(p, x), z = mul(p, a, a);
+    int small = fma3(p, mul(p, a, z), poly(p, z, c + 1, 13), a);
+    int e = exp32(p, clamp(p, mulk(p, a, 2.0), 0.0, 20.0));
+    int big = ksub(p, 1.0, kdiv(p, 2.0, addk(p, e, 1.0)));
+    return csign(p, x, selp(p, setpk(p, MC_LT, a, 0.8), small, big));
+}
+
+/* fp32 erf without f64: |x| < 7/8 the Taylor series (to x^25) times
+ * 2/sqrt(pi) in two parts; from 7/8 on, 1 - erfc, where erfc needs only
+ * ~2^-26 absolute: Matta and Reid's sum with step 5/8 (error e^(-pi^2 64/25)
+ * ~ 2^-36), 7 terms, and its pole term (clamped to 2.5, where it is ~2^-35); e^(-x^2) with x^2 as
+ * hi + lo. erf rounds to 1 from 3.92 on */
+static int erf32(MathProg *p, int x) {
+    const long double H = 0.625L, PI = 3.14159265358979323846264338327950288L;
+    const long double TSP = 1.12837916709551257389615890312154517L;   /* 2/sqrt(pi) */
+    double c[12];   /* (-1)^n / (n! (2n+1)), n = 1 .. 12 */
+    long double f = 1;
+    for (int n = 1; n <= 12; n++) {
+        f /= n;
+        c[n - 1] = (double)((n & 1 ? -f : f) / (2 * n + 1));
+    }
+    int a = fabs_(p, x), z = mul(p, a, a);
+    /* a (1 + z P(z)) (hi + lo) = a hi + a (lo + hi z P(z)) */
+    const double TSP_HI = (double)(float)TSP, TSP_LO = (double)(TSP - (long double)(float)TSP);
+    int zp = mul(p, z, poly(p, z, c, 12));
+    int small = fma3(p, a, kf(p, MT_F32, TSP_HI), mul(p, a, fmak(p, zp, kf(p, MT_F32, TSP_HI), TSP_LO)));
+    int ac = clamp(p, a, 0.875, 4.0);
+    int zh = mul(p, ac, ac), zl = fma3(p, ac, ac, neg(p, zh));
+    int e = mul(p, exp32(p, neg(p, zh)), ksub(p, 1.0, zl));   /* e^(-x^2) */
+    int s = kdiv(p, (double)(H / PI), zh);
+    for (int k = 7; k >= 1; k--) {
+        long double kh2 = (long double)k * k * H * H;
+        s = add(p, kdiv(p, (double)(2 * expl(-kh2) * H / PI), addk(p, zh, (double)kh2)), s);
+    }
+    int erfc = mul(p, mul(p, e, ac), s);
+    int pole = kdiv(p, -2.0, addk(p, exp32(p, mulk(p, clamp(p, ac, 0.875, 2.5), (double)(2 * PI / H))), -1.0));
+    int big = ksub(p, 1.0, add(p, erfc, pole));
+    int r = selp(p, setpk(p, MC_LT, a, 0.875), small, big);
+    return csign(p, x, selpk(p, testp(p, MC_NAN, a), NAN, r));
+}
+
+/* ---- fp64 sin, cos, tan ---- */
+
+/* 2/pi: its bits 1 .. 1280 after the point, 64 to a word (computed with
+ * integers, pi by Machin's formula) */
+static const uint64_t TWO_OVER_PI[20] = {
+    0xA2F9836E4E441529ULL, 0xFC2757D1F534DDC0ULL, 0xDB6295993C439041ULL, 0xFE5163ABDEBBC561ULL,
+    0xB7246E3A424DD2E0ULL, 0x06492EEA09D1921CULL, 0xFE1DEB1CB129A73EULL, 0xE88235F52EBB4484ULL,
+    0xE99C7026B45F7E41ULL, 0x3991D639835339F4ULL, 0x9C845F8BBDF9283BULL, 0x1FF897FFDE05980FULL,
+    0xEF2F118B5A0A6D1FULL, 0x6D367ECF27CB09B7ULL, 0x4F463F669E5FEA2DULL, 0x7527BAC7EBE5F17BULL,
+    0x3D0739F78A5292EAULL, 0x6BFB5FB11F8D5D08ULL, 0x56033046FC7B6BABULL, 0xF0CFBC209AF4361DULL,
+};
+
+/* word j of 2/pi behind three zero words (bit g of the sequence is the
+ * bit 2^-(g-191) of 2/pi) */
+static uint64_t two_over_pi_word(int j) { return j < 3 ? 0 : TWO_OVER_PI[j - 3]; }
+
+/* Payne-Hanek, exact for every finite a >= 1/2: a 2/pi = n + f, f in
+ * [-1/2, 1/2); *q = n mod 4 (b32) and *yh + *yl = f pi/2 (~2^-100
+ * relative, also for the closest cases, |f| ~ 2^-61). a = m 2^(E-63), m a
+ * 64-bit integer, and W = the 192 bits of 2/pi from 2^-(E-66) to
+ * 2^-(E+125), so m W has its point at bit 188: the bits of 2/pi above W
+ * give multiples of 4, those below it less than 2^-124. The table's words
+ * are picked by selects on the word index (1 .. 17). */
+static void reduce_ph(MathProg *p, int a, int *q, int *yh, int *yl) {
+    int h = hi(p, a), l = lo(p, a);
+    int e = ik(p, MO_ISUB, shk(p, MO_SHRU, h, 20), 1023);
+    e = selp(p, setp(p, MC_LT, e, kb(p, (uint32_t)-1)), kb(p, (uint32_t)-1), e);
+    int mh = ik(p, MO_OR, ik(p, MO_AND, h, 0xFFFFF), 0x100000);
+    int m = shk(p, MO_SHL, ins(p, MO_PACK, MT_B64, l, mh, 0, 0, MC_EQ), 11);
+    int s = ik(p, MO_IADD, e, 125);
+    int i = shk(p, MO_SHRS, s, 6), sh = ik(p, MO_AND, s, 63), rsh = iop(p, MO_ISUB, kb(p, 64), sh);
+    int t[4];
+    for (int k = 0; k < 4; k++) t[k] = kq(p, two_over_pi_word(1 + k));
+    for (int j = 2; j <= 17; j++) {
+        int pj = setp(p, MC_EQ, i, kb(p, (uint32_t)j));
+        for (int k = 0; k < 4; k++) t[k] = selp(p, pj, kq(p, two_over_pi_word(j + k)), t[k]);
+    }
+    int w[3];   /* shr by 64 gives 0 (PTX clamps the amount) */
+    for (int k = 0; k < 3; k++) w[k] = iop(p, MO_OR, iop(p, MO_SHL, t[k], sh), iop(p, MO_SHRU, t[k + 1], rsh));
+    /* the low 192 bits of m W: words p0, p1, p2 */
+    int p0 = iop(p, MO_MULLO, m, w[2]), h2 = ins(p, MO_MULHI, MT_B64, m, w[2], 0, 0, MC_EQ);
+    int l1 = iop(p, MO_MULLO, m, w[1]), h1 = ins(p, MO_MULHI, MT_B64, m, w[1], 0, 0, MC_EQ);
+    int l0 = iop(p, MO_MULLO, m, w[0]);
+    int p1 = iop(p, MO_IADD, h2, l1);
+    int carry = selp(p, setp(p, MC_LT, p1, h2), kq(p, 1), kq(p, 0));
+    int p2 = iop(p, MO_IADD, iop(p, MO_IADD, h1, l0), carry);
+    /* g2:g1 = the fraction in units of 2^-128; as a signed number it is
+     * the fraction rounded to the nearest integer's remainder */
+    int g2 = iop(p, MO_OR, shk(p, MO_SHL, p2, 4), shk(p, MO_SHRU, p1, 60));
+    int g1 = iop(p, MO_OR, shk(p, MO_SHL, p1, 4), shk(p, MO_SHRU, p0, 60));
+    int n = ik(p, MO_AND, iop(p, MO_IADD, shk(p, MO_SHRU, p2, 60), shk(p, MO_SHRU, g2, 63)), 3);
+    *q = lo(p, n);
+    /* to f64 in 32-bit pieces (each exact); their sum as fh + fl */
+    int a1 = mulk(p, cvt(p, MT_F64, shk(p, MO_SHRS, g2, 32)), 0x1p32);
+    int b1 = cvt(p, MT_F64, ik(p, MO_AND, g2, 0xFFFFFFFFu));
+    int c1 = mulk(p, cvt(p, MT_F64, shk(p, MO_SHRU, g1, 32)), 0x1p-32);
+    int d1 = mulk(p, cvt(p, MT_F64, ik(p, MO_AND, g1, 0xFFFFFFFFu)), 0x1p-64);
+    int fh, fe;
+    two_sum(p, a1, b1, &fh, &fe);
+    int fl = mulk(p, add(p, add(p, fe, c1), d1), 0x1p-64);
+    fh = mulk(p, fh, 0x1p-64);
+    /* times pi/2 (hi + lo) */
+    int rh = mulk(p, fh, PI2_HI);
+    int rl = add(p, fma3(p, fh, kf(p, MT_F64, PI2_HI), neg(p, rh)),
+                 fma3(p, fl, kf(p, MT_F64, PI2_HI), mulk(p, fh, PI2_LO)));
+    *yh = add(p, rh, rl);
+    *yl = sub(p, rl, sub(p, *yh, rh));
+}
+
+/* hi + lo = a + b for |a| >= |b| (Fast2Sum); returns hi */
+static int fast_two_sum(MathProg *p, int a, int b, int *lo_) {
+    int s = add(p, a, b);
+    *lo_ = sub(p, b, sub(p, s, a));
+    return s;
+}
+
+/* sin(yh + yl), |yh| <= pi/4, z = yh^2: Taylor to r^21; the result as
+ * the returned hi + *lo_ */
+static int sin_kernel(MathProg *p, int yh, int yl, int z, int *lo_) {
+    double c[10];   /* (-1)^n / (2n+1)!, n = 1 .. 10 */
+    long double f = 1;
+    for (int n = 1; n <= 10; n++) {
+        f /= (2 * n) * (2 * n + 1);
+        c[n - 1] = (double)(n & 1 ? -f : f);
+    }
+    int tl = mul(p, yl, fmak(p, z, kf(p, MT_F64, -0.5), 1.0));   /* yl cos yh */
+    return fast_two_sum(p, yh, fma3(p, mul(p, yh, z), poly(p, z, c, 10), tl), lo_);
+}
+
+/* cos(yh + yl): 1 - z/2 rounded, then its error and the rest */
+static int cos_kernel(MathProg *p, int yh, int yl, int z, int *lo_) {
+    double c[9];   /* (-1)^n / (2n)!, n = 2 .. 10 */
+    long double f = 0.5L;
+    for (int n = 2; n <= 10; n++) {
+        f /= (2 * n - 1) * (2 * n);
+        c[n - 2] = (double)(n & 1 ? -f : f);
+    }
+    int zl = fma3(p, yh, yh, neg(p, z));
+    int hz = mulk(p, z, 0.5), w = ksub(p, 1.0, hz);
+    int tail = fma3(p, zl, kf(p, MT_F64, -0.5), sub(p, ksub(p, 1.0, w), hz));
+    tail = add(p, tail, fma3(p, mul(p, z, z), poly(p, z, c, 9), neg(p, mul(p, yh, yl))));
+    return fast_two_sum(p, w, tail, lo_);
+}
+
+/* (nh + nl) / (dh + dl): the quotient, corrected by its residual */
+static int div_dd(MathProg *p, int nh, int nl, int dh, int dl) {
+    int t = dvd(p, nh, dh);
+    int r = fma3(p, neg(p, t), dl, add(p, fma3(p, neg(p, t), dh, nh), nl));
+    return add(p, t, dvd(p, r, dh));
+}
+
+static int trig_full(MathProg *p, MathFn f, int x) {
+    int a = fabs_(p, x), q, yh, yl;
+    reduce_ph(p, a, &q, &yh, &yl);
+    int small = setpk(p, MC_LE, a, 0x1.921fb54442d18p-1);   /* pi/4 */
+    yh = selp(p, small, a, yh);
+    yl = selpk(p, small, 0.0, yl);
+    q = selp(p, small, kb(p, 0), q);
+    int z = mul(p, yh, yh);
+    int sl, cl, s = sin_kernel(p, yh, yl, z, &sl), c = cos_kernel(p, yh, yl, z, &cl);
+    int odd = setp(p, MC_NE, ik(p, MO_AND, q, 1), kb(p, 0));
+    int r, flip;
+    switch (f) {
+    case MF_SIN:
+        r = selp(p, odd, c, s);
+        flip = setp(p, MC_NE, ik(p, MO_AND, q, 2), kb(p, 0));
+        r = selp(p, flip, neg(p, r), r);
+        break;
+    case MF_COS:
+        r = selp(p, odd, s, c);
+        flip = setp(p, MC_NE, ik(p, MO_AND, ik(p, MO_IADD, q, 1), 2), kb(p, 0));
+        r = selp(p, flip, neg(p, r), r);
+        break;
+    default: r = selp(p, odd, neg(p, div_dd(p, c, cl, s, sl)), div_dd(p, s, sl, c, cl)); break;
+    }
+    if (f != MF_COS) r = selp(p, sign_pred(p, x), neg(p, r), r);
+    return selp(p, testp(p, MC_FINITE, x), r, kf(p, MT_F64, NAN));
+}
+
+/* ---- fp64 pow and hypot ---- */
+
+/* log x as *rh + *rl (relative error ~2^-65) for finite x > 0: log_core's
+ * reduction; s = (m-1)/(m+1) as s + sl, the s^3 term in two parts (it is
+ * up to 1% of the result), the rest (below 2^-12 of it) in one */
+static void log_dd(MathProg *p, int x, int *rh, int *rl) {
+    double c[10];   /* 2/(2n+1), n = 2 .. 11 */
+    for (int n = 2; n <= 11; n++) c[n - 2] = (double)(2.0L / (2 * n + 1));
+    const double TT_HI = 2.0 / 3, TT_LO = (double)(2.0L / 3 - (long double)(2.0 / 3));
+    int sub_ = setpk(p, MC_LT, x, 0x1p-1022);
+    int xs = selp(p, sub_, mulk(p, x, 0x1p54), x);
+    int adj = selp(p, sub_, kb(p, (uint32_t)-54), kb(p, 0));
+    int h = hi(p, xs), l = lo(p, xs);
+    int t = ins(p, MO_ISUB, MT_B32, h, kb(p, 0x3FE6A09E), 0, 0, MC_EQ);
+    int k = ins(p, MO_IADD, MT_B32, ins(p, MO_SHRS, MT_B32, t, kb(p, 20), 0, 0, MC_EQ), adj, 0, 0, MC_EQ);
+    int step = ins(p, MO_AND, MT_B32, t, kb(p, 0xFFF00000u), 0, 0, MC_EQ);
+    int m = pack(p, l, ins(p, MO_ISUB, MT_B32, h, step, 0, 0, MC_EQ));
+    int f = addk(p, m, -1.0);   /* exact */
+    int d = addk(p, f, 2.0), dl = add(p, ksub(p, 2.0, d), f);   /* d + dl = f + 2 */
+    int s = dvd(p, f, d);
+    int sl = dvd(p, sub(p, fma3(p, neg(p, s), d, f), mul(p, s, dl)), d);
+    int z = mul(p, s, s), zl = fma3(p, s, s, neg(p, z));
+    int ch = mul(p, z, s);   /* s^3 = ch + cl */
+    int cl = add(p, fma3(p, z, s, neg(p, ch)), fma3(p, zl, s, mul(p, mulk(p, z, 3.0), sl)));
+    int th = mulk(p, ch, TT_HI);   /* 2 s^3 / 3 = th + tl */
+    int tl = add(p, fma3(p, ch, kf(p, MT_F64, TT_HI), neg(p, th)), fma3(p, cl, kf(p, MT_F64, TT_HI), mulk(p, ch, TT_LO)));
+    int rest = mul(p, mul(p, ch, z), poly(p, z, c, 10));
+    int kd = cvt(p, MT_F64, k);
+    int a, ae, b, be;
+    two_sum(p, mulk(p, kd, LN2_HI42), mulk(p, s, 2.0), &a, &ae);
+    two_sum(p, a, th, &b, &be);
+    int lo_ = add(p, add(p, ae, be), fma3(p, sl, kf(p, MT_F64, 2.0), tl));
+    lo_ = add(p, lo_, fma3(p, kd, kf(p, MT_F64, LN2_LO42), rest));
+    *rh = add(p, b, lo_);
+    *rl = sub(p, lo_, sub(p, *rh, b));
+}
+
+/* C99's special cases of pow around r = |x|^y */
+static int pow_fix(MathProg *p, int x, int y, int r) {
     int yr = op1(p, MO_RZI, y), h = mulk(p, y, 0.5);
     int yint = setp(p, MC_EQ, yr, y), ynot = setp(p, MC_NE, yr, y);
     int yodd = pand(p, yint, setp(p, MC_NE, op1(p, MO_RZI, h), h));
@@ -309,6 +584,99 @@ static int pow_full(MathProg *p, int x, int y) {
     int one = por(p, setpk(p, MC_EQ, y, 0.0), setpk(p, MC_EQ, x, 1.0));
     one = por(p, one, pand(p, setpk(p, MC_EQ, x, -1.0), testp(p, MC_INF, y)));
     return selpk(p, one, 1.0, r);
+}
+
+/* fp64 pow: e^(y log|x|) with log|x| and the product in two parts */
+static int pow64(MathProg *p, int x, int y) {
+    int ax = fabs_(p, x), lh, ll;
+    log_dd(p, ax, &lh, &ll);
+    lh = log_special(p, ax, lh);
+    int ph = mul(p, y, lh);
+    int pl = fma3(p, y, ll, fma3(p, y, lh, neg(p, ph)));
+    int pc = clamp(p, ph, -760, 720);
+    int ok = pand(p, setp(p, MC_EQ, pc, ph), testp(p, MC_FINITE, pl));
+    return pow_fix(p, x, y, exp_core(p, pc, selp(p, ok, pl, kf(p, MT_F64, 0.0)), 0));
+}
+
+/* fp64 hypot: scaled by 2^-600 or 2^600 beyond 2^+-500 (exact), x^2 + y^2
+ * in two parts, its square root with one correction step */
+static int hypot64(MathProg *p, int x, int y) {
+    int ax = fabs_(p, x), ay = fabs_(p, y);
+    int a = op2(p, MO_MAX, ax, ay), b = op2(p, MO_MIN, ax, ay);
+    int big = setpk(p, MC_GT, a, 0x1p500), tiny = setpk(p, MC_LT, a, 0x1p-500);
+    int sc = selpk(p, big, 0x1p-600, selpk(p, tiny, 0x1p600, kf(p, MT_F64, 1.0)));
+    int un = selpk(p, big, 0x1p600, selpk(p, tiny, 0x1p-600, kf(p, MT_F64, 1.0)));
+    int A = mul(p, a, sc), B = mul(p, b, sc);
+    int a2 = mul(p, A, A), b2 = mul(p, B, B), sh, se;
+    two_sum(p, a2, b2, &sh, &se);
+    int sl = add(p, se, add(p, fma3(p, A, A, neg(p, a2)), fma3(p, B, B, neg(p, b2))));
+    int h = sqrt_(p, sh);
+    int r = add(p, fma3(p, neg(p, h), h, sh), sl);
+    int res = mul(p, add(p, h, dvd(p, r, mulk(p, h, 2.0))), un);
+    res = selpk(p, setpk(p, MC_EQ, a, 0.0), 0.0, res);
+    res = selpk(p, por(p, testp(p, MC_NAN, x), testp(p, MC_NAN, y)), NAN, res);
+    return selpk(p, por(p, testp(p, MC_INF, x), testp(p, MC_INF, y)), INFINITY, res);
+}
+
+/* ---- erfc, erfinv ---- */
+
+/* erfc a for a >= 0.3, e = e^(-a^2) (a <= 27.5): the trapezoid sum of
+ * Matta and Reid, step H (its error e^(-pi^2/H^2) ~ 2^-74), 16 terms,
+ * plus the pole term 2/(1 - e^(2 pi a/H)) while it matters (a < 6) */
+static int erfc_mr(MathProg *p, int a, int e) {
+    const long double H = 0.4375L, PI = 3.14159265358979323846264338327950288L;
+    int z = mul(p, a, a);
+    int s = kf(p, MT_F64, 0.0);   /* the sum times H/pi */
+    for (int k = 16; k >= 1; k--) {
+        long double kh2 = (long double)k * k * H * H;
+        s = add(p, s, kdiv(p, (double)(2 * expl(-kh2) * H / PI), addk(p, z, (double)kh2)));
+    }
+    s = add(p, s, kdiv(p, (double)(H / PI), z));
+    int v = mul(p, mul(p, e, a), s);
+    int ac = selpk(p, setpk(p, MC_GT, a, 6.0), 6.0, a);
+    int pole = kdiv(p, -2.0, addk(p, exp_core(p, mulk(p, ac, (double)(2 * PI / H)), -1, 0), -1.0));
+    return add(p, v, selpk(p, setpk(p, MC_GT, a, 6.0), 0.0, pole));
+}
+
+/* erfc: 1 - erf below 1/2 (erf < 0.53), Matta-Reid from there; erfc(-x)
+ * = 2 - erfc(x) */
+static int erfc_full(MathProg *p, int x) {
+    int a = fabs_(p, x);
+    int ac = selpk(p, setpk(p, MC_GT, a, 27.5), 27.5, a);
+    int big = erfc_mr(p, ac, exp_negsq(p, ac));
+    int r = selp(p, setpk(p, MC_LT, a, 0.5), ksub(p, 1.0, erf_series(p, a, 0.5, 20)), big);
+    return selp(p, sign_pred(p, x), ksub(p, 2.0, r), r);
+}
+
+/* erfinv: Winitzki's closed form (about 2e-3 relative) then two Halley
+ * steps x -= d/(1 + x d), d = (erf x - y)/erf'(x) (three at fp64: two
+ * leave ~12 ulps at |y| = 1 - 2^-53); the residual is
+ * (1 - |y|) - erfc x beyond 3/4, where 1 - |y| is exact */
+static int erfinv_full(MathProg *p, int y, bool is64) {
+    const double A = 0.147, TWO_PI_A = (double)(2 / (3.14159265358979323846264338327950288L * 0.147L));
+    int a = fabs_(p, y);
+    int om = ksub(p, 1.0, a);
+    int w = log_full(p, mul(p, om, addk(p, a, 1.0)));   /* log(1 - a^2) */
+    int b = fmak(p, w, kf(p, MT_F64, 0.5), TWO_PI_A);
+    int x = sqrt_(p, sub(p, sqrt_(p, sub(p, mul(p, b, b), mulk(p, w, 1 / A))), b));
+    int tail = setpk(p, MC_GT, a, 0.75);
+    for (int it = 0; it < (is64 ? 3 : 2); it++) {
+        int xc = clamp(p, x, 0.0, 27.5);
+        int e = exp_negsq(p, xc);
+        int fc = sub(p, erf_sum(p, selpk(p, setpk(p, MC_GT, xc, 0.9), 0.9, xc), e, 30), a);
+        int ft = sub(p, om, erfc_mr(p, selpk(p, setpk(p, MC_LT, xc, 0.3), 0.3, xc), e));
+        int d = dvd(p, selp(p, tail, ft, fc), mulk(p, e, TWO_OVER_SQRTPI));
+        x = sub(p, x, dvd(p, d, fmak(p, x, d, 1.0)));
+    }
+    x = selpk(p, setpk(p, MC_EQ, a, 1.0), INFINITY, x);
+    x = selpk(p, por(p, setpk(p, MC_GT, a, 1.0), testp(p, MC_NAN, a)), NAN, x);
+    x = selpk(p, setpk(p, MC_EQ, a, 0.0), 0.0, x);
+    return csign(p, y, x);
+}
+
+static int pow_full(MathProg *p, int x, int y) {
+    int lg = log_full(p, fabs_(p, x));
+    return pow_fix(p, x, y, exp_core(p, clamp(p, mul(p, y, lg), -760, 720), -1, 0));
 }
 
 static int cbrt_full(MathProg *p, int x) {
@@ -394,8 +762,18 @@ static int f64_fn(MathProg *p, MathFn f, int x, int y) {
     }
 }
 
+/* fp32 operands widened, or fp64 ones (is64): some fp64 functions take
+ * more care than the fp32 ones need */
 static int erf_or_f64(MathProg *p, MathFn f, int x, int y, bool is64) {
-    return f == MF_ERF ? erf_full(p, x, is64) : f64_fn(p, f, x, y);
+    switch (f) {
+    case MF_ERF: return erf_full(p, x);
+    case MF_POW: return is64 ? pow64(p, x, y) : pow_full(p, x, y);
+    case MF_HYPOT: return is64 ? hypot64(p, x, y) : f64_fn(p, f, x, y);
+    case MF_SIN: case MF_COS: case MF_TAN: return trig_full(p, f, x);
+    case MF_ERFC: return erfc_full(p, x);
+    case MF_ERFINV: return erfinv_full(p, x, is64);
+    default: return f64_fn(p, f, x, y);
+    }
 }
 
 /* round half away from zero: the truncation, plus 1 if the rest >= 1/2 */
@@ -462,6 +840,8 @@ static int body(MathProg *p, MathFn f, ElemType e, const int *in) {
     }
     /* the f64 algorithms: fp32 operands widen (exactly) and round once */
     if (e == ET_F64) return erf_or_f64(p, f, x, y, true);
+    if (f == MF_TANH) return tanh32(p, x);
+    if (f == MF_ERF) return erf32(p, x);
     int wx = cvt(p, MT_F64, x), wy = mathfn_info[f].n_args > 1 ? cvt(p, MT_F64, y) : -1;
     return cvt(p, MT_F32, erf_or_f64(p, f, wx, wy, false));
 }
@@ -534,6 +914,18 @@ static bool cmp_int(MathCmp c, int64_t x, int64_t y) {
     }
 }
 
+static bool cmp_uint(MathCmp c, uint64_t x, uint64_t y) {
+    switch (c) {
+    case MC_EQ: return x == y;
+    case MC_NE: return x != y;
+    case MC_LT: return x < y;
+    case MC_LE: return x <= y;
+    case MC_GT: return x > y;
+    case MC_GE: return x >= y;
+    default: tric_unreachable();
+    }
+}
+
 /* min/max: a NaN operand loses; both NaN give the canonical one; -0 < +0 */
 static uint64_t fminmax(MType t, bool is_min, uint64_t a, uint64_t b) {
     double x = fval(t, a), y = fval(t, b);
@@ -584,6 +976,7 @@ static uint64_t round_integral(MOp op, MType t, uint64_t a) {
 /* cvt between the classes (see MO_CVT) */
 static uint64_t convert(MType to, MType from, uint64_t a) {
     if (from == MT_B32) return fbits(to, (double)(int32_t)(uint32_t)a);
+    if (from == MT_B64) return fbits(to, (double)(int64_t)a);
     double x = fval(from, a);
     if (to != MT_B32) return fbits(to, x);
     if (isnan(x)) return 0;
@@ -649,6 +1042,7 @@ static uint64_t run_one(const MathProg *p, const MIns *in, const uint64_t *r) {
     case MO_CVT: return convert(t, ta, a);
     case MO_SETP:
         if (ta == MT_B32) return cmp_int((MathCmp)in->cmp, (int32_t)(uint32_t)a, (int32_t)(uint32_t)b);
+        if (ta == MT_B64) return cmp_uint((MathCmp)in->cmp, a, b);
         return cmp_float((MathCmp)in->cmp, fval(ta, a), fval(ta, b));
     case MO_TESTP: return testp_class((MathCmp)in->cmp, fval(ta, a));
     case MO_SELP: return c ? a : b;
@@ -671,6 +1065,7 @@ static uint64_t run_one(const MathProg *p, const MIns *in, const uint64_t *r) {
     case MO_CLZ: return (uint64_t)clz64(a, ta == MT_B64 ? 64 : 32);
     case MO_BREV: return brev(a, w);
     case MO_MULHI: return mulhi(a, b, w, in->imm != 0) & mask;
+    case MO_MULLO: return (a * b) & mask;
     case MO_EX2A: case MO_LG2A: case MO_SINA: case MO_COSA: return approx((MOp)in->op, a);
     }
     tric_unreachable();

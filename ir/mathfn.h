@@ -42,15 +42,16 @@ typedef enum MOp {
     MO_ADD, MO_SUB, MO_MUL, MO_FMA, MO_DIV, MO_SQRT,   /* float, .rn */
     MO_NEG, MO_ABS, MO_MIN, MO_MAX, MO_COPYSIGN,         /* float bit ops; min/max: a NaN loses */
     MO_RNI, MO_RMI, MO_RPI, MO_RZI, /* float to integral float */
-    MO_CVT,                         /* f32<->f64 (.rn), b32 (s32) -> float (.rn), float -> s32 (.rni) */
-    MO_SETP,                        /* pred = a CMP b (cmp: MathCmp) */
+    MO_CVT,                         /* f32<->f64 (.rn), b32 (s32) or b64 (s64) -> float (.rn), float -> s32 (.rni) */
+    MO_SETP,                        /* pred = a CMP b (cmp: MathCmp; b32 signed, b64 unsigned) */
     MO_TESTP,                       /* pred = class of a (cmp: MC_NAN, MC_INF, MC_FINITE) */
     MO_SELP,                        /* d = c ? a : b */
     MO_IADD, MO_ISUB, MO_AND, MO_OR, MO_SHL, MO_SHRS, MO_SHRU,   /* b32/b64 */
-    MO_HI, MO_LO, MO_PACK,          /* f64 <-> two b32 words (pack: d = {a lo, b hi}) */
+    MO_HI, MO_LO, MO_PACK,          /* f64 or b64 <-> two b32 words (pack: d = {a lo, b hi}) */
     MO_MOVB,                        /* reinterpret f32 <-> b32 */
     MO_POPC, MO_CLZ, MO_BREV, MO_MULHI,   /* popc/clz give b32 whatever the input width */
     MO_EX2A, MO_LG2A, MO_SINA, MO_COSA, MO_DIVF,   /* f32 .approx / div.full */
+    MO_MULLO,                       /* b32/b64 low half of the product */
 } MOp;
 
 typedef enum MathCmp { MC_EQ, MC_NE, MC_LT, MC_LE, MC_GT, MC_GE, MC_LTU, MC_GEU, MC_NAN, MC_INF, MC_FINITE } MathCmp;
@@ -61,7 +62,7 @@ typedef struct MIns {
     uint64_t imm;
 } MIns;
 
-enum { MP_MAX_INS = 400, MP_MAX_REGS = 400 };
+enum { MP_MAX_INS = 1400, MP_MAX_REGS = 1400 };
 
 typedef struct MathProg {
     MIns ins[MP_MAX_INS];

@@ -6,8 +6,9 @@ tl.extra.cuda.libdevice path). tric computes them itself (ir/mathfn.c:
 fp32 in f64 then rounded once, fp64 within a few ulps; doc/math.md).
 
 Blocks: GELU with tanh (the approximation) and with erf (exact), in fp32
-and fp64; the transcendental functions over their domains; rounding, bit
-and test functions; conversions.
+and fp64; the transcendental functions over their domains; fp64 sin, cos,
+tan (large arguments too), pow, hypot, powi; erfc and erfinv; rounding,
+bit and test functions; conversions.
 """
 import triton
 import triton.language as tl
@@ -64,6 +65,29 @@ def transcendental64_kernel(x_ptr, a_ptr, b_ptr, c_ptr, d_ptr, e_ptr, n, BLOCK: 
     tl.store(c_ptr + offs, libdevice.asin(x) + libdevice.acos(x) + libdevice.atan2(x, ax + 0.25), mask=mask)
     tl.store(d_ptr + offs, libdevice.tanh(x * 5.0) + tl.math.erf(x * 3.0) + libdevice.cbrt(x * 100.0), mask=mask)
     tl.store(e_ptr + offs, libdevice.asinh(x * 10.0) + libdevice.acosh(ax + 1.5) + libdevice.atanh(x * 0.9), mask=mask)
+
+
+@triton.jit
+def trig64_kernel(x_ptr, a_ptr, b_ptr, c_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.5)
+    ax = tl.abs(x)
+    # fp64 sin/cos/tan: Payne-Hanek reduction, so x * 1e6 and 1e300 too
+    tl.store(a_ptr + offs, tl.sin(x * 100.0) + tl.cos(x * 1e6) + libdevice.sin(x * 1e300) + libdevice.cos(x), mask=mask)
+    tl.store(b_ptr + offs, libdevice.tan(x * 1.5) + tl.math.sin(x) + cuda_libdevice.cos(x * 3.0), mask=mask)
+    tl.store(c_ptr + offs, libdevice.pow(ax + 0.5, x * 40.0) + libdevice.hypot(x * 1e200, 3e199) * 1e-200 + libdevice.powi(ax + 0.5, 7), mask=mask)
+
+
+@triton.jit
+def special_kernel(x_ptr, a_ptr, b_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.5)
+    tl.store(a_ptr + offs, libdevice.erfc(x * 4.0), mask=mask)
+    tl.store(b_ptr + offs, libdevice.erfinv(x * 0.5), mask=mask)
 
 
 @triton.jit
@@ -153,6 +177,27 @@ def fast_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 # args: x = rand(n, fp64); a = empty(n, fp64); b = empty(n, fp64); c = empty(n, fp64); d = empty(n, fp64); e = empty(n, fp64); n = 5000
 # check: a == np.expm1(x) + np.log1p(np.abs(x)) + np.log10(np.abs(x) + 1); b == np.sinh(x) + np.cosh(x) + np.arctan(x * 3); c == np.arcsin(x) + np.arccos(x) + np.arctan2(x, np.abs(x) + 0.25); d == np.tanh(x * 5) + erf(x * 3) + np.cbrt(x * 100); e == np.arcsinh(x * 10) + np.arccosh(np.abs(x) + 1.5) + np.arctanh(x * 0.9)
 # tol: 1e-14
+
+# kernel: trig64_kernel
+# signature: *fp64:16, *fp64:16, *fp64:16, *fp64:16, i32, 256
+# grid: (cdiv(n, 256), 1, 1)
+# args: x = rand(n, fp64); a = empty(n, fp64); b = empty(n, fp64); c = empty(n, fp64); n = 3000
+# check: a == np.sin(x * 100) + np.cos(x * 1e6) + np.sin(x * 1e300) + np.cos(x); b == np.tan(x * 1.5) + np.sin(x) + np.cos(x * 3); c == (np.abs(x) + 0.5) ** (x * 40) + np.hypot(x * 1e200, 3e199) * 1e-200 + (np.abs(x) + 0.5) ** 7
+# tol: 1e-13
+
+# kernel: special_kernel
+# signature: *fp32:16, *fp32:16, *fp32:16, i32, 256
+# grid: (cdiv(n, 256), 1, 1)
+# args: x = rand(n, fp32); a = empty(n, fp32); b = empty(n, fp32); n = 3000
+# check: a == erfc(x * 4); b == erfinv(x * 0.5)
+# tol: 1e-6
+
+# kernel: special_kernel
+# signature: *fp64:16, *fp64:16, *fp64:16, i32, 256
+# grid: (cdiv(n, 256), 1, 1)
+# args: x = rand(n, fp64); a = empty(n, fp64); b = empty(n, fp64); n = 3000
+# check: a == erfc(x * 4); b == erfinv(x * 0.5)
+# tol: 1e-13
 
 # kernel: rounding_kernel
 # signature: *fp32:16, *fp32:16, *fp32:16, *fp32:16, *i32:16, *i32:16, i32, 256

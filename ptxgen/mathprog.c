@@ -40,6 +40,7 @@ static const char *int_ty(MType t, bool s) {
 
 static void put_cvt(Ptx *P, MType to, MType from, Reg d, Reg a) {
     if (from == MT_B32) ptx_ins(P, "cvt.rn.%s.s32 %R, %R;", fty[to], d, a);
+    else if (from == MT_B64) ptx_ins(P, "cvt.rn.%s.s64 %R, %R;", fty[to], d, a);
     else if (to == MT_B32) ptx_ins(P, "cvt.rni.s32.%s %R, %R;", fty[from], d, a);
     else if (to == MT_F64) ptx_ins(P, "cvt.f64.f32 %R, %R;", d, a);
     else ptx_ins(P, "cvt.rn.f32.f64 %R, %R;", d, a);
@@ -68,7 +69,7 @@ static void put_ins(Ptx *P, const MathProg *p, const MIns *in, Reg *r) {
     case MO_RZI: ptx_ins(P, "cvt.rzi.%s.%s %R, %R;", ft, ft, d, a); return;
     case MO_CVT: put_cvt(P, t, ta, d, a); return;
     case MO_SETP:
-        ptx_ins(P, "setp.%s.%s %R, %R, %R;", cmp_names[in->cmp], ta == MT_B32 ? "s32" : fty[ta], d, a, b);
+        ptx_ins(P, "setp.%s.%s %R, %R, %R;", cmp_names[in->cmp], ta == MT_B32 ? "s32" : ta == MT_B64 ? "u64" : fty[ta], d, a, b);
         return;
     case MO_TESTP: ptx_ins(P, "testp.%s.%s %R, %R;", testp_names[in->cmp - MC_NAN], fty[ta], d, a); return;
     case MO_SELP: ptx_ins(P, "selp.%s %R, %R, %R, %R;", ft, d, a, b, c); return;
@@ -92,6 +93,7 @@ static void put_ins(Ptx *P, const MathProg *p, const MIns *in, Reg *r) {
     case MO_SINA: ptx_ins(P, "sin.approx.f32 %R, %R;", d, a); return;
     case MO_COSA: ptx_ins(P, "cos.approx.f32 %R, %R;", d, a); return;
     case MO_DIVF: ptx_ins(P, "div.full.f32 %R, %R, %R;", d, a, b); return;
+    case MO_MULLO: ptx_ins(P, "mul.lo.%s %R, %R, %R;", int_ty(t, false), d, a, b); return;
     }
     tric_unreachable();
 }

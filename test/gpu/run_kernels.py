@@ -29,6 +29,7 @@ import math
 import glob
 import os
 import re
+import statistics
 import sys
 import time
 
@@ -327,8 +328,17 @@ class ArgEnv:
                 k1 = (k1 + np.uint64(0xBB67AE85)) & m
             return c[k].astype(np.int64)
 
+        def erfinv(y):   # the normal quantile; 1 - |y| is exact beyond 1/2
+            if not abs(y) < 1:
+                return math.copysign(math.inf, y) if abs(y) == 1 else math.nan
+            if abs(y) < 0.5:
+                return statistics.NormalDist().inv_cdf((y + 1) / 2) / math.sqrt(2)
+            return math.copysign(-statistics.NormalDist().inv_cdf((1 - abs(y)) / 2), y) / math.sqrt(2)
+
         env = {"np": np, "cdiv": lambda a, b: -(-a // b), "rand": rand,
                "erf": np.vectorize(math.erf, otypes=[np.float64]), "randn": randn, "randint": randint,
+               "erfc": np.vectorize(math.erfc, otypes=[np.float64]),
+               "erfinv": np.vectorize(erfinv, otypes=[np.float64]),
                "philox": philox, "arange": arange, "to_fp8": to_fp8, "fp8_from_bits": fp8_from_bits,
                "randsign": randsign, "empty": empty, "full": full,
                "zeros": lambda s, dt="fp32": full(s, 0, dt), "ones": lambda s, dt="fp32": full(s, 1, dt),

@@ -27,11 +27,29 @@ static const Bound bounds[] = {
     {MF_FLOOR, 0, 0},    {MF_CEIL, 0, 0},     {MF_TRUNC, 0, 0},    {MF_RINT, 0, 0},
     {MF_ROUND, 0, 0},    {MF_FMA, 0, 0},      {MF_DIV_RN, 0.5, 0.5}, {MF_SQRT_RN, 0.5, 0.5},
     {MF_COPYSIGN, 0, 0}, {MF_EXP, 0.51, 1.5}, {MF_EXP10, 0.51, 2},  {MF_EXPM1, 0.51, 2},
-    {MF_LOG1P, 0.51, 3}, {MF_LOG10, 0.51, 2.5}, {MF_TANH, 0.51, 3},   {MF_SINH, 0.51, 3},
-    {MF_COSH, 0.51, 2},  {MF_ASINH, 0.51, 3.5}, {MF_ACOSH, 0.51, 3},  {MF_ATANH, 0.51, 3},
-    {MF_ERF, 0.51, 6},   {MF_ATAN, 0.51, 2.5},  {MF_ATAN2, 0.51, 3},  {MF_ASIN, 0.51, 3},
-    {MF_ACOS, 0.51, 3},  {MF_CBRT, 0.51, 1},  {MF_POW, 0.51, -1},  {MF_HYPOT, 0.51, -1},
+    {MF_LOG1P, 0.51, 3}, {MF_LOG10, 0.51, 2.5}, {MF_TANH, 1.5, 3},   {MF_SINH, 0.51, 3},
+    {MF_COSH, 0.51, 2},  {MF_ASINH, 0.51, 3.5}, {MF_ACOSH, 0.51, 3},  {MF_ATANH, 0.51, 3.5},
+    {MF_ERF, 2, 6},   {MF_ATAN, 0.51, 2.5},  {MF_ATAN2, 0.51, 3},  {MF_ASIN, 0.51, 3},
+    {MF_ACOS, 0.51, 3},  {MF_CBRT, 0.51, 1},  {MF_POW, 0.51, 2},   {MF_HYPOT, 0.51, 1},
+    {MF_SIN, 0.51, 1},   {MF_COS, 0.51, 1},   {MF_TAN, 0.51, 1},   {MF_ERFC, 0.51, 5},
+    {MF_ERFINV, 0.51, 5},
 };
+
+/* erfinv by Newton's method in long double (erfc in the tails, where
+ * 1 - |y| is exact) */
+static long double erfinvl_(long double y) {
+    long double a = fabsl(y);
+    if (isnan(a) || a > 1) return NAN;
+    if (a == 1) return copysignl(INFINITY, y);
+    if (a == 0) return y;
+    long double w = logl((1 - a) * (1 + a)), b = 2 / (3.14159265358979323846L * 0.147L) + w / 2;
+    long double x = sqrtl(sqrtl(b * b - w / 0.147L) - b);
+    for (int i = 0; i < 12; i++) {
+        long double f = a > 0.5L ? (1 - a) - erfcl(x) : erfl(x) - a;
+        x -= f / (1.1283791670955125738961589031215452L * expl(-x * x));
+    }
+    return copysignl(x, y);
+}
 
 static long double ref(MathFn f, long double x, long double y, long double z) {
     switch (f) {
@@ -63,6 +81,11 @@ static long double ref(MathFn f, long double x, long double y, long double z) {
     case MF_CBRT: return cbrtl(x);
     case MF_POW: return powl(x, y);
     case MF_HYPOT: return hypotl(x, y);
+    case MF_SIN: return sinl(x);
+    case MF_COS: return cosl(x);
+    case MF_TAN: return tanl(x);
+    case MF_ERFC: return erfcl(x);
+    case MF_ERFINV: return erfinvl_(x);
     default: return NAN;
     }
 }
@@ -93,9 +116,19 @@ static uint64_t rnd(void) {
 static double pick(MathFn f, bool f64, int i) {
     static const double specials[] = {0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, INFINITY, -INFINITY, NAN,
                                       1e-30, -1e-30, 3.0, 0.25, 10.0, -10.0, 100.0, 88.5, -87.0, 1e-300};
+    /* the doubles closest to multiples of pi/2, and large ones */
+    static const double trig[] = {0x1.6ac5b262ca1ffp+849, 0x1.8a3e5b1c6c6f5p+0, 0x1.921fb54442d18p+0, 0x1.921fb54442d18p+1,
+                                  1e22, 0x1.fffffffffffffp+1023, 0x1.0p+1023, 6381956970095103.0 * 0x1p797,
+                                  5.0e-324, 0x1.921fb54442d19p-1, 0x1.921fb54442d17p-1, 3.0 * 0x1.921fb54442d18p+0};
     if (i < (int)ARRAY_LEN(specials)) return specials[i];
     uint64_t r = rnd();
     double u = (double)(r >> 11) * 0x1p-53;
+    if ((f == MF_SIN || f == MF_COS || f == MF_TAN) && i < (int)(ARRAY_LEN(specials) + ARRAY_LEN(trig)))
+        return trig[i - ARRAY_LEN(specials)];
+    if (f == MF_ERFINV && i % 4) {   /* (-1, 1), and near +-1 */
+        double v = i % 4 == 1 ? u * 2 - 1 : 1 - ldexp(u, -(int)(rnd() % 54));
+        return r & 1 ? -v : v;
+    }
     switch (i % 4) {
     case 0: {   /* random bits */
         if (f64) {
@@ -109,7 +142,7 @@ static double pick(MathFn f, bool f64, int i) {
         return fl;
     }
     case 1: return (u * 2 - 1) * 4;                          /* [-4, 4] */
-    case 2: return (u * 2 - 1) * (f == MF_ERF ? 7 : 100);    /* wider */
+    case 2: return (u * 2 - 1) * (f == MF_ERF ? 7 : f == MF_ERFC ? 30 : 100);    /* wider */
     default: return ldexp(u * 2 - 1, (int)(rnd() % 80) - 60);   /* tiny to large */
     }
 }

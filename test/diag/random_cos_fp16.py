@@ -1,4 +1,4 @@
-# ARGS: -k kern -s '*fp64, 16'
+# ARGS: -k kern -s '*fp16, 16'
 import triton
 import triton.language as tl
 
