@@ -3,7 +3,7 @@
  * launches it, checks the result, times it, and checks that a bad PTX
  * comes back with the JIT error log. Exit 0 = pass; 77 = no GPU here.
  *
- *   cc -std=c11 -D_GNU_SOURCE -I. test/gpu/driver_smoke.c runtime/driver.c base/arena.c \
+ *   cc -std=c11 -D_GNU_SOURCE -I. test/gpu/driver_smoke.c runtime/driver.c runtime/occupancy.c base/arena.c \
  *      base/buf.c base/diag.c -ldl -lpthread
  */
 #include <stdio.h>

@@ -64,6 +64,7 @@ CUresult cuModuleGetFunction(void **fn, void *mod, const char *name);
 CUresult cuModuleUnload(void *mod);
 CUresult cuFuncSetAttribute(void *fn, int attr, int v);
 CUresult cuFuncGetAttribute(int *v, int attr, void *fn);
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, void *fn, int threads, size_t smem);
 CUresult cuMemsetD8Async(uint64_t p, unsigned char v, size_t n, void *stream);
 CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned shared, void *stream, void **params, void **extra);
@@ -126,6 +127,11 @@ CUresult cuFuncSetAttribute(void *fn, int attr, int v) {
 CUresult cuFuncGetAttribute(int *v, int attr, void *fn) {
     (void)fn;
     *v = attr == 4 ? 40 : attr == 3 ? 8 : 0;
+    return 0;
+}
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, void *fn, int threads, size_t smem) {
+    (void)fn, (void)smem;
+    *n = threads > 0 ? 2048 / threads : 0;
     return 0;
 }
 CUresult cuMemsetD8Async(uint64_t p, unsigned char v, size_t n, void *stream) {
