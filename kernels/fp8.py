@@ -42,6 +42,7 @@ def fp8_codes_kernel(c_ptr, f_ptr, h_ptr, b_ptr, yf_ptr, yh_ptr, yb_ptr, FP8: tl
 # kernel: fp8_codes_kernel
 # signature: *u8, *fp32, *fp16, *bf16, *u8, *u8, *u8, dtype(fp8e5), 256
 # arch: sm_90a sm_89
+# triton_differs: b -- Triton 3.6 gives the six e5m2 NaN codes non-NaN bf16 values (measured on the H100); tric keeps NaN
 # grid: 1
 # args: c = arange(256, u8); f = empty(256, fp32); h = empty(256, fp16); b = empty(256, bf16); yf = empty(256, u8); yh = empty(256, u8); yb = empty(256, u8)
 # check: f == fp8_from_bits(c, fp8e5); h == fp8_from_bits(c, fp8e5); b == fp8_from_bits(c, fp8e5); yf == np.where((c & 127) > 124, 127, np.where((c & 127) == 124, c - 1, c)); yh == np.where((c & 127) > 124, 127, np.where((c & 127) == 124, c - 1, c)); yb == np.where((c & 127) > 124, 127, np.where((c & 127) == 124, c - 1, c))

@@ -196,20 +196,16 @@ int rt_device_arch(Target *t, Buf *err) {
     return TRIC_OK;
 }
 
-/* The JIT logs make a PTX failure readable: ptxas' own message and line.
- * max_regs > 0 caps the registers per thread. */
-static int jit(const char *ptx, const char *entry, int max_regs, CUmodule *mod, CUfunction *fn, Buf *err) {
+/* The JIT logs make a PTX failure readable: ptxas' own message and line. */
+static int jit(const char *ptx, const char *entry, CUmodule *mod, CUfunction *fn, Buf *err) {
     enum { LOG = 16384 };
     char *error_log = calloc(1, LOG), *info_log = calloc(1, LOG);
     if (!error_log || !info_log) tric_internal_error(__FILE__, __LINE__, "out of memory");
     CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-                           CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE,
-                           CU_JIT_MAX_REGISTERS};
-    void *vals[] = {error_log, (void *)(uintptr_t)LOG, info_log, (void *)(uintptr_t)LOG, (void *)(uintptr_t)1,
-                    (void *)(uintptr_t)max_regs};
+                           CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE};
+    void *vals[] = {error_log, (void *)(uintptr_t)LOG, info_log, (void *)(uintptr_t)LOG, (void *)(uintptr_t)1};
     *mod = NULL;
-    unsigned n = ARRAY_LEN(opts) - (max_regs > 0 ? 0 : 1);
-    int st = cu_check(rt_drv.cuModuleLoadDataEx(mod, ptx, n, opts, vals), "cuModuleLoadDataEx", err);
+    int st = cu_check(rt_drv.cuModuleLoadDataEx(mod, ptx, ARRAY_LEN(opts), opts, vals), "cuModuleLoadDataEx", err);
     if (st && err && error_log[0]) buf_printf(err, "\nJIT error log:\n%s", error_log);
     free(error_log);
     free(info_log);
@@ -232,6 +228,18 @@ static int resident_ctas(CUfunction fn, int threads, int shared_bytes) {
                ? n : 0;
 }
 
+/* The PTX with ".maxnreg cap" after the entry's ".maxntid" line (the JIT
+ * option CU_JIT_MAX_REGISTERS does not apply to kernels with .maxntid, as
+ * every tric kernel has); NULL if there is none. Heap. */
+static char *with_maxnreg(const char *ptx, int cap) {
+    const char *at = strstr(ptx, "\n.maxntid ");
+    if (!at || !(at = strchr(at + 1, '\n'))) return NULL;
+    Buf b = {0};
+    buf_putn(&b, ptx, (size_t)(at + 1 - ptx));
+    buf_printf(&b, ".maxnreg %d\n%s", cap, at + 1);
+    return b.data;
+}
+
 /* A second JIT under the register cap of occupancy.c, kept where the driver
  * reports more resident CTAs and nothing spilled (any failure keeps the
  * first). Kernels above 48 KB of shared memory are left alone. */
@@ -241,9 +249,13 @@ static void apply_register_cap(RtModule *m, const char *ptx, const char *entry, 
     if (regs <= 0 || fn_attr(m->fn, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES) != 0) return;
     int cap = rt_register_cap(&rt_drv.sm, regs, threads, m->shared_bytes);
     if (!cap) return;
+    char *capped = with_maxnreg(ptx, cap);
+    if (!capped) return;
     CUmodule mod;
     CUfunction fn;
-    if (jit(ptx, entry, cap, &mod, &fn, NULL)) return;
+    int st = jit(capped, entry, &mod, &fn, NULL);
+    free(capped);
+    if (st) return;
     if (fn_attr(fn, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES) == 0 &&
         resident_ctas(fn, threads, m->shared_bytes) > resident_ctas(m->fn, threads, m->shared_bytes)) {
         rt_drv.cuModuleUnload(m->mod);
@@ -262,7 +274,7 @@ int rt_module_load(const char *ptx, const char *entry, int shared_bytes, int thr
     RtModule *m = calloc(1, sizeof *m);
     if (!m) tric_internal_error(__FILE__, __LINE__, "out of memory");
     m->shared_bytes = shared_bytes;
-    st = jit(ptx, entry, 0, &m->mod, &m->fn, err);
+    st = jit(ptx, entry, &m->mod, &m->fn, err);
     if (st) {
         free(m);
         return st;

@@ -4,9 +4,9 @@
  * ptxas picks a kernel's registers for its own schedule, not for occupancy:
  * a memory-bound kernel that lands a few registers above a step (36 for 256
  * threads: 6 CTAs, 75% of the warps; 32: 8 CTAs, 100%) loses latency hiding
- * for nothing. rt_module_load asks the JIT again with the cap this gives
- * and keeps the result only if the driver reports more resident CTAs and
- * nothing spilled. The model is the CUDA occupancy calculator's: registers
+ * for nothing. rt_module_load JITs the PTX again with this cap as a
+ * .maxnreg directive and keeps the result only if the driver reports more
+ * resident CTAs and nothing spilled. The model is the CUDA occupancy calculator's: registers
  * are allocated per warp in units of 256. */
 #include "rt.h"
 
