@@ -78,16 +78,7 @@ static int ins(MathProg *p, MOp op, MType t, int a, int b, int c, uint64_t imm, 
 }
 
 static int kf(MathProg *p, MType t, double v) {
-    uint64_t u;
-    if (t == MT_F32) {
-        float f = (float)v;
-        uint32_t w;
-        memcpy(&w, &f, 4);
-        u = w;
-    } else {
-        memcpy(&u, &v, 8);
-    }
-    return ins(p, MO_CONST, t, 0, 0, 0, u, MC_EQ);
+    return ins(p, MO_CONST, t, 0, 0, 0, elem_float_bits(t == MT_F32 ? ET_F32 : ET_F64, v), MC_EQ);
 }
 
 static int kb(MathProg *p, uint32_t v) { return ins(p, MO_CONST, MT_B32, 0, 0, 0, v, MC_EQ); }

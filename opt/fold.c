@@ -276,15 +276,7 @@ static bool fold_math(IrOp *op, ElemType oe, ElemType re, const Konst *k, Konst 
     mathfn_build(&p, (MathFn)op->attr.i, oe);
     uint64_t bits = mathfn_run(&p, args);
     if (re == ET_F32 || re == ET_F64) {
-        double v;
-        if (re == ET_F32) {
-            uint32_t w = (uint32_t)bits;
-            float f;
-            memcpy(&f, &w, 4);
-            v = f;
-        } else {
-            memcpy(&v, &bits, 8);
-        }
+        double v = elem_float_from_bits(re, bits);
         if (isnan(v)) return false;
         out->f = v;
         out->i = 0;
