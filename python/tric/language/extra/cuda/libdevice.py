@@ -1,10 +1,3 @@
-"""triton.language.extra.libdevice seen from plain Python: every name is a
-function that can only be called inside a @jit function (tric compiles the
-ones doc/math.md lists and names the others as not supported yet)."""
-from ... import _JitOnly
-
-
-def __getattr__(name):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    return _JitOnly("libdevice." + name)
+"""triton.language.extra.cuda.libdevice: the same names as
+tric.language.extra.libdevice (one module under both paths)."""
+from ..libdevice import __getattr__  # noqa: F401
