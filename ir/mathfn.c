@@ -893,26 +893,15 @@ static bool cmp_float(MathCmp c, double x, double y) {
     }
 }
 
-static bool cmp_int(MathCmp c, int64_t x, int64_t y) {
+/* integer compares by the sign of x - y: order < 0, 0 or > 0 */
+static bool cmp_order(MathCmp c, int order) {
     switch (c) {
-    case MC_EQ: return x == y;
-    case MC_NE: return x != y;
-    case MC_LT: return x < y;
-    case MC_LE: return x <= y;
-    case MC_GT: return x > y;
-    case MC_GE: return x >= y;
-    default: tric_unreachable();
-    }
-}
-
-static bool cmp_uint(MathCmp c, uint64_t x, uint64_t y) {
-    switch (c) {
-    case MC_EQ: return x == y;
-    case MC_NE: return x != y;
-    case MC_LT: return x < y;
-    case MC_LE: return x <= y;
-    case MC_GT: return x > y;
-    case MC_GE: return x >= y;
+    case MC_EQ: return order == 0;
+    case MC_NE: return order != 0;
+    case MC_LT: return order < 0;
+    case MC_LE: return order <= 0;
+    case MC_GT: return order > 0;
+    case MC_GE: return order >= 0;
     default: tric_unreachable();
     }
 }
@@ -1032,8 +1021,11 @@ static uint64_t run_one(const MathProg *p, const MIns *in, const uint64_t *r) {
     case MO_RNI: case MO_RMI: case MO_RPI: case MO_RZI: return round_integral((MOp)in->op, t, a);
     case MO_CVT: return convert(t, ta, a);
     case MO_SETP:
-        if (ta == MT_B32) return cmp_int((MathCmp)in->cmp, (int32_t)(uint32_t)a, (int32_t)(uint32_t)b);
-        if (ta == MT_B64) return cmp_uint((MathCmp)in->cmp, a, b);
+        if (ta == MT_B32) {   /* b32 compares signed, b64 unsigned */
+            int32_t x = (int32_t)(uint32_t)a, y = (int32_t)(uint32_t)b;
+            return cmp_order((MathCmp)in->cmp, (x > y) - (x < y));
+        }
+        if (ta == MT_B64) return cmp_order((MathCmp)in->cmp, (a > b) - (a < b));
         return cmp_float((MathCmp)in->cmp, fval(ta, a), fval(ta, b));
     case MO_TESTP: return testp_class((MathCmp)in->cmp, fval(ta, a));
     case MO_SELP: return c ? a : b;
