@@ -15,10 +15,11 @@
 #include "ptx.h"
 #include "../opt/opt.h"
 
-typedef struct Affine {
+struct Affine {
     bool known;
     int64_t k[IR_MAX_RANK];
-} Affine;
+};
+typedef struct Affine Affine;
 
 static Affine unknown(void) { return (Affine){0}; }
 
@@ -35,21 +36,22 @@ static bool const_int(IrFunc *fn, ValId v, int64_t *out) {
     return true;
 }
 
-static Affine affine_of(IrFunc *fn, ValId v, int depth);
+static Affine affine_of(Ptx *P, ValId v, int depth);
 
-static Affine combine(IrFunc *fn, IrOp *op, int depth) {
+static Affine combine(Ptx *P, IrOp *op, int depth) {
+    IrFunc *fn = P->fn;
     int rank = fn->vals[op->results[0]].type.rank;
-    Affine a = affine_of(fn, op->operands[0], depth + 1), r = uniform();
+    Affine a = affine_of(P, op->operands[0], depth + 1), r = uniform();
     int64_t c;
     switch (op->opc) {
     case OP_ADD: case OP_SUB: {
-        Affine b = affine_of(fn, op->operands[1], depth + 1);
+        Affine b = affine_of(P, op->operands[1], depth + 1);
         if (!a.known || !b.known) return unknown();
         for (int d = 0; d < rank; d++) r.k[d] = op->opc == OP_ADD ? a.k[d] + b.k[d] : a.k[d] - b.k[d];
         return r;
     }
     case OP_MUL: {
-        Affine b = affine_of(fn, op->operands[1], depth + 1);
+        Affine b = affine_of(P, op->operands[1], depth + 1);
         if (const_int(fn, op->operands[1], &c)) b = a;
         else if (const_int(fn, op->operands[0], &c)) a = b;
         else return unknown();
@@ -62,7 +64,7 @@ static Affine combine(IrFunc *fn, IrOp *op, int depth) {
         for (int d = 0; d < rank; d++) r.k[d] = a.k[d] * ((int64_t)1 << c);
         return r;
     case OP_ADDPTR: {
-        Affine b = affine_of(fn, op->operands[1], depth + 1);
+        Affine b = affine_of(P, op->operands[1], depth + 1);
         if (!a.known || !b.known) return unknown();
         int bytes = elem_bytes((ElemType)fn->vals[op->operands[0]].type.pointee);
         for (int d = 0; d < rank; d++) r.k[d] = a.k[d] + b.k[d] * bytes;
@@ -91,24 +93,36 @@ static Affine combine(IrFunc *fn, IrOp *op, int depth) {
     }
 }
 
-static Affine affine_of(IrFunc *fn, ValId v, int depth) {
+/* Memoized per value: operands are shared (offsets feed masks, several
+ * pointers, loads and stores), so without it a chain of n adds of a value
+ * to itself would be walked 2^n times. */
+static Affine affine_of(Ptx *P, ValId v, int depth) {
+    IrFunc *fn = P->fn;
     IrValue *iv = &fn->vals[v];
     if (iv->type.rank == 0) return uniform();   /* a scalar is the same in every thread */
     IrOp *op = iv->def;
-    if (!op || depth > 32) return unknown();    /* loop-carried tiles: not followed */
+    if (!op || depth > 32) return unknown();    /* loop-carried tiles, and chains deeper than the stack should go */
+    if (!P->affine) {
+        P->affine = arena_alloc(P->arena, sizeof(Affine) * fn->n_vals);
+        P->affine_done = arena_alloc(P->arena, sizeof(bool) * fn->n_vals);
+    }
+    if (P->affine_done[v]) return P->affine[v];
+    Affine a;
     switch (op->opc) {
-    case OP_CONST: case OP_SPLAT: return uniform();
-    case OP_ARANGE: {
-        Affine a = uniform();
+    case OP_CONST: case OP_SPLAT: a = uniform(); break;
+    case OP_ARANGE:
+        a = uniform();
         a.k[0] = 1;
-        return a;
+        break;
+    default: a = combine(P, op, depth); break;
     }
-    default: return combine(fn, op, depth);
-    }
+    P->affine[v] = a;
+    P->affine_done[v] = true;
+    return a;
 }
 
 bool ptx_affine_deltas(Ptx *P, IrOp *op, ValId v, int64_t *delta, int n) {
-    Affine a = affine_of(P->fn, v, 0);
+    Affine a = affine_of(P, v, 0);
     if (!a.known) return false;
     const Layout *l = &P->fn->layouts[ptx_layout_index(P, op, v)];
     int32_t support = ptx_ll_thread_support(l);

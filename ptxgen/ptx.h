@@ -81,6 +81,8 @@ typedef struct Ptx {
     uint32_t *uses;         /* atomic.c: uses per ValId (ir_count_uses), when first needed */
     struct AxisInfo *axis;  /* affine.c: axis analysis of fn, when first needed */
     bool *other_use;        /* affine.c: per ValId, used other than as a load/store address */
+    struct Affine *affine;  /* affine.c: per ValId, its coefficients once worked out */
+    bool *affine_done;
 } Ptx;
 
 /* ---- emit.c ---- */
