@@ -140,6 +140,7 @@ const OpInfo ir_opinfo[OP_COUNT] = {
 const char *const cmp_pred_names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
 const char *const cache_mod_names[] = {"", ".ca", ".cg", ".cs", ".cv", ".wb", ".wt"};
 const char *const evict_names[] = {"", "evict_first", "evict_last"};
+const char *const dot_precision_names[] = {"tf32", "tf32x3", "ieee"};
 const char *const atomic_kind_names[] = {"add", "max", "min", "and", "or", "xor", "xchg"};
 const char *const mem_sem_names[] = {"acq_rel", "acquire", "release", "relaxed"};
 const char *const mem_scope_names[] = {"gpu", "cta", "sys"};

@@ -108,11 +108,15 @@ typedef enum CmpPred { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE } CmpPred;
 typedef enum CacheMod { CACHE_NONE, CACHE_CA, CACHE_CG, CACHE_CS, CACHE_CV, CACHE_WB, CACHE_WT } CacheMod;
 typedef enum Evict { EVICT_NONE, EVICT_FIRST, EVICT_LAST } Evict;
 typedef enum Rounding { ROUND_DEFAULT, ROUND_RTNE, ROUND_RTZ } Rounding;
+/* dot of f32 operands (attr.i): tf32 products (Triton's default), three
+ * tf32 products per element (tf32x3), or exact fp32 FMAs (ieee) */
+typedef enum DotPrecision { DOT_TF32, DOT_TF32X3, DOT_IEEE, DOT_PRECISION_COUNT } DotPrecision;
 enum { LOADF_VOLATILE = 1 };
 
 extern const char *const cmp_pred_names[];     /* "eq", "ne", ... */
 extern const char *const cache_mod_names[];    /* "", ".ca", ".cg", ... */
 extern const char *const evict_names[];        /* "", "evict_first", "evict_last" */
+extern const char *const dot_precision_names[];  /* "tf32", "tf32x3", "ieee" */
 
 /* atomic/atomic_cas: the read-modify-write (attr.i), the memory ordering
  * (attr.i2) and the scope (attr.flags); 0 is Triton's default */

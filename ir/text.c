@@ -216,6 +216,9 @@ static void print_attrs(Printer *P, IrOp *op) {
     case OP_CAST:
         if (at->i > 0 && at->i < (int64_t)ARRAY_LEN(rounding_names)) buf_printf(&a, ", rounding = %s", rounding_names[at->i]);
         break;
+    case OP_DOT:
+        if (at->i > 0 && at->i < DOT_PRECISION_COUNT) buf_printf(&a, ", precision = %s", dot_precision_names[at->i]);
+        break;
     case OP_TRANS:
     case OP_MULTIPLE_OF:
     case OP_MAX_CONTIGUOUS:
@@ -856,6 +859,14 @@ static void parse_attr(Parser *P, Opcode opc, IrAttr *attr) {
     } else if ((opc == OP_MULTIPLE_OF || opc == OP_MAX_CONTIGUOUS) && tok_is(key, "hint")) {
         expect(P, "=");
         attr->n_ints = (uint8_t)parse_int_list(P, attr->ints, IR_MAX_RANK, 1, INT32_MAX, "hint");
+    } else if (opc == OP_DOT && tok_is(key, "precision")) {
+        expect(P, "=");
+        Tok v = next_tok(P);
+        int r = -1;
+        for (int i = 0; i < DOT_PRECISION_COUNT; i++)
+            if (tok_is(v, dot_precision_names[i])) r = i;
+        if (r < 0) expected(P, v, "'tf32', 'tf32x3' or 'ieee'");
+        attr->i = r;
     } else if (opc == OP_TRANS && tok_is(key, "perm")) {
         expect(P, "=");
         attr->n_ints = (uint8_t)parse_int_list(P, attr->ints, IR_MAX_RANK, 0, IR_MAX_RANK - 1, "perm");

@@ -676,6 +676,40 @@ static void check_assert(Verifier *V, IrOp *op) {
     if (t.elem != ET_I1) verr(V, op, "the condition has type %s, expected i1 or a tile of i1", tstr(V, t));
 }
 
+/* The accumulator type for an operand type: f16 -> f32 or f16, bf16 and
+ * fp8 -> f32 (fp8 also f16), f32 -> f32, i8 -> i32. */
+static bool dot_types_ok(ElemType a, ElemType b, ElemType acc) {
+    bool fp8 = (a == ET_F8E4M3 || a == ET_F8E5M2) && (b == ET_F8E4M3 || b == ET_F8E5M2);
+    if (fp8) return acc == ET_F32 || acc == ET_F16;
+    if (a != b) return false;
+    switch (a) {
+    case ET_F16: return acc == ET_F32 || acc == ET_F16;
+    case ET_BF16: case ET_F32: return acc == ET_F32;
+    case ET_I8: return acc == ET_I32;
+    default: return false;
+    }
+}
+
+/* dot: a [B x] M x K, b [B x] K x N, acc and result [B x] M x N */
+static void check_dot(Verifier *V, IrOp *op) {
+    ValId a = op->operands[0], b = op->operands[1], c = op->operands[2], r = op->results[0];
+    IrType at = vtype(V, a), bt = vtype(V, b), ct = vtype(V, c);
+    if (op->attr.i < 0 || op->attr.i >= DOT_PRECISION_COUNT) verr(V, op, "unknown precision %lld", (long long)op->attr.i);
+    if (at.rank < 2 || at.rank > 3 || bt.rank != at.rank || ct.rank != at.rank) {
+        verr(V, op, "multiplies %s by %s into %s: expected tiles of rank 2 (or 3, batched) alike", tstr(V, at),
+             tstr(V, bt), tstr(V, ct));
+        return;
+    }
+    int n = at.rank;
+    bool batch_ok = n == 2 || (at.shape[0] == bt.shape[0] && at.shape[0] == ct.shape[0]);
+    if (!batch_ok || at.shape[n - 1] != bt.shape[n - 2] || at.shape[n - 2] != ct.shape[n - 2] ||
+        bt.shape[n - 1] != ct.shape[n - 1])
+        verr(V, op, "shapes do not chain: %s @ %s into %s", tstr(V, at), tstr(V, bt), tstr(V, ct));
+    if (!dot_types_ok(at.elem, bt.elem, ct.elem))
+        verr(V, op, "cannot multiply %s by %s into %s", tstr(V, at), tstr(V, bt), tstr(V, ct));
+    if (want_type(V, op, "result", r, ct)) want_layout_of(V, op, "the accumulator", c, r, "the result");
+}
+
 static void check_op_types(Verifier *V, IrOp *op) {
     unsigned flags = ir_opinfo[op->opc].flags;
     switch (op->opc) {
@@ -698,6 +732,7 @@ static void check_op_types(Verifier *V, IrOp *op) {
     case OP_YIELD: case OP_CONDITION: case OP_RET: break;
     case OP_TRANS: case OP_RESHAPE: case OP_JOIN: case OP_SPLIT: check_reshape_ops(V, op); break;
     case OP_ASSERT: check_assert(V, op); break;
+    case OP_DOT: check_dot(V, op); break;
     case OP_PRINT: case OP_BARRIER: break;
     default:
         if (flags & F_ELEMWISE) check_arith(V, op);
