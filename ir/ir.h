@@ -324,6 +324,30 @@ int layout_reduce_levels(const Layout *l, int axis, int32_t n, int32_t *steps, i
  * (then the layout pass converts the operands). */
 bool layout_scan_parts(const Layout *l, int axis, int32_t n, int *parts, int *kinds, int *bits);
 int32_t ir_layout_intern(IrFunc *fn, const Layout *l);   /* index in fn->layouts */
+/* dot (layout.c, doc/ir.md "Layouts of dot"). The mma.sync accumulator
+ * of a [B x] M x N tile (M >= 16, N >= 8): 16 x 8 fragments, warps split
+ * over the batch, N and M as warps[] says (layout_mma_warps: Triton's mma
+ * v2 rule), the warp tile repeated in registers along N, then M, then B.
+ * The operand layouts (which 0 = a, [B x] M x K; 1 = b, [B x] K x N) of
+ * elem_bits-bit elements (32 = tf32, 16, 8; K a multiple of the k-step
+ * 256 / elem_bits) follow from it; layout_fma_operand gives the FMA path's
+ * for any accumulator layout (the whole K in registers). */
+void layout_mma_warps(int rank, const int32_t *shape, int num_warps, int32_t *warps);
+Layout layout_mma_acc(int rank, const int32_t *shape, int num_warps);
+Layout layout_mma_operand(const Layout *acc, int which, int elem_bits, int32_t k);
+Layout layout_fma_operand(const Layout *acc, int which, int32_t k);
+int layout_mma_kstep(int elem_bits);
+/* The operand bits of the mma.sync that multiplies a by b into acc on
+ * sm_<sm> (f16/bf16 16, tf32 32, i8/fp8 8), 0 if none does. */
+int layout_dot_mma_bits(ElemType a, ElemType b, ElemType acc, int precision, int sm);
+/* dot op fits mma.sync on fn's target: types (layout_dot_mma_bits), and
+ * M >= 16, N >= 8, K >= the k-step (dims are powers of two). */
+bool layout_dot_mma_ok(const IrFunc *fn, const IrOp *op);
+/* The layouts dot op's a and b must have when its accumulator has layout
+ * acc: the mma operands if the dot fits mma.sync and acc is its
+ * layout_mma_acc (returns true: ptxgen issues mma.sync), else the FMA
+ * path's (false). The verifier, the layout pass and ptxgen all use it. */
+bool layout_dot_operands(const IrFunc *fn, const IrOp *op, const Layout *acc, Layout *la, Layout *lb);
 static inline const Layout *ir_layout(IrFunc *fn, ValId v) {
     return fn->vals[v].layout < 0 ? NULL : &fn->layouts[fn->vals[v].layout];
 }

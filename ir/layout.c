@@ -473,3 +473,191 @@ bool layout_scan_parts(const Layout *l, int axis, int32_t n, int *parts, int *ki
     }
     return true;
 }
+
+/* ---- dot: mma.sync fragments and the FMA path ----
+ * The fragment tables (ptx-notes section 6, PTX ISA "Matrix Fragments for
+ * mma.m16n8k*"), with g = lane / 4 and t = lane % 4:
+ *   C/D (16 x 8, f32 or f16)  c0,c1 = (g, 2t), (g, 2t+1);  c2,c3 = (g+8, 2t), (g+8, 2t+1)
+ *   A m16n8k16 (16-bit)       a-reg0 = (g, 2t..2t+1)  a-reg1 = (g+8, 2t..)  a-reg2 = (g, 2t+8..)  a-reg3 = (g+8, 2t+8..)
+ *   B m16n8k16 (16-bit)       b-reg0 = (2t..2t+1, g)  b-reg1 = (2t+8..2t+9, g)
+ *   A m16n8k8 tf32            a0..a3 = (g, t), (g+8, t), (g, t+4), (g+8, t+4)
+ *   B m16n8k8 tf32            b0, b1 = (t, g), (t+4, g)
+ *   A m16n8k32 (8-bit)        a-reg0 = (g, 4t..4t+3)  a-reg1 = (g+8, 4t..)  a-reg2 = (g, 4t+16..)  a-reg3 = (g+8, 4t+16..)
+ *   B m16n8k32 (8-bit)        b-reg0 = (4t..4t+3, g)  b-reg1 = (4t+16..4t+19, g)
+ * where a 32-bit register holding p = 32 / bits elements lists them low part
+ * first. With p elements per 32-bit register and a k-step of 8p, all three
+ * operand tables are one pattern: A's register bits are k + 1 .. k + p/2
+ * (the packed elements), m + 8, k + 4p; its lane bits k + p, k + 2p (t)
+ * and m + 1, 2, 4 (g). B's register bits are k + 1 .. k + p/2, k + 4p; its
+ * lanes k + p, k + 2p (t) and n + 1, 2, 4 (g). */
+
+/* basis vector `kind`/k of l: `step` along dim d, or zero (replication) when
+ * the tile is not that large */
+static void set_basis(Layout *l, int kind, int k, int d, int32_t step) {
+    memset(l->basis[kind][k], 0, sizeof l->basis[kind][k]);
+    if (step < l->shape[d]) l->basis[kind][k][d] = step;
+}
+
+static void push_dim_reg(Layout *l, int d, int32_t step) {
+    int32_t v[IR_MAX_RANK] = {0};
+    v[d] = step;
+    push_reg_bit(l, v);
+}
+
+/* Triton's mma v2 rule (warpsPerTileV2): starting from one warp per 16 x 8
+ * tile, double the warps along M while M has more 16-row tiles per warp
+ * than N has 16-column pairs of tiles per warp (and M still has room),
+ * else along N, until all warps are placed. Batched (rank 3): Triton puts
+ * every warp on the batch dim; here the batch dim takes as many warps as it
+ * has entries (min(B, num_warps)) and the rest split M and N by the 2-D
+ * rule, so a small batch does not leave warps replicating. */
+void layout_mma_warps(int rank, const int32_t *shape, int num_warps, int32_t *warps) {
+    int m = rank - 2, n = rank - 1, left = num_warps;
+    for (int d = 0; d < rank; d++) warps[d] = 1;
+    if (rank == 3) {
+        warps[0] = shape[0] < num_warps ? shape[0] : num_warps;
+        left /= warps[0];
+    }
+    while (warps[m] * warps[n] < left) {
+        if (shape[m] / 16 / warps[m] >= shape[n] / 16 / warps[n] && warps[m] < shape[m] / 16) warps[m] *= 2;
+        else warps[n] *= 2;
+    }
+}
+
+/* The accumulator: the 16 x 8 tile of the table above (registers c0..c3 =
+ * bits (n + 1), (m + 8); lanes n + 2, n + 4, m + 1, 2, 4), then warps along
+ * N, M (and the batch), then registers repeating the warps' tile along N,
+ * then M, then the batch. So register 4 * (j + NR * (i + MR * b)) + c is c
+ * of n8 tile j, m16 tile i, batch entry b of this warp (NR, MR: tiles per
+ * warp along N and M). Warps beyond the tile replicate. */
+Layout layout_mma_acc(int rank, const int32_t *shape, int num_warps) {
+    TRIC_ASSERT(rank == 2 || rank == 3);
+    int m = rank - 2, n = rank - 1, w = 0;
+    TRIC_ASSERT(shape[m] >= 16 && shape[n] >= 8);
+    Layout l = layout_empty(rank, shape, num_warps);
+    int32_t warps[3];
+    layout_mma_warps(rank, shape, num_warps, warps);
+    push_dim_reg(&l, n, 1);
+    push_dim_reg(&l, m, 8);
+    set_basis(&l, LL_LANE, 0, n, 2);
+    set_basis(&l, LL_LANE, 1, n, 4);
+    for (int k = 0; k < 3; k++) set_basis(&l, LL_LANE, 2 + k, m, 1 << k);
+    for (int32_t s = 8; s < 8 * warps[n]; s *= 2) set_basis(&l, LL_WARP, w++, n, s);
+    for (int32_t s = 16; s < 16 * warps[m]; s *= 2) set_basis(&l, LL_WARP, w++, m, s);
+    for (int32_t s = 1; rank == 3 && s < warps[0]; s *= 2) set_basis(&l, LL_WARP, w++, 0, s);
+    TRIC_ASSERT(w == l.n_bits[LL_WARP]);
+    for (int32_t s = 8 * warps[n]; s < shape[n]; s *= 2) push_dim_reg(&l, n, s);
+    for (int32_t s = 16 * warps[m]; s < shape[m]; s *= 2) push_dim_reg(&l, m, s);
+    for (int32_t s = warps[0]; rank == 3 && s < shape[0]; s *= 2) push_dim_reg(&l, 0, s);
+    return l;
+}
+
+int layout_mma_kstep(int elem_bits) { return 256 / elem_bits; }
+
+/* An operand's layout from the accumulator's: shape with K in place of N
+ * (a) or of M (b); acc's vectors with their component along that dim
+ * zeroed (lanes and warps that split N hold the same A, those that split M
+ * the same B: replication), acc's register bits likewise (those that only
+ * moved along the zeroed dim drop out). `first` are the register bits that
+ * go before the acc's, kd the K dim, od the other. */
+static Layout operand_from_acc(const Layout *acc, int which, int32_t k, int *kd_out) {
+    int rank = acc->rank, kd = which == 0 ? rank - 1 : rank - 2;
+    int32_t shape[IR_MAX_RANK];
+    memcpy(shape, acc->shape, sizeof shape);
+    shape[kd] = k;
+    Layout l = layout_empty(rank, shape, 1 << acc->n_bits[LL_WARP]);
+    for (int kind = LL_LANE; kind <= LL_WARP; kind++)
+        for (int b = 0; b < acc->n_bits[kind]; b++) {
+            memcpy(l.basis[kind][b], acc->basis[kind][b], sizeof l.basis[kind][b]);
+            l.basis[kind][b][kd] = 0;
+        }
+    *kd_out = kd;
+    return l;
+}
+
+/* Appends acc's register bits from `first` on without their K-dim
+ * component; the ones that become zero or repeat an earlier register bit
+ * are dropped. */
+static void push_acc_regs(Layout *l, const Layout *acc, int first, int kd) {
+    for (int b = first; b < acc->n_bits[LL_REG]; b++) {
+        int32_t v[IR_MAX_RANK];
+        memcpy(v, acc->basis[LL_REG][b], sizeof v);
+        v[kd] = 0;
+        push_reg_bit(l, v);
+    }
+    drop_dependent_regs(l);
+}
+
+/* mma operands (which 0 = a, 1 = b) of elem_bits-bit elements, K = k: the
+ * fragment pattern above, registers ordered fragment bits first, then K
+ * repeats (k-steps), then acc's M (a) or N (b) repeats and batch repeats.
+ * So a's register e + 4p * (c + KC * (i + MR * b)) is fragment register
+ * element e of k-step c, m16 tile i, batch entry b (b's: e + 2p * (c + KC *
+ * (j + NR * b)), j the n8 tile); element e holds 32-bit register e / p's
+ * part e % p (the p elements of one mma register are consecutive layout
+ * registers, along K). */
+Layout layout_mma_operand(const Layout *acc, int which, int elem_bits, int32_t k) {
+    int p = 32 / elem_bits, kd;
+    TRIC_ASSERT((p == 1 || p == 2 || p == 4) && k >= 8 * p && k % (8 * p) == 0);
+    Layout l = operand_from_acc(acc, which, k, &kd);
+    int od = acc->rank * 2 - 3 - kd;   /* the other of the last two dims */
+    for (int32_t s = 1; s < p; s *= 2) push_dim_reg(&l, kd, s);
+    if (which == 0) push_dim_reg(&l, od, 8);
+    push_dim_reg(&l, kd, 4 * p);
+    for (int32_t s = 8 * p; s < k; s *= 2) push_dim_reg(&l, kd, s);
+    set_basis(&l, LL_LANE, 0, kd, p);
+    set_basis(&l, LL_LANE, 1, kd, 2 * p);
+    for (int b = 0; b < 3; b++) set_basis(&l, LL_LANE, 2 + b, od, 1 << b);
+    push_acc_regs(&l, acc, 2, kd);   /* acc's own fragment bits are the operand's lanes and bits above */
+    return l;
+}
+
+/* The FMA path's operands: each thread holds, for every row (a) or column
+ * (b) of acc it holds, the whole K extent in registers (K bits first, so
+ * register r + K * s is element k = r of acc-derived slot s). */
+Layout layout_fma_operand(const Layout *acc, int which, int32_t k) {
+    int kd;
+    Layout l = operand_from_acc(acc, which, k, &kd);
+    for (int32_t s = 1; s < k; s *= 2) push_dim_reg(&l, kd, s);
+    push_acc_regs(&l, acc, 0, kd);
+    return l;
+}
+
+static bool is_fp8(ElemType e) { return e == ET_F8E4M3 || e == ET_F8E5M2; }
+
+int layout_dot_mma_bits(ElemType a, ElemType b, ElemType acc, int precision, int sm) {
+    if (a == ET_F16 && b == ET_F16 && (acc == ET_F32 || acc == ET_F16)) return 16;
+    if (a == ET_BF16 && b == ET_BF16 && acc == ET_F32) return 16;
+    if (a == ET_F32 && b == ET_F32 && acc == ET_F32 && precision != DOT_IEEE) return 32;
+    if (a == ET_I8 && b == ET_I8 && acc == ET_I32) return 8;
+    if (is_fp8(a) && is_fp8(b) && (acc == ET_F32 || acc == ET_F16) && sm >= 89) return 8;
+    return 0;
+}
+
+bool layout_dot_mma_ok(const IrFunc *fn, const IrOp *op) {
+    IrType at = fn->vals[op->operands[0]].type, bt = fn->vals[op->operands[1]].type;
+    IrType ct = fn->vals[op->operands[2]].type;
+    int bits = layout_dot_mma_bits((ElemType)at.elem, (ElemType)bt.elem, (ElemType)ct.elem, (int)op->attr.i,
+                                   fn->ctx->target.sm);
+    int n = at.rank;
+    return bits && (n == 2 || n == 3) && at.shape[n - 2] >= 16 && bt.shape[n - 1] >= 8 &&
+           at.shape[n - 1] >= layout_mma_kstep(bits);
+}
+
+bool layout_dot_operands(const IrFunc *fn, const IrOp *op, const Layout *acc, Layout *la, Layout *lb) {
+    IrType at = fn->vals[op->operands[0]].type, bt = fn->vals[op->operands[1]].type;
+    int32_t k = at.shape[at.rank - 1];
+    bool mma = layout_dot_mma_ok(fn, op);
+    if (mma) {
+        Layout want = layout_mma_acc(acc->rank, acc->shape, 1 << acc->n_bits[LL_WARP]);
+        mma = layout_eq(acc, &want);
+    }
+    if (mma) {
+        *la = layout_mma_operand(acc, 0, elem_bits((ElemType)at.elem), k);
+        *lb = layout_mma_operand(acc, 1, elem_bits((ElemType)bt.elem), k);
+    } else {
+        *la = layout_fma_operand(acc, 0, k);
+        *lb = layout_fma_operand(acc, 1, k);
+    }
+    return mma;
+}

@@ -690,10 +690,30 @@ static bool dot_types_ok(ElemType a, ElemType b, ElemType acc) {
     }
 }
 
+/* With layouts, a and b must have the layouts the accumulator's implies
+ * (layout_dot_operands: mma.sync operands, or the FMA path's). Only when
+ * the shapes chain and every layout is in range (checked before). */
+static void check_dot_operand_layouts(Verifier *V, IrOp *op) {
+    IrFunc *fn = V->fn;
+    int32_t lc = fn->vals[op->operands[2]].layout;
+    if (!V->layouts || lc < 0 || (uint32_t)lc >= fn->n_layouts) return;
+    Layout need[2];
+    bool mma = layout_dot_operands(fn, op, &fn->layouts[lc], &need[0], &need[1]);
+    for (int i = 0; i < 2; i++) {
+        int32_t l = fn->vals[op->operands[i]].layout;
+        if (l >= 0 && (uint32_t)l < fn->n_layouts && layout_same(&fn->layouts[l], &need[i])) continue;
+        Buf b = {.arena = fn->ctx->arena};
+        layout_print(&b, &need[i]);
+        verr(V, op, "operand %d (%s) has layout #L%d, but an accumulator in #L%d needs %s (the %s operand layout)", i,
+             i ? "b" : "a", l, lc, b.data, mma ? "mma.sync" : "FMA path's");
+    }
+}
+
 /* dot: a [B x] M x K, b [B x] K x N, acc and result [B x] M x N */
 static void check_dot(Verifier *V, IrOp *op) {
     ValId a = op->operands[0], b = op->operands[1], c = op->operands[2], r = op->results[0];
     IrType at = vtype(V, a), bt = vtype(V, b), ct = vtype(V, c);
+    int before = V->n_errors;
     if (op->attr.i < 0 || op->attr.i >= DOT_PRECISION_COUNT) verr(V, op, "unknown precision %lld", (long long)op->attr.i);
     if (at.rank < 2 || at.rank > 3 || bt.rank != at.rank || ct.rank != at.rank) {
         verr(V, op, "multiplies %s by %s into %s: expected tiles of rank 2 (or 3, batched) alike", tstr(V, at),
@@ -708,6 +728,7 @@ static void check_dot(Verifier *V, IrOp *op) {
     if (!dot_types_ok(at.elem, bt.elem, ct.elem))
         verr(V, op, "cannot multiply %s by %s into %s", tstr(V, at), tstr(V, bt), tstr(V, ct));
     if (want_type(V, op, "result", r, ct)) want_layout_of(V, op, "the accumulator", c, r, "the result");
+    if (V->n_errors == before) check_dot_operand_layouts(V, op);
 }
 
 static void check_op_types(Verifier *V, IrOp *op) {

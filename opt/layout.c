@@ -18,6 +18,12 @@
  *     instead (cheaper than moving data between threads).
  * A reduce works in its operands' layout; a scan too when that layout holds
  * the axis as scan needs (doc/ir.md), else in one that does.
+ * A dot is an anchor too: its result and accumulator take the mma.sync
+ * accumulator layout when the dot fits mma.sync (layout_dot_mma_ok), else
+ * the default layout (the FMA path), whatever the users want; its operands
+ * the layouts derived from it (layout_dot_operands). A loop-carried
+ * accumulator so keeps that layout through the loop, and the epilogue
+ * converts once after it.
  * For a vector add every want agrees and no convert is inserted. */
 #include "opt.h"
 
@@ -302,6 +308,28 @@ static void back_if(LayoutPass *P, IrOp *op) {
 
 static bool scan_ok(LayoutPass *P, IrOp *op, int32_t l);
 
+/* The layout a dot works in: its accumulator's and its result's. */
+static int32_t dot_layout(LayoutPass *P, IrOp *op) {
+    IrType t = ir_type(P->fn, op->results[0]);
+    if (layout_dot_mma_ok(P->fn, op)) return intern(P, layout_mma_acc(t.rank, t.shape, P->num_warps));
+    return default_layout(P, t);
+}
+
+/* The layouts of a dot's operands (a, b, acc) when it works in l. */
+static void dot_operand_layouts(LayoutPass *P, IrOp *op, int32_t l, int32_t *need) {
+    Layout la, lb;
+    (void)layout_dot_operands(P->fn, op, &P->fn->layouts[l], &la, &lb);
+    need[0] = intern(P, la);
+    need[1] = intern(P, lb);
+    need[2] = l;
+}
+
+static void back_dot(LayoutPass *P, IrOp *op) {
+    int32_t need[3];
+    dot_operand_layouts(P, op, dot_layout(P, op), need);
+    for (uint32_t i = 0; i < 3; i++) want_set(P, op->operands[i], need[i]);
+}
+
 static void back_op(LayoutPass *P, IrOp *op) {
     ValId r = op->n_results ? op->results[0] : VAL_NONE;
     switch (op->opc) {
@@ -334,6 +362,7 @@ static void back_op(LayoutPass *P, IrOp *op) {
     case OP_SCAN:
         if (scan_ok(P, op, want_of(P, r))) want_operands(P, op, want_of(P, r));
         break;
+    case OP_DOT: back_dot(P, op); break;
     default:
         if (r != VAL_NONE && passes_layout_through(op->opc)) want_operands(P, op, want_of(P, r));
         break;
@@ -572,6 +601,7 @@ static void fwd_block(LayoutPass *P, IrBlock *b) {
         else if (op->opc == OP_FOR) fwd_for(P, op);
         else if (op->opc == OP_WHILE) fwd_while(P, op);
         else if (op->opc == OP_IF) fwd_if(P, op);
+        else if (op->opc == OP_DOT) set_layout(P, op->results[0], dot_layout(P, op));
         else
             for (uint32_t i = 0; i < op->n_results; i++)
                 if (i == 0) fwd_result(P, op);
@@ -663,6 +693,8 @@ static void fix_operands(IrFunc *fn, IrOp *op, void *ud) {
     ValId r = op->n_results ? op->results[0] : VAL_NONE;
     /* chosen before any operand is replaced, as fwd_reduce chose it */
     int32_t reduce_in = op->opc == OP_REDUCE ? follow_operands(P, op) : op->opc == OP_SCAN ? scan_layout(P, op) : -1;
+    int32_t dot_need[3] = {-1, -1, -1};
+    if (op->opc == OP_DOT) dot_operand_layouts(P, op, layout_of(P, r), dot_need);
     for (uint32_t i = 0; i < op->n_operands; i++) {
         ValId v = op->operands[i];
         if (!is_tile(P, v)) continue;
@@ -683,6 +715,7 @@ static void fix_operands(IrFunc *fn, IrOp *op, void *ud) {
         case OP_CONDITION: require(P, op, i, terminator_need(P, op, i)); break;
         case OP_REDUCE:
         case OP_SCAN: require(P, op, i, reduce_in); break;
+        case OP_DOT: require(P, op, i, dot_need[i]); break;
         default:
             if (r != VAL_NONE && passes_layout_through(op->opc)) require(P, op, i, layout_of(P, r));
             break;

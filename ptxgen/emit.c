@@ -731,6 +731,7 @@ static void emit_op(Ptx *P, IrOp *op) {
     case OP_PRINT: ptx_print(P, op); break;
     case OP_ASSERT: ptx_assert(P, op); break;
     case OP_BARRIER: ptx_ins(P, "bar.sync 0;"); break;
+    case OP_DOT: ptx_dot(P, op); break;
     default:
         TRIC_ASSERT(ir_info(op->opc)->flags & F_ELEMWISE);
         ptx_elementwise(P, op);

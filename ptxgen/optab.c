@@ -531,6 +531,8 @@ static Reg f8_to_f16(Ptx *P, ElemType s, Reg a) {
     return h;
 }
 
+Reg ptx_f8_to_f16(Ptx *P, ElemType e, Reg a) { return f8_to_f16(P, e, a); }
+
 /* f16/bf16/f32 -> fp8: to nearest even, saturating (the IR cast's meaning,
  * ir.h elem_round); rz only from f32 to e5m2, whose bytes are an f16's
  * upper byte, so truncating the f16 (rounded toward zero) is exact. */

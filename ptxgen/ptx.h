@@ -134,6 +134,7 @@ void ptx_elementwise(Ptx *P, IrOp *op);
 void ptx_mov(Ptx *P, Reg d, Reg a);       /* same class */
 void ptx_norm8(Ptx *P, ElemType e, Reg d, Reg a);   /* re-extend an 8-bit value */
 Reg ptx_to_f32(Ptx *P, ElemType e, Reg a);          /* f16/bf16 -> f32 (exact) */
+Reg ptx_f8_to_f16(Ptx *P, ElemType e, Reg a);       /* fp8 -> f16 (exact; sm_89+) */
 
 /* ---- mathlib.c ----
  * fp64 exp, exp2, log, log2 and fp32 log, log2 (what Triton takes from
@@ -216,6 +217,9 @@ Reg ptx_smem_base(Ptx *P);
 /* v's registers computed only where owner holds (regs, v's layout) to
  * every holder of each element, through shared memory; defines v */
 void ptx_smem_share(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg owner);
+
+/* ---- dot.c ---- */
+void ptx_dot(Ptx *P, IrOp *op);   /* mma.sync, or FMAs where mma does not fit */
 
 /* ---- atomic.c ---- */
 void ptx_atomic(Ptx *P, IrOp *op);

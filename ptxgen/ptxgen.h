@@ -7,6 +7,7 @@
  *   reduce.c    reduce: registers, warp shuffles, shared memory across warps
  *   mathlib.c   fp64 exp, exp2, log, log2 (range reduction + minimax polynomials)
  *   trig.c      f32 cos, sin (Payne-Hanek reduction + f64 polynomials)
+ *   dot.c       dot: mma.sync (f16, bf16, tf32, i8, fp8) or FMAs
  */
 #ifndef TRIC_PTXGEN_H
 #define TRIC_PTXGEN_H

@@ -7,6 +7,7 @@
 #include "opt/opt.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -562,7 +563,181 @@ static void test_shape_layouts(void) {
     CHECK(!layout_split(&lanes, &s));
 }
 
+
+/* ---- dot: mma.sync layouts against the fragment tables of ptx-notes ---- */
+
+/* Element (row, col) of fragment element e in lane l, by the PTX tables: A
+ * (M x K) and B (K x N) for p = 32 / bits elements per 32-bit register
+ * (element e is register e / p, part e % p), C for the accumulator. */
+static void frag_a(int p, int l, int e, int32_t *rc) {
+    int g = l / 4, t = l % 4, reg = e / p, part = e % p;
+    if (p == 1) {   /* tf32: (g, t), (g+8, t), (g, t+4), (g+8, t+4) */
+        rc[0] = g + 8 * (reg & 1);
+        rc[1] = t + 4 * (reg >> 1);
+        return;
+    }
+    rc[0] = g + 8 * (reg & 1);
+    rc[1] = p * t + part + 4 * p * (reg >> 1);   /* 16-bit: 2t + 8; 8-bit: 4t + 16 */
+}
+
+static void frag_b(int p, int l, int e, int32_t *rc) {
+    int g = l / 4, t = l % 4, reg = e / p, part = e % p;
+    rc[0] = p * t + part + 4 * p * reg;
+    rc[1] = g;
+}
+
+static void frag_c(int l, int e, int32_t *rc) {
+    rc[0] = l / 4 + 8 * (e >> 1);
+    rc[1] = 2 * (l % 4) + (e & 1);
+}
+
+/* Every element of the tile is held exactly once per distinct thread set:
+ * counts[flat] over all (reg, lane, warp) equals the replication factor. */
+static void check_each_once(const Layout *l, int expect) {
+    int64_t numel = 1;
+    for (int d = 0; d < l->rank; d++) numel *= l->shape[d];
+    int *count = calloc((size_t)numel, sizeof(int));
+    for (int w = 0; w < 1 << l->n_bits[LL_WARP]; w++)
+        for (int t = 0; t < 32; t++)
+            for (int r = 0; r < layout_n_regs(l); r++) {
+                int32_t c[IR_MAX_RANK];
+                layout_coord(l, r, t, w, c);
+                count[layout_flat_index(l->rank, l->shape, c)]++;
+            }
+    bool ok = true;
+    for (int64_t i = 0; i < numel; i++) ok &= count[i] == expect;
+    CHECK_MSG(ok, "a layout of %lld elements does not hold each %d times", (long long)numel, expect);
+    free(count);
+}
+
+/* One dot configuration: the accumulator and operands' registers, at the
+ * indices layout.c documents, hold the fragments of one mma per (batch
+ * entry, m16 tile, n8 tile, k-step), in every lane of every warp. */
+static void check_mma_config(int rank, int32_t bsz, int32_t m, int32_t n, int32_t k, int bits, int warps) {
+    int32_t cs[3], *cp = cs + (3 - rank);
+    cs[0] = bsz, cs[1] = m, cs[2] = n;
+    Layout acc = layout_mma_acc(rank, cp, warps);
+    Layout la = layout_mma_operand(&acc, 0, bits, k), lb = layout_mma_operand(&acc, 1, bits, k);
+    int32_t wpc[3];
+    layout_mma_warps(rank, cp, warps, wpc);
+    int p = 32 / bits, ks = 8 * p, mi = rank - 2;
+    int nr = n / (8 * wpc[mi + 1]), mr = m / (16 * wpc[mi]), br = rank == 3 ? bsz / wpc[0] : 1, kc = k / ks;
+    nr = nr < 1 ? 1 : nr, mr = mr < 1 ? 1 : mr, br = br < 1 ? 1 : br;
+    CHECK(layout_n_regs(&acc) == 4 * nr * mr * br);
+    CHECK(layout_n_regs(&la) == 4 * p * kc * mr * br);
+    CHECK(layout_n_regs(&lb) == 2 * p * kc * nr * br);
+    int64_t tile = (int64_t)m * n * (rank == 3 ? bsz : 1), threads = 32LL * warps;
+    int rep = (int)(threads * layout_n_regs(&acc) / tile);
+    check_each_once(&acc, rep);
+    check_inverse(&acc);
+    check_inverse(&la);
+    check_inverse(&lb);
+    int bad = 0;
+    for (int w = 0; w < warps; w++)
+        for (int b = 0; b < br; b++)
+            for (int i = 0; i < mr; i++)
+                for (int j = 0; j < nr; j++)
+                    for (int c = 0; c < kc; c++) {
+                        int ra = 4 * p * (c + kc * (i + mr * b)), rb = 2 * p * (c + kc * (j + nr * b));
+                        int rc = 4 * (j + nr * (i + mr * b));
+                        int32_t oa[3], ob[3], oc[3];   /* lane 0's first elements: the tile origins */
+                        layout_coord(&la, ra, 0, w, oa);
+                        layout_coord(&lb, rb, 0, w, ob);
+                        layout_coord(&acc, rc, 0, w, oc);
+                        int x = rank - 2;
+                        bad += oa[x] != oc[x] || ob[x + 1] != oc[x + 1] || oa[x + 1] != ob[x] || oa[x + 1] != c * ks;
+                        if (rank == 3) bad += oa[0] != oc[0] || ob[0] != oc[0];
+                        for (int l = 0; l < 32; l++) {
+                            int32_t got[3], rcw[2];
+                            for (int e = 0; e < 4 * p; e++) {
+                                layout_coord(&la, ra + e, l, w, got);
+                                frag_a(p, l, e, rcw);
+                                bad += got[x] != oa[x] + rcw[0] || got[x + 1] != oa[x + 1] + rcw[1];
+                            }
+                            for (int e = 0; e < 2 * p; e++) {
+                                layout_coord(&lb, rb + e, l, w, got);
+                                frag_b(p, l, e, rcw);
+                                bad += got[x] != ob[x] + rcw[0] || got[x + 1] != ob[x + 1] + rcw[1];
+                            }
+                            for (int e = 0; e < 4; e++) {
+                                layout_coord(&acc, rc + e, l, w, got);
+                                frag_c(l, e, rcw);
+                                bad += got[x] != oc[x] + rcw[0] || got[x + 1] != oc[x + 1] + rcw[1];
+                            }
+                        }
+                    }
+    CHECK_MSG(!bad, "mma %dx%dx%dx%d (%d-bit, %d warps): %d fragment elements misplaced", bsz, m, n, k, bits,
+              warps, bad);
+}
+
+static void test_mma_layouts(void) {
+    int32_t wpc[3], s[3] = {128, 128, 0};
+    layout_mma_warps(2, s, 8, wpc);
+    CHECK(wpc[0] == 4 && wpc[1] == 2);   /* Triton's warpsPerTileV2 for 128x128, 8 warps */
+    s[0] = 64, s[1] = 64;
+    layout_mma_warps(2, s, 4, wpc);
+    CHECK(wpc[0] == 2 && wpc[1] == 2);
+    s[0] = 16, s[1] = 64;
+    layout_mma_warps(2, s, 4, wpc);
+    CHECK(wpc[0] == 1 && wpc[1] == 4);
+    s[0] = 2, s[1] = 32, s[2] = 32;
+    layout_mma_warps(3, s, 8, wpc);
+    CHECK(wpc[0] == 2 && wpc[1] * wpc[2] == 4);
+    /* 64x64 f32 accumulator over 4 warps: each element exactly once; lane
+     * 5 (g 1, t 1) of warp 0 holds (1, 2), (1, 3), (9, 2), (9, 3) */
+    int32_t shape[2] = {64, 64};
+    Layout acc = layout_mma_acc(2, shape, 4);
+    check_each_once(&acc, 1);
+    CHECK(layout_n_regs(&acc) == 32);
+    int32_t c[IR_MAX_RANK];
+    layout_coord(&acc, 3, 5, 0, c);
+    CHECK(c[0] == 9 && c[1] == 3);
+    layout_coord(&acc, 4, 5, 0, c);   /* the next n8 tile of warp 0: warps 0, 1 split N at 8 */
+    CHECK(c[0] == 1 && c[1] == 18);
+    layout_coord(&acc, 0, 0, 2, c);   /* warp 2: the second m16 tile */
+    CHECK(c[0] == 16 && c[1] == 0);
+    /* a, 16-bit: lane 6 (g 1, t 2) register 5 = a-reg2's high half = (1, 2t+9) */
+    Layout la = layout_mma_operand(&acc, 0, 16, 32);
+    layout_coord(&la, 5, 6, 0, c);
+    CHECK(c[0] == 1 && c[1] == 13);
+    /* b, 8-bit: lane 9 (g 2, t 1) register 6 = b-reg1's byte 2 = (4t+18, g) */
+    Layout lb = layout_mma_operand(&acc, 1, 8, 64);
+    layout_coord(&lb, 6, 9, 0, c);
+    CHECK(c[0] == 22 && c[1] == 2);
+    /* warps that split N replicate a; those that split M replicate b */
+    int32_t c1[IR_MAX_RANK];
+    layout_coord(&la, 0, 0, 1, c1);
+    CHECK(c1[0] == 0 && c1[1] == 0);
+    layout_coord(&lb, 0, 0, 2, c1);
+    CHECK(c1[0] == 0 && c1[1] == 0);
+    int bits[3] = {16, 32, 8};
+    for (int t = 0; t < 3; t++) {
+        int ks = 256 / bits[t];
+        check_mma_config(2, 1, 64, 64, 2 * ks, bits[t], 4);
+        check_mma_config(2, 1, 128, 128, ks, bits[t], 8);
+        check_mma_config(2, 1, 16, 8, ks, bits[t], 4);   /* warps beyond the tile replicate */
+        check_mma_config(2, 1, 128, 256, 2 * ks, bits[t], 8);
+        check_mma_config(3, 2, 32, 16, ks, bits[t], 4);
+        check_mma_config(3, 8, 16, 8, ks, bits[t], 4);
+    }
+    /* the FMA path's operands: K whole in every thread, acc's rows (a) */
+    int32_t small[2] = {4, 2};
+    Layout fa = layout_default(2, small, 1, 4);
+    Layout a = layout_fma_operand(&fa, 0, 8);
+    CHECK(a.shape[0] == 4 && a.shape[1] == 8 && layout_contig_regs(&a, 1) == 8);
+    for (int w = 0; w < 4; w++)
+        for (int l = 0; l < 32; l++) {
+            int32_t ca[IR_MAX_RANK], cc[IR_MAX_RANK];
+            layout_coord(&fa, 0, l, w, cc);
+            for (int r = 0; r < 8; r++) {
+                layout_coord(&a, r, l, w, ca);
+                CHECK(ca[0] == cc[0] && ca[1] == r);
+            }
+        }
+}
+
 int main(void) {
+    test_mma_layouts();
     test_shape_layouts();
     test_blocked_1d();
     test_blocked_2d();

@@ -1,0 +1,306 @@
+/* dot: acc + a @ b (doc/ir.md "Matrix multiplication").
+ *
+ * On the mma.sync path (layout_dot_operands says so) the operands are in
+ * the mma operand layouts and the accumulator in the mma accumulator
+ * layout (ir/layout.c), so every mma's registers are found in place: each
+ * operand register is packed (16-, 8-bit) or rounded to tf32 once, then
+ * for each k-step in ascending order, each m16 x n8 tile gets one mma (three
+ * for tf32x3) whose C is the tile's accumulator so far. The simulator and
+ * the interpreter sum one k at a time in that order, so they agree bit for
+ * bit.
+ *
+ * Otherwise (precision ieee, fp8 before sm_89, tiles below 16 x 8 x k-step)
+ * the FMA path: each thread holds whole rows of a and columns of b
+ * (layout_fma_operand), widens each operand register once to the type the
+ * products are exact in, and for each accumulator element runs k = 0..K-1
+ * in order with fma (rounding to the accumulator type each step) or mad.lo
+ * for integers. */
+#include "ptx.h"
+
+#include <string.h>
+
+/* Per register of l, lane 0 / warp 0's coordinates as a row-major flat
+ * index -> register (the first one holding it), -1 where none does. Every
+ * thread's registers are these coordinates XOR one (lane, warp) offset,
+ * and an operand's offset is the accumulator's with the other dim dropped,
+ * so looking up lane 0's coordinates finds the right register in every
+ * thread. */
+static int32_t *reg_table(Ptx *P, const Layout *l) {
+    int64_t numel = 1;
+    for (int d = 0; d < l->rank; d++) numel *= l->shape[d];
+    int32_t *t = arena_alloc(P->arena, sizeof(int32_t) * (size_t)numel);
+    for (int64_t i = 0; i < numel; i++) t[i] = -1;
+    for (int r = ptx_ll_nregs(l) - 1; r >= 0; r--) {
+        int32_t c[IR_MAX_RANK];
+        ptx_ll_reg_coord(l, r, c);
+        t[ptx_ll_flat(l, c)] = r;
+    }
+    return t;
+}
+
+/* The register of operand layout l (a: dims [B,] M, K; b: [B,] K, N) that
+ * holds (batch, row, col) in this thread. */
+static int table_reg(const Layout *l, const int32_t *table, int32_t batch, int32_t row, int32_t col) {
+    int32_t c[IR_MAX_RANK] = {0};
+    int n = l->rank;
+    if (n == 3) c[0] = batch;
+    c[n - 2] = row;
+    c[n - 1] = col;
+    int32_t r = table[ptx_ll_flat(l, c)];
+    TRIC_ASSERT(r >= 0);
+    return r;
+}
+
+static void put_regs(Buf *b, const Reg *r, int n) {
+    buf_putc(b, '{');
+    for (int i = 0; i < n; i++) {
+        if (i) buf_puts(b, ", ");
+        ptx_put_reg(b, r[i]);
+    }
+    buf_putc(b, '}');
+}
+
+/* ---- the mma.sync path ---- */
+
+static const char *mma_type(ElemType e, bool tf32) {
+    switch (e) {
+    case ET_F16: return "f16";
+    case ET_BF16: return "bf16";
+    case ET_F32: return tf32 ? "tf32" : "f32";
+    case ET_I8: return "s8";
+    case ET_I32: return "s32";
+    case ET_F8E4M3: return "e4m3";
+    case ET_F8E5M2: return "e5m2";
+    default: tric_unreachable();
+    }
+}
+
+/* The operand registers packed into the b32 registers mma takes: p
+ * consecutive layout registers (along K, low part first) per b32. 16-bit:
+ * one mov (ptxas removes it); 8-bit (bytes in b16 registers): two movs and
+ * a prmt taking bytes 0, 2, 4, 6; tf32: cvt.rna.tf32.f32, and for tf32x3
+ * `lo` gets the tf32 of what is left (x - hi is exact in f32). */
+static Reg *pack_operand(Ptx *P, const Reg *x, int n, int p, Reg **lo) {
+    Reg *out = arena_alloc(P->arena, sizeof(Reg) * (size_t)(n / p));
+    for (int j = 0; j < n / p; j++) {
+        const Reg *s = x + j * p;
+        out[j] = ptx_reg(P, RC_B32);
+        if (p == 2) ptx_ins(P, "mov.b32 %R, {%R, %R};", out[j], s[0], s[1]);
+        else if (p == 4) {
+            Reg t0 = ptx_reg(P, RC_B32), t1 = ptx_reg(P, RC_B32);
+            ptx_ins(P, "mov.b32 %R, {%R, %R};", t0, s[0], s[1]);
+            ptx_ins(P, "mov.b32 %R, {%R, %R};", t1, s[2], s[3]);
+            ptx_ins(P, "prmt.b32 %R, %R, %R, 0x6420;", out[j], t0, t1);
+        } else {
+            ptx_ins(P, "cvt.rna.tf32.f32 %R, %R;", out[j], s[0]);
+            if (lo) {
+                Reg rest = ptx_reg(P, RC_F32);
+                (*lo)[j] = ptx_reg(P, RC_B32);
+                ptx_ins(P, "sub.rn.f32 %R, %R, %R;", rest, s[0], out[j]);
+                ptx_ins(P, "cvt.rna.tf32.f32 %R, %R;", (*lo)[j], rest);
+            }
+        }
+    }
+    return out;
+}
+
+typedef struct MmaShape {
+    const char *text;   /* "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" */
+    int p;              /* operand elements per b32 register */
+    int nc;             /* C/D registers: 4, or 2 packed f16 pairs */
+} MmaShape;
+
+static MmaShape mma_shape(Ptx *P, IrOp *op, ElemType ea, ElemType eb, ElemType ec) {
+    int bits = layout_dot_mma_bits(ea, eb, ec, (int)op->attr.i, P->ctx->target.sm);
+    TRIC_ASSERT(bits);
+    bool fp8 = ea == ET_F8E4M3 || ea == ET_F8E5M2;
+    if (fp8) {   /* ptxas 13: f32 accumulation needs PTX 8.4, f16 8.7 */
+        int v = ec == ET_F16 ? 87 : 84;
+        if (P->version < v) P->version = v;
+    }
+    MmaShape s;
+    s.p = 32 / bits;
+    s.nc = ec == ET_F16 ? 2 : 4;
+    s.text = arena_printf(P->arena, "mma.sync.aligned.m16n8k%d.row.col.%s.%s.%s.%s", 8 * s.p, mma_type(ec, false),
+                          mma_type(ea, true), mma_type(eb, true), mma_type(ec, false));
+    return s;
+}
+
+static void put_mma(Ptx *P, const MmaShape *s, const Reg *d, const Reg *a, const Reg *b, const Reg *c) {
+    Buf *o = P->out;
+    buf_printf(o, "\t%s ", s->text);
+    put_regs(o, d, s->nc);
+    buf_puts(o, ", ");
+    put_regs(o, a, 4);
+    buf_puts(o, ", ");
+    put_regs(o, b, 2);
+    buf_puts(o, ", ");
+    put_regs(o, c, s->nc);
+    buf_puts(o, ";\n");
+    P->n_insts++;
+}
+
+typedef struct DotRegs {
+    const Layout *la, *lb, *lc;
+    const Reg *a, *b, *c;   /* the operands' registers */
+    Reg *d;                 /* the result's */
+    int na, nb, nc;
+} DotRegs;
+
+/* The 4 b32 registers of a's fragment (b's 2) for the tile whose
+ * accumulator fragment starts at lane 0's coordinate oc, k-step at k0:
+ * fragment element e (4 * e / 4 .. in order) sits at lane 0's coordinate of
+ * operand register e (the layouts start with the fragment bits), moved to
+ * the tile. Returns packed indices. */
+static void frag_regs(const DotRegs *R, const int32_t *ta, const int32_t *tb, const int32_t *oc, int32_t k0,
+                      int p, int *ia, int *ib) {
+    int n = R->lc->rank;
+    int32_t batch = n == 3 ? oc[0] : 0, m0 = oc[n - 2], n0 = oc[n - 1];
+    for (int j = 0; j < 4; j++) {
+        int32_t f[IR_MAX_RANK];
+        ptx_ll_reg_coord(R->la, j * p, f);
+        int r = table_reg(R->la, ta, batch, m0 ^ f[n - 2], k0 ^ f[n - 1]);
+        TRIC_ASSERT(r % p == 0);
+        ia[j] = r / p;
+    }
+    for (int j = 0; j < 2; j++) {
+        int32_t f[IR_MAX_RANK];
+        ptx_ll_reg_coord(R->lb, j * p, f);
+        int r = table_reg(R->lb, tb, batch, k0 ^ f[n - 2], n0 ^ f[n - 1]);
+        TRIC_ASSERT(r % p == 0);
+        ib[j] = r / p;
+    }
+}
+
+static void emit_mma(Ptx *P, IrOp *op, const DotRegs *R) {
+    IrFunc *fn = P->fn;
+    ElemType ea = (ElemType)ir_type(fn, op->operands[0]).elem, eb = (ElemType)ir_type(fn, op->operands[1]).elem;
+    ElemType ec = (ElemType)ir_type(fn, op->operands[2]).elem;
+    MmaShape s = mma_shape(P, op, ea, eb, ec);
+    bool x3 = ea == ET_F32 && op->attr.i == DOT_TF32X3;
+    int p = s.p, n = R->lc->rank;
+    int32_t k = R->la->shape[n - 1], ks = 8 * p;
+    Reg *alo = x3 ? arena_alloc(P->arena, sizeof(Reg) * (size_t)R->na) : NULL;
+    Reg *blo = x3 ? arena_alloc(P->arena, sizeof(Reg) * (size_t)R->nb) : NULL;
+    Reg *pa = pack_operand(P, R->a, R->na, p, x3 ? &alo : NULL);
+    Reg *pb = pack_operand(P, R->b, R->nb, p, x3 ? &blo : NULL);
+    int32_t *ta = reg_table(P, R->la), *tb = reg_table(P, R->lb);
+    int tiles = R->nc / 4;
+    /* C/D per tile: the registers themselves, or f16 pairs packed in b32 */
+    Reg *cin = arena_alloc(P->arena, sizeof(Reg) * (size_t)R->nc), *dout = cin;
+    if (s.nc == 2) {
+        dout = arena_alloc(P->arena, sizeof(Reg) * (size_t)R->nc);
+        for (int i = 0; i < R->nc / 2; i++) {
+            cin[i] = ptx_reg(P, RC_B32);
+            dout[i] = ptx_reg(P, RC_B32);
+            ptx_ins(P, "mov.b32 %R, {%R, %R};", cin[i], R->c[2 * i], R->c[2 * i + 1]);
+        }
+    } else {
+        memcpy(cin, R->c, sizeof(Reg) * (size_t)R->nc);
+        dout = R->d;
+    }
+    for (int32_t k0 = 0; k0 < k; k0 += ks)
+        for (int t = 0; t < tiles; t++) {
+            int32_t oc[IR_MAX_RANK];
+            ptx_ll_reg_coord(R->lc, 4 * t, oc);
+            int ia[4], ib[2];
+            frag_regs(R, ta, tb, oc, k0, p, ia, ib);
+            Reg fa[4], fb[2], flo_a[4], flo_b[2];
+            for (int j = 0; j < 4; j++) fa[j] = pa[ia[j]], flo_a[j] = x3 ? alo[ia[j]] : 0;
+            for (int j = 0; j < 2; j++) fb[j] = pb[ib[j]], flo_b[j] = x3 ? blo[ib[j]] : 0;
+            Reg *d = dout + t * s.nc;
+            const Reg *c = k0 == 0 ? cin + t * s.nc : d;
+            if (x3) {   /* hi*lo, lo*hi, hi*hi (doc/ir.md) */
+                put_mma(P, &s, d, fa, flo_b, c);
+                put_mma(P, &s, d, flo_a, fb, d);
+                put_mma(P, &s, d, fa, fb, d);
+            } else put_mma(P, &s, d, fa, fb, c);
+        }
+    if (s.nc == 2)
+        for (int i = 0; i < R->nc / 2; i++) ptx_ins(P, "mov.b32 {%R, %R}, %R;", R->d[2 * i], R->d[2 * i + 1], dout[i]);
+}
+
+/* ---- the FMA path ---- */
+
+typedef enum FmaKind { FMA_F32, FMA_F16, FMA_S32 } FmaKind;
+
+/* x's registers in the type the products are computed in, each once:
+ * exact widenings (f16/bf16/fp8 -> f32, fp8 -> f16, i8 -> s32), tf32
+ * rounding (and for tf32x3 the tf32 of the rest into lo). */
+static Reg *fma_operand(Ptx *P, IrOp *op, ElemType e, FmaKind kind, const Reg *x, int n, Reg **lo) {
+    Reg *out = arena_alloc(P->arena, sizeof(Reg) * (size_t)n);
+    bool tf32 = e == ET_F32 && op->attr.i != DOT_IEEE, fp8 = e == ET_F8E4M3 || e == ET_F8E5M2;
+    if (fp8 && P->ctx->target.sm < 89)
+        diag_error(P->ctx, op->loc, "dot of %s operands needs sm_89 or newer; the target is sm_%d", elem_triton_name(e),
+                   P->ctx->target.sm);
+    for (int i = 0; i < n; i++) {
+        if (tf32) {
+            out[i] = ptx_reg(P, RC_B32);
+            ptx_ins(P, "cvt.rna.tf32.f32 %R, %R;", out[i], x[i]);
+            if (lo) {
+                Reg rest = ptx_reg(P, RC_F32);
+                (*lo)[i] = ptx_reg(P, RC_B32);
+                ptx_ins(P, "sub.rn.f32 %R, %R, %R;", rest, x[i], out[i]);
+                ptx_ins(P, "cvt.rna.tf32.f32 %R, %R;", (*lo)[i], rest);
+            }
+        } else if (kind == FMA_S32) {
+            out[i] = ptx_reg(P, RC_B32);
+            ptx_ins(P, "cvt.s32.s16 %R, %R;", out[i], x[i]);   /* i8 is kept sign-extended in 16 bits */
+        } else if (fp8) {
+            Reg h = ptx_f8_to_f16(P, e, x[i]);
+            out[i] = kind == FMA_F16 ? h : ptx_to_f32(P, ET_F16, h);
+        } else if (kind == FMA_F32 && e != ET_F32) out[i] = ptx_to_f32(P, e, x[i]);
+        else out[i] = x[i];
+    }
+    return out;
+}
+
+static void emit_fma(Ptx *P, IrOp *op, const DotRegs *R) {
+    IrFunc *fn = P->fn;
+    ElemType ea = (ElemType)ir_type(fn, op->operands[0]).elem, eb = (ElemType)ir_type(fn, op->operands[1]).elem;
+    ElemType ec = (ElemType)ir_type(fn, op->operands[2]).elem;
+    FmaKind kind = ec == ET_I32 ? FMA_S32 : ec == ET_F16 ? FMA_F16 : FMA_F32;
+    bool x3 = ea == ET_F32 && op->attr.i == DOT_TF32X3;
+    Reg *alo = x3 ? arena_alloc(P->arena, sizeof(Reg) * (size_t)R->na) : NULL;
+    Reg *blo = x3 ? arena_alloc(P->arena, sizeof(Reg) * (size_t)R->nb) : NULL;
+    Reg *xa = fma_operand(P, op, ea, kind, R->a, R->na, x3 ? &alo : NULL);
+    Reg *xb = fma_operand(P, op, eb, kind, R->b, R->nb, x3 ? &blo : NULL);
+    int32_t *ta = reg_table(P, R->la), *tb = reg_table(P, R->lb);
+    static const char *const ins[] = {"fma.rn.f32 %R, %R, %R, %R;", "fma.rn.f16 %R, %R, %R, %R;",
+                                      "mad.lo.s32 %R, %R, %R, %R;"};
+    int n = R->lc->rank;
+    int32_t k = R->la->shape[n - 1];
+    for (int r = 0; r < R->nc; r++) {
+        int32_t oc[IR_MAX_RANK];
+        ptx_ll_reg_coord(R->lc, r, oc);
+        int32_t batch = n == 3 ? oc[0] : 0;
+        Reg acc = R->c[r];
+        for (int32_t kk = 0; kk < k; kk++) {
+            int ia = table_reg(R->la, ta, batch, oc[n - 2], kk), ib = table_reg(R->lb, tb, batch, kk, oc[n - 1]);
+            if (x3) {   /* hi*lo, lo*hi, hi*hi (doc/ir.md) */
+                ptx_ins(P, ins[kind], R->d[r], xa[ia], blo[ib], acc);
+                ptx_ins(P, ins[kind], R->d[r], alo[ia], xb[ib], R->d[r]);
+                ptx_ins(P, ins[kind], R->d[r], xa[ia], xb[ib], R->d[r]);
+            } else ptx_ins(P, ins[kind], R->d[r], xa[ia], xb[ib], acc);
+            acc = R->d[r];
+        }
+        if (k == 0) ptx_mov(P, R->d[r], acc);
+    }
+}
+
+void ptx_dot(Ptx *P, IrOp *op) {
+    IrFunc *fn = P->fn;
+    DotRegs R;
+    R.la = &fn->layouts[ptx_layout_index(P, op, op->operands[0])];
+    R.lb = &fn->layouts[ptx_layout_index(P, op, op->operands[1])];
+    R.lc = &fn->layouts[ptx_layout_index(P, op, op->operands[2])];
+    Layout need_a, need_b;
+    bool mma = layout_dot_operands(fn, op, R.lc, &need_a, &need_b);
+    TRIC_ASSERT(layout_eq(R.la, &need_a) && layout_eq(R.lb, &need_b));
+    R.a = ptx_regs(P, op->operands[0], &R.na);
+    R.b = ptx_regs(P, op->operands[1], &R.nb);
+    R.c = ptx_regs(P, op->operands[2], &R.nc);
+    R.d = ptx_def(P, op, op->results[0]);
+    if (mma) emit_mma(P, op, &R);
+    else emit_fma(P, op, &R);
+}
