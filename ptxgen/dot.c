@@ -275,14 +275,18 @@ static void emit_fma(Ptx *P, IrOp *op, const DotRegs *R) {
         ptx_ll_reg_coord(R->lc, r, oc);
         int32_t batch = n == 3 ? oc[0] : 0;
         Reg acc = R->c[r];
-        for (int32_t kk = 0; kk < k; kk++) {
-            int ia = table_reg(R->la, ta, batch, oc[n - 2], kk), ib = table_reg(R->lb, tb, batch, kk, oc[n - 1]);
-            if (x3) {   /* hi*lo, lo*hi, hi*hi (doc/ir.md) */
-                ptx_ins(P, ins[kind], R->d[r], xa[ia], blo[ib], acc);
-                ptx_ins(P, ins[kind], R->d[r], alo[ia], xb[ib], R->d[r]);
-                ptx_ins(P, ins[kind], R->d[r], xa[ia], xb[ib], R->d[r]);
-            } else ptx_ins(P, ins[kind], R->d[r], xa[ia], xb[ib], acc);
-            acc = R->d[r];
+        /* tf32x3 (doc/ir.md): per group of 8 k, hi*lo over the group, then
+         * lo*hi, then hi*hi, as the mma path's three m16n8k8 per k-step */
+        for (int32_t k0 = 0; k0 < k; k0 += x3 ? 8 : k) {
+            int32_t k1 = x3 && k0 + 8 < k ? k0 + 8 : k;
+            for (int pass = 0; pass < (x3 ? 3 : 1); pass++) {
+                for (int32_t kk = k0; kk < k1; kk++) {
+                    int ia = table_reg(R->la, ta, batch, oc[n - 2], kk), ib = table_reg(R->lb, tb, batch, kk, oc[n - 1]);
+                    Reg ra = x3 && pass == 1 ? alo[ia] : xa[ia], rb = x3 && pass == 0 ? blo[ib] : xb[ib];
+                    ptx_ins(P, ins[kind], R->d[r], ra, rb, acc);
+                    acc = R->d[r];
+                }
+            }
         }
         if (k == 0) ptx_mov(P, R->d[r], acc);
     }
