@@ -3,11 +3,13 @@
  * When the two layouts put every element in the same thread and only the
  * register order differs, registers are renamed (no code). Otherwise the
  * tile goes through shared memory: every thread writes its registers at the
- * row-major index of their elements (rows padded where that avoids bank
- * conflicts, registers consecutive along the last dim as vectors where that
- * pays: see smem_plan), a barrier, every thread reads the elements of its
- * new registers, and a second barrier so the next user of the buffer cannot
- * overwrite it before everyone has read.
+ * row-major index of their elements (rows padded or 16-byte chunks swizzled
+ * where that avoids bank conflicts, registers consecutive along the last dim
+ * as vectors where that pays: see smem_plan), a barrier, every thread reads
+ * the elements of its new registers (with ldmatrix where the new layout is
+ * made of 8x8 matrices of 16-bit pairs, as mma's operands are), and a second
+ * barrier so the next user of the buffer cannot overwrite it before
+ * everyone has read.
  *
  * The row-major index of a linear layout is itself linear in (register,
  * lane, warp), so an address is "thread base + compile-time offset" when the
@@ -43,36 +45,56 @@ Reg ptx_smem_base(Ptx *P) {
  * use ld/st.shared.v2/v4 (up to 16 bytes), but a vector must stay aligned
  * in every row, so the pad must then be a multiple of the vector (16 B for
  * v4.b32), and a column walk steps 4 banks per row: only partial relief.
- * (An XOR swizzle would remove the rest but puts a run-time xor on every
- * register's address where the row comes from the register and the column
- * from the thread; padding keeps those offsets compile-time constants.)
+ *
+ * The other way, for a reader made of ldmatrix's 8x8 matrices, is an XOR
+ * swizzle: the rows stay unpadded and 16-byte chunk c of row r is stored at
+ * chunk c ^ ((r >> pp) & (mp - 1)) (per_phase 2^pp rows share a phase,
+ * mp = max_phase phases). Chunks move whole, so 16-byte vectors and
+ * ldmatrix rows stay contiguous, and eight rows read down one chunk column
+ * land in eight chunks. The map is linear over the bits of the byte
+ * offset, so a thread's address is its own part XOR the register's, and
+ * the xor becomes an add (a compile-time offset) where the two parts'
+ * bits cannot meet.
  *
  * Which is better depends on both layouts, so smem_plan counts it: for each
- * candidate (scalar or vector accesses, no pad or the smallest pad that
- * keeps the accesses aligned) it computes the shared-memory wavefronts of
- * warp 0's writes and reads exactly (32 banks of 4 bytes; 8-byte accesses
- * are served a half warp, 16-byte a quarter warp per wavefront; the same
- * word read twice is one access) and keeps the cheapest, then the one with
- * fewer instructions, then less padding.
+ * candidate (scalar or vector accesses, ldmatrix reads, no pad, the
+ * smallest pad that keeps the accesses aligned, or a swizzle) it computes
+ * the shared-memory wavefronts of warp 0's writes and reads exactly (32
+ * banks of 4 bytes; 8-byte accesses are served a half warp, 16-byte a
+ * quarter warp per wavefront, and each 8x8 matrix of an ldmatrix, eight
+ * 16-byte rows, is one phase; the same word read twice is one access) and
+ * keeps the cheapest, then the one with fewer instructions, then less
+ * padding.
  */
 typedef struct SmemShape {
     int bytes;      /* per element */
     int lb;         /* log2 of the last dim */
     int32_t pad;    /* elements added after every row */
+    int swz_mp;     /* log2 of max_phase; 0: not swizzled (then pad may be set) */
+    int swz_pp;     /* log2 of per_phase */
 } SmemShape;
 
 /* the row-major index i's slot in the padded buffer */
 static int32_t smem_slot(const SmemShape *s, int32_t i) { return i + (i >> s->lb) * s->pad; }
 
+/* the byte offset of row-major index i in the buffer */
+static int32_t smem_byte(const SmemShape *s, int32_t i) {
+    int32_t b = smem_slot(s, i) * s->bytes;
+    if (s->swz_mp) b ^= ((i >> s->lb >> s->swz_pp) & ((1 << s->swz_mp) - 1)) << 4;
+    return b;
+}
+
 /* How many registers of layout l go into one ld/st.shared: the first
  * register bits must step 1, 2, 4.. along the last dim, and no other bit
  * (thread or register) may touch those index bits, so every group starts
- * at a multiple of the width. Not for i1 (stored through selp/setp as
- * bytes) and 8-bit ints (their registers are 16 bits wide). */
+ * at a multiple of the width. Up to 16 bytes: 16-bit elements go 8 at a
+ * time as four packed b32 (there is no .v8.b16). Not for i1 (stored
+ * through selp/setp as bytes) and 8-bit ints (their registers are 16 bits
+ * wide). */
 static int smem_vec(const Layout *l, ElemType e) {
     int bytes = elem_bytes(e);
     if (l->rank < 1 || bytes < 2 || e == ET_I1) return 1;
-    int max = 16 / bytes > 4 ? 4 : 16 / bytes;   /* no .v8.b16 */
+    int max = bytes == 2 ? 8 : 16 / bytes > 4 ? 4 : 16 / bytes;
     int last = l->rank - 1, k = 0;
     while ((1 << (k + 1)) <= max && k < l->n_bits[LL_REG]) {
         const int32_t *b = l->basis[LL_REG][k];
@@ -97,88 +119,274 @@ static int log2_dim(int32_t x) {   /* dims are powers of two */
     return k;
 }
 
-/* Shared-memory wavefronts warp 0 needs to access every register of l
- * (groups of vec; write: registers in dup are not written) with shape s. */
-static int smem_wavefronts(const Layout *l, const SmemShape *s, int vec, uint32_t dup) {
-    int32_t lane_flat[32];
-    for (int lane = 0; lane < 32; lane++) {
-        lane_flat[lane] = 0;
-        for (int k = 0; k < l->n_bits[LL_LANE]; k++)
-            if (lane >> k & 1) lane_flat[lane] ^= ptx_ll_flat(l, l->basis[LL_LANE][k]);
+/* ---- ldmatrix ----
+ *
+ * ldmatrix.m8n8.xN.b16 loads N 8x8 matrices of 16-bit values: lane 8j + i
+ * supplies the address of row i of matrix j (16 contiguous bytes), and lane
+ * l receives in register j the 32 bits at row l / 4, bytes 4 (l % 4) ..
+ * + 3 of matrix j; with .trans the two 16-bit halves are (rows 2 (l % 4)
+ * and 2 (l % 4) + 1, column l / 4) instead. A layout fits when its input
+ * bits say exactly that:
+ *   non-trans (elements of s = 2 or 4 bytes): the first log2(4 / s)
+ *     register bits and lane bits 0, 1 step the last dim by 1, 2, 4.. (the
+ *     16 bytes of a row); lane bits 2, 3, 4 pick the row;
+ *   .trans (s = 2): lane bits 2, 3, 4 step the last dim by 1, 2, 4;
+ *     register bit 0 and lane bits 0, 1 pick the row;
+ * every other bit (the rest of the registers, one matrix per value; the
+ * warps; the row bits) leaves the low bits of the last dim below 16 bytes
+ * alone, so each matrix row is one aligned 16-byte piece of a tile row.
+ * mma.sync's A and B fragments are such layouts. */
+typedef struct LdmPat {
+    bool trans;
+    int nlow;                     /* register bits inside one 32-bit ldmatrix register */
+    int n_mat;                    /* matrices per thread */
+    int32_t row[3];               /* flat index of bit k of a matrix row's number */
+    int32_t mat[LL_MAX_BITS];     /* flat index of bit k of the matrix number */
+    int n_mat_bits;
+    int32_t warp[LL_MAX_BITS];    /* flat index of each warp bit */
+    int n_warp;
+} LdmPat;
+
+/* b is a unit step of `step` along the last dim of l */
+static bool ll_unit_last(const Layout *l, const int32_t *b, int32_t step) {
+    int last = l->rank - 1;
+    for (int d = 0; d < last; d++)
+        if (b[d]) return false;
+    return b[last] == step;
+}
+
+static bool ldm_match(const Layout *l, ElemType e, bool trans, LdmPat *p) {
+    int s = elem_bytes(e), last = l->rank - 1;
+    if (e == ET_I1 || l->rank < 2 || l->n_bits[LL_LANE] != 5 || !(s == 2 || (s == 4 && !trans))) return false;
+    int nlow = trans || s == 2 ? 1 : 0;
+    if (l->n_bits[LL_REG] < nlow) return false;
+    /* which input bits are the row's 16 bytes (in order) and which the row */
+    const int32_t *seg[3], *row[3];
+    int n_seg = 0;
+    if (trans) {
+        for (int k = 0; k < 3; k++) seg[n_seg++] = l->basis[LL_LANE][2 + k];
+        row[0] = l->basis[LL_REG][0], row[1] = l->basis[LL_LANE][0], row[2] = l->basis[LL_LANE][1];
+    } else {
+        for (int k = 0; k < nlow; k++) seg[n_seg++] = l->basis[LL_REG][k];
+        seg[n_seg++] = l->basis[LL_LANE][0];
+        seg[n_seg++] = l->basis[LL_LANE][1];
+        for (int k = 0; k < 3; k++) row[k] = l->basis[LL_LANE][2 + k];
     }
-    int size = s->bytes * vec;
+    for (int k = 0; k < n_seg; k++)
+        if (!ll_unit_last(l, seg[k], 1 << k)) return false;
+    int32_t low = (1 << n_seg) - 1;   /* 16 bytes of elements */
+    for (int k = 0; k < 3; k++)
+        if (row[k][last] & low) return false;
+    for (int k = nlow; k < l->n_bits[LL_REG]; k++)
+        if (l->basis[LL_REG][k][last] & low) return false;
+    for (int k = 0; k < l->n_bits[LL_WARP]; k++)
+        if (l->basis[LL_WARP][k][last] & low) return false;
+    p->trans = trans;
+    p->nlow = nlow;
+    p->n_mat_bits = l->n_bits[LL_REG] - nlow;
+    p->n_mat = 1 << p->n_mat_bits;
+    for (int k = 0; k < 3; k++) p->row[k] = ptx_ll_flat(l, row[k]);
+    for (int k = 0; k < p->n_mat_bits; k++) p->mat[k] = ptx_ll_flat(l, l->basis[LL_REG][nlow + k]);
+    p->n_warp = l->n_bits[LL_WARP];
+    for (int k = 0; k < p->n_warp; k++) p->warp[k] = ptx_ll_flat(l, l->basis[LL_WARP][k]);
+    return true;
+}
+
+static int ldm_x(const LdmPat *p) { return p->n_mat < 4 ? p->n_mat : 4; }
+
+/* The flat index each lane's ldmatrix address names, without the
+ * instruction's matrices: lane bits 0..2 the row, lane bits 3, 4 the
+ * matrix within an .x2/.x4. */
+static void ldm_lane_vals(const LdmPat *p, int32_t *vals) {
+    int x = ldm_x(p);
+    for (int k = 0; k < 3; k++) vals[k] = p->row[k];
+    vals[3] = x >= 2 ? p->mat[0] : 0;
+    vals[4] = x >= 4 ? p->mat[1] : 0;
+}
+
+/* the flat index of instruction q's first matrix */
+static int32_t ldm_inst_flat(const LdmPat *p, int q) {
+    int32_t c = 0;
+    int m = q * ldm_x(p);
+    for (int k = 0; k < p->n_mat_bits; k++)
+        if (m >> k & 1) c ^= p->mat[k];
+    return c;
+}
+
+/* ---- wavefronts ---- */
+
+/* Wavefronts of one shared-memory instruction: lane i (of n) accesses
+ * `size` bytes at byte[i]. 16-byte accesses go 8 lanes per phase (an
+ * ldmatrix matrix: its 8 row addresses), 8-byte ones 16, smaller ones
+ * 32; within a phase the most distinct words one bank holds. */
+static int access_wavefronts(const int32_t *byte, int n, int size) {
     int per_phase = size <= 4 ? 32 : 128 / size;
     int words_per = size <= 4 ? 1 : size / 4;
     int total = 0;
-    for (int r = 0; r < ptx_ll_nregs(l); r += vec) {
-        if ((uint32_t)r & dup) continue;
-        int32_t c = ptx_ll_reg_flat(l, r);
-        for (int p0 = 0; p0 < 32; p0 += per_phase) {
-            int64_t words[32 * 4];
-            int n_words = 0, per_bank[32] = {0}, worst = 0;
-            for (int lane = p0; lane < p0 + per_phase; lane++) {
-                int64_t byte = (int64_t)smem_slot(s, lane_flat[lane] ^ c) * s->bytes;
-                for (int w = 0; w < words_per; w++) {
-                    int64_t word = byte / 4 + w;
-                    bool seen = false;
-                    for (int i = 0; i < n_words && !seen; i++) seen = words[i] == word;
-                    if (seen) continue;
-                    words[n_words++] = word;
-                    int b = (int)(word % 32);
-                    if (++per_bank[b] > worst) worst = per_bank[b];
-                }
+    for (int p0 = 0; p0 < n; p0 += per_phase) {
+        int32_t words[32 * 4];
+        int n_words = 0, per_bank[32] = {0}, worst = 0;
+        for (int lane = p0; lane < p0 + per_phase && lane < n; lane++) {
+            for (int w = 0; w < words_per; w++) {
+                int32_t word = byte[lane] / 4 + w;
+                bool seen = false;
+                for (int i = 0; i < n_words && !seen; i++) seen = words[i] == word;
+                if (seen) continue;
+                words[n_words++] = word;
+                int b = word % 32;
+                if (++per_bank[b] > worst) worst = per_bank[b];
             }
-            total += worst;
         }
+        total += worst;
     }
     return total;
 }
 
+static void lane_flats(const int32_t *vals, int n, int32_t *flat) {
+    for (int lane = 0; lane < 32; lane++) {
+        flat[lane] = 0;
+        for (int k = 0; k < n; k++)
+            if (lane >> k & 1) flat[lane] ^= vals[k];
+    }
+}
+
+/* Shared-memory wavefronts warp 0 needs to access every register of l
+ * (groups of vec; write: registers in dup are not written) with shape s. */
+static int smem_wavefronts(const Layout *l, const SmemShape *s, int vec, uint32_t dup) {
+    int32_t vals[5], flat[32], byte[32];
+    for (int k = 0; k < l->n_bits[LL_LANE]; k++) vals[k] = ptx_ll_flat(l, l->basis[LL_LANE][k]);
+    lane_flats(vals, l->n_bits[LL_LANE], flat);
+    int total = 0;
+    for (int r = 0; r < ptx_ll_nregs(l); r += vec) {
+        if ((uint32_t)r & dup) continue;
+        int32_t c = ptx_ll_reg_flat(l, r);
+        for (int lane = 0; lane < 32; lane++) byte[lane] = smem_byte(s, flat[lane] ^ c);
+        total += access_wavefronts(byte, 32, s->bytes * vec);
+    }
+    return total;
+}
+
+/* The same for warp 0's ldmatrix reads of pattern p */
+static int ldm_wavefronts(const LdmPat *p, const SmemShape *s) {
+    int32_t vals[5], flat[32], byte[32];
+    ldm_lane_vals(p, vals);
+    lane_flats(vals, 5, flat);
+    int x = ldm_x(p), total = 0;
+    for (int q = 0; q < p->n_mat / x; q++) {
+        int32_t c = ldm_inst_flat(p, q);
+        for (int lane = 0; lane < 8 * x; lane++) byte[lane] = smem_byte(s, flat[lane] ^ c);
+        total += access_wavefronts(byte, 8 * x, 16);
+    }
+    return total;
+}
+
+/* ---- the plan ---- */
+
 typedef struct SmemPlan {
     SmemShape shape;
     int vec_w, vec_r;
+    bool ldm;        /* the reads are ldmatrix (pattern in pat) */
+    LdmPat pat;
+    int wave_w, wave_r;
 } SmemPlan;
 
 /* The cheapest way through shared memory for a tile of type ty from layout
- * lw (dup: its registers that need no write) to layout lr. */
-static SmemPlan smem_plan(const IrType *ty, const Layout *lw, uint32_t dup, const Layout *lr) {
+ * lw (dup: its registers that need no write) to layout lr. The plain and
+ * padded candidates use scalars on both sides or the widest vectors on
+ * both; where lr fits ldmatrix, the reads may also be ldmatrix (.trans or
+ * not) with scalar or vector writes, over the plain, padded or swizzled
+ * buffer (any per_phase 1..8 and max_phase 2..8 that fits a row: the count
+ * picks). legacy: only the candidates from before ldmatrix (vectors up to
+ * 4 registers), for comparisons. */
+static SmemPlan smem_plan(const IrType *ty, const Layout *lw, uint32_t dup, const Layout *lr, bool legacy) {
     ElemType e = (ElemType)ty->elem;
     int32_t last = ty->shape[ty->rank - 1];
-    SmemShape base = {elem_bytes(e), log2_dim(last), 0};
+    SmemShape base = {elem_bytes(e), log2_dim(last), 0, 0, 0};
     int vw = smem_vec(lw, e), vr = smem_vec(lr, e);
+    if (legacy && vw > 4) vw = 4;
+    if (legacy && vr > 4) vr = 4;
     if (dup & (uint32_t)(vw - 1)) vw = 1;   /* vector lanes must be distinct elements */
     int32_t word = base.bytes >= 4 ? 1 : 4 / base.bytes;
     bool can_pad = ty->rank >= 2 && ir_numel(*ty) > last;
-    SmemPlan best = {base, 1, 1};
+    SmemPlan best = {0};
     int best_cost = -1, best_ins = 0;
-    for (int vector = 0; vector < 2; vector++) {
-        int cw = vector ? vw : 1, cr = vector ? vr : 1;
-        if (vector && cw == 1 && cr == 1) continue;
-        int32_t pad = cw > cr ? cw : cr;
+    int32_t best_pad = 0;
+    /* kind 0: scalars, 1: vectors, 2: ldmatrix with scalar writes, 3: with vector writes */
+    for (int kind = 0; kind < 4; kind++) {
+        SmemPlan c = {0};
+        c.shape = base;
+        c.vec_w = kind == 1 || kind == 3 ? vw : 1;
+        c.vec_r = kind == 1 ? vr : 1;
+        if (kind == 1 && c.vec_w == 1 && c.vec_r == 1) continue;
+        if (kind == 3 && c.vec_w == 1) continue;
+        if (kind >= 2) {
+            if (legacy || !can_pad) continue;
+            c.ldm = ldm_match(lr, e, false, &c.pat) || ldm_match(lr, e, true, &c.pat);
+            if (!c.ldm) continue;
+        }
+        int32_t pad = c.ldm ? 16 / base.bytes : c.vec_w > c.vec_r ? c.vec_w : c.vec_r;
         if (pad < word) pad = word;
-        for (int padded = 0; padded < 1 + can_pad; padded++) {
-            SmemPlan c = {base, cw, cr};
-            c.shape.pad = padded ? pad : 0;
-            int cost = smem_wavefronts(lw, &c.shape, cw, dup) + smem_wavefronts(lr, &c.shape, cr, 0);
-            int ins = ptx_ll_nregs(lw) / cw + ptx_ll_nregs(lr) / cr;
-            if (best_cost < 0 || cost < best_cost || (cost == best_cost && ins < best_ins)) {
+        int row_bytes = base.bytes << base.lb;
+        /* shapes: 0 plain, 1 padded, then the swizzles (mp, pp) */
+        for (int sh = 0; sh < 2 + 3 * 4; sh++) {
+            c.shape = base;
+            if (sh == 1) {
+                if (!can_pad) continue;
+                c.shape.pad = pad;
+            } else if (sh >= 2) {
+                c.shape.swz_mp = 1 + (sh - 2) / 4;
+                c.shape.swz_pp = (sh - 2) % 4;
+                if (!c.ldm || (16 << c.shape.swz_mp) > row_bytes) continue;
+            }
+            c.wave_w = smem_wavefronts(lw, &c.shape, c.vec_w, dup);
+            c.wave_r = c.ldm ? ldm_wavefronts(&c.pat, &c.shape) : smem_wavefronts(lr, &c.shape, c.vec_r, 0);
+            int cost = c.wave_w + c.wave_r;
+            int ins = ptx_ll_nregs(lw) / c.vec_w + (c.ldm ? c.pat.n_mat / ldm_x(&c.pat) : ptx_ll_nregs(lr) / c.vec_r);
+            if (best_cost < 0 || cost < best_cost || (cost == best_cost && ins < best_ins) ||
+                (cost == best_cost && ins == best_ins && c.shape.pad < best_pad)) {
                 best = c;
                 best_cost = cost;
                 best_ins = ins;
+                best_pad = c.shape.pad;
             }
         }
     }
     return best;
 }
 
-typedef struct SmemTile {
-    const Layout *l;
+void ptx_smem_plan_info(const IrType *ty, const Layout *lw, uint32_t dup, const Layout *lr, bool legacy,
+                        PtxSmemPlanInfo *out) {
+    SmemPlan p = smem_plan(ty, lw, dup, lr, legacy);
+    out->write_wavefronts = p.wave_w;
+    out->read_wavefronts = p.wave_r;
+    out->vec_w = p.vec_w;
+    out->vec_r = p.vec_r;
+    out->ldmatrix = p.ldm ? (p.pat.trans ? 2 : 1) : 0;
+    out->ldmatrix_x = p.ldm ? ldm_x(&p.pat) : 0;
+    out->pad = p.shape.pad;
+    out->swizzle_per_phase = p.shape.swz_mp ? 1 << p.shape.swz_pp : 0;
+    out->swizzle_max_phase = p.shape.swz_mp ? 1 << p.shape.swz_mp : 0;
+}
+
+/* ---- addresses ----
+ *
+ * A side's address for register (or ldmatrix) r is that of the element
+ * thread ^ c(r): thread the linear part of the lane and warp bits, c the
+ * register's. Unswizzled, the thread's part is a run-time index `flat` and
+ * `base` its padded address; swizzled, `rel` is the thread part's byte
+ * offset, and an address is rel ^ S(c): the bits of S(c) rel can have
+ * (`lo`) are xored into one base per distinct lo (few: they are chunk
+ * bits), made once in the prologue, the rest is the compile-time offset. */
+typedef struct SmemAddr {
     const SmemShape *shape;
-    Reg flat;       /* row-major index of the thread's part */
-    Reg base;       /* smem + slot(flat) * bytes */
-    int32_t support;
-    int vec;
-} SmemTile;
+    int32_t support;       /* flat index bits the thread part can set */
+    Reg flat, base;        /* unswizzled */
+    int32_t byte_support;  /* swizzled: byte offset bits rel can set */
+    Reg rel;
+    int32_t lo_key[8];
+    Reg lo_base[8];
+    int n_lo;
+} SmemAddr;
 
 /* Where convert_layout's buffer starts: after the reductions' (reduce.c),
  * so that a convert never overwrites partials another thread still reads. */
@@ -196,7 +404,7 @@ static Reg convert_base(Ptx *P) {
     return P->conv_base;
 }
 
-/* smem + slot(i) * bytes for a run-time index i */
+/* smem + slot(i) * bytes for a run-time index i (unswizzled shapes) */
 static Reg smem_slot_addr(Ptx *P, const SmemShape *s, Reg i) {
     Reg a = ptx_reg(P, RC_B32);
     if (s->pad) {
@@ -209,31 +417,86 @@ static Reg smem_slot_addr(Ptx *P, const SmemShape *s, Reg i) {
     return a;
 }
 
-static SmemTile smem_tile(Ptx *P, int32_t li, const SmemShape *shape, int vec) {
-    SmemTile t = {&P->fn->layouts[li], shape, REG_NONE, REG_NONE, 0, vec};
-    t.support = ptx_ll_thread_support(t.l);
-    t.flat = ptx_layout_flat(P, li);
-    t.base = smem_slot_addr(P, shape, t.flat);
-    return t;
+/* The thread part given by the flat index of each lane and warp bit;
+ * flat: its run-time index when the caller has it (a layout's, cached),
+ * else REG_NONE. */
+static SmemAddr smem_addr_new(Ptx *P, const SmemShape *shape, const int32_t *lane_vals, int n_lane,
+                              const int32_t *warp_vals, int n_warp, Reg flat) {
+    SmemAddr a = {0};
+    a.shape = shape;
+    for (int k = 0; k < n_lane; k++) a.support |= lane_vals[k];
+    for (int k = 0; k < n_warp; k++) a.support |= warp_vals[k];
+    if (shape->swz_mp) {
+        int32_t lb[5], wb[LL_MAX_BITS];
+        for (int k = 0; k < n_lane; k++) a.byte_support |= lb[k] = smem_byte(shape, lane_vals[k]);
+        for (int k = 0; k < n_warp; k++) a.byte_support |= wb[k] = smem_byte(shape, warp_vals[k]);
+        a.rel = ptx_thread_xor(P, lb, n_lane, wb, n_warp);
+        return a;
+    }
+    a.flat = flat ? flat : ptx_thread_xor(P, lane_vals, n_lane, warp_vals, n_warp);
+    a.base = smem_slot_addr(P, shape, a.flat);
+    return a;
 }
 
-/* "[%r7+24]" for register r of the tile. When the register's index bits
- * and the thread's are disjoint, index = thread | reg = thread + reg and
- * the padded slot splits the same way (the row and column parts of the two
- * are disjoint too), so the offset is a compile-time constant. */
-static const char *smem_addr(Ptx *P, const SmemTile *t, int r) {
-    int32_t c = ptx_ll_reg_flat(t->l, r);
+static SmemAddr smem_addr_layout(Ptx *P, int32_t li, const SmemShape *shape) {
+    const Layout *l = &P->fn->layouts[li];
+    int32_t vals[LL_KINDS][LL_MAX_BITS];
+    for (int kind = LL_LANE; kind <= LL_WARP; kind++)
+        for (int k = 0; k < l->n_bits[kind]; k++) vals[kind][k] = ptx_ll_flat(l, l->basis[kind][k]);
+    Reg flat = shape->swz_mp ? REG_NONE : ptx_layout_flat(P, li);
+    return smem_addr_new(P, shape, vals[LL_LANE], l->n_bits[LL_LANE], vals[LL_WARP], l->n_bits[LL_WARP], flat);
+}
+
+/* smem + (rel ^ lo), made once in the prologue for the first 8 values of
+ * lo (layouts whose register and thread bits meet in more chunk bits pay
+ * an xor and an add per access) */
+static Reg swz_base(Ptx *P, SmemAddr *a, int32_t lo) {
+    for (int i = 0; i < a->n_lo; i++)
+        if (a->lo_key[i] == lo) return a->lo_base[i];
+    Reg smem = convert_base(P);
+    if (a->n_lo == 8) {
+        Reg x = ptx_reg(P, RC_B32), b = ptx_reg(P, RC_B32);
+        ptx_ins(P, "xor.b32 %R, %R, %d;", x, a->rel, (int)lo);
+        ptx_ins(P, "add.u32 %R, %R, %R;", b, x, smem);
+        return b;
+    }
+    Buf *saved = P->out;
+    int n_insts = P->n_insts;
+    P->out = &P->prologue;
+    Reg x = a->rel, b = ptx_reg(P, RC_B32);
+    if (lo) {
+        x = ptx_reg(P, RC_B32);
+        ptx_ins(P, "xor.b32 %R, %R, %d;", x, a->rel, (int)lo);
+    }
+    ptx_ins(P, "add.u32 %R, %R, %R;", b, x, smem);
+    P->out = saved;
+    P->n_insts = n_insts;
+    a->lo_key[a->n_lo] = lo;
+    a->lo_base[a->n_lo++] = b;
+    return b;
+}
+
+/* "[%r7+24]" for the element thread ^ c. When c's index bits and the
+ * thread's are disjoint, index = thread | c = thread + c and the padded
+ * slot splits the same way (the row and column parts of the two are
+ * disjoint too), so the offset is a compile-time constant. */
+static const char *smem_addr(Ptx *P, SmemAddr *a, int32_t c) {
     Buf b = {0};
     buf_putc(&b, '[');
-    if (c & t->support) {
+    int32_t off = 0;
+    if (a->shape->swz_mp) {
+        int32_t sc = smem_byte(a->shape, c), lo = sc & a->byte_support;
+        ptx_put_reg(&b, swz_base(P, a, lo));
+        off = sc ^ lo;
+    } else if (c & a->support) {
         Reg x = ptx_reg(P, RC_B32);
-        ptx_ins(P, "xor.b32 %R, %R, %d;", x, t->flat, (int)c);
-        ptx_put_reg(&b, smem_slot_addr(P, t->shape, x));
+        ptx_ins(P, "xor.b32 %R, %R, %d;", x, a->flat, (int)c);
+        ptx_put_reg(&b, smem_slot_addr(P, a->shape, x));
     } else {
-        ptx_put_reg(&b, t->base);
-        int32_t off = smem_slot(t->shape, c) * t->shape->bytes;
-        if (off) buf_printf(&b, "+%d", (int)off);
+        ptx_put_reg(&b, a->base);
+        off = smem_slot(a->shape, c) * a->shape->bytes;
     }
+    if (off) buf_printf(&b, "+%d", (int)off);
     buf_putc(&b, ']');
     const char *s = arena_strdup(P->arena, b.data);
     buf_free(&b);
@@ -270,7 +533,8 @@ static const char *vec_sfx(int vec) { return vec == 4 ? ".v4" : vec == 2 ? ".v2"
 static void write_tile(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg guard, ElemType e, const SmemShape *shape,
                        int vec) {
     int32_t li = ptx_layout_index(P, op, v);
-    SmemTile t = smem_tile(P, li, shape, vec);
+    const Layout *l = &P->fn->layouts[li];
+    SmemAddr a = smem_addr_layout(P, li, shape);
     uint32_t dup_regs;
     ptx_layout_owner(P, li, &dup_regs);   /* registers that repeat another need no write */
     TRIC_ASSERT(!(dup_regs & (uint32_t)(vec - 1)));   /* vector lanes are distinct elements */
@@ -286,32 +550,93 @@ static void write_tile(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg guard, El
     }
     for (int r = 0; r < n; r += vec) {
         if ((uint32_t)r & dup_regs) continue;
+        int32_t c = ptx_ll_reg_flat(l, r);
         if (e == ET_I1) {
             Reg x = ptx_reg(P, RC_B16);
             ptx_ins(P, "selp.u16 %R, 1, 0, %R;", x, regs[r]);
-            ptx_ins(P, "%sst.shared.u8 %s, %R;", g, smem_addr(P, &t, r), x);
+            ptx_ins(P, "%sst.shared.u8 %s, %R;", g, smem_addr(P, &a, c), x);
             continue;
         }
-        ptx_ins(P, "%sst.shared%s.%s %s, %s;", g, vec_sfx(vec), smem_type(e, false), smem_addr(P, &t, r),
-                vec_regs(P, regs, r, vec));
+        const char *addr = smem_addr(P, &a, c);
+        if (vec == 8) {   /* 16-bit pairs packed into b32 */
+            Reg w[4];
+            for (int i = 0; i < 4; i++) {
+                w[i] = ptx_reg(P, RC_B32);
+                ptx_ins(P, "mov.b32 %R, {%R, %R};", w[i], regs[r + 2 * i], regs[r + 2 * i + 1]);
+            }
+            ptx_ins(P, "%sst.shared.v4.b32 %s, %s;", g, addr, vec_regs(P, w, 0, 4));
+        } else {
+            ptx_ins(P, "%sst.shared%s.%s %s, %s;", g, vec_sfx(vec), smem_type(e, false), addr,
+                    vec_regs(P, regs, r, vec));
+        }
     }
 }
 
 static void read_tile(Ptx *P, IrOp *op, ValId v, ElemType e, const SmemShape *shape, int vec) {
     int32_t li = ptx_layout_index(P, op, v);
-    SmemTile t = smem_tile(P, li, shape, vec);
+    const Layout *l = &P->fn->layouts[li];
+    SmemAddr a = smem_addr_layout(P, li, shape);
     int n = ptx_value_nregs(P, op, v);
     Reg *regs = ptx_def(P, op, v);
     for (int r = 0; r < n; r += vec) {
+        int32_t c = ptx_ll_reg_flat(l, r);
         if (e == ET_I1) {
             Reg x = ptx_reg(P, RC_B16);
-            ptx_ins(P, "ld.shared.u8 %R, %s;", x, smem_addr(P, &t, r));
+            ptx_ins(P, "ld.shared.u8 %R, %s;", x, smem_addr(P, &a, c));
             ptx_ins(P, "setp.ne.b16 %R, %R, 0;", regs[r], x);
+            continue;
+        }
+        const char *addr = smem_addr(P, &a, c);
+        if (vec == 8) {
+            Reg w[4];
+            for (int i = 0; i < 4; i++) w[i] = ptx_reg(P, RC_B32);
+            ptx_ins(P, "ld.shared.v4.b32 %s, %s;", vec_regs(P, w, 0, 4), addr);
+            for (int i = 0; i < 4; i++)
+                ptx_ins(P, "mov.b32 {%R, %R}, %R;", regs[r + 2 * i], regs[r + 2 * i + 1], w[i]);
         } else {
             ptx_ins(P, "ld.shared%s.%s %s, %s;", vec_sfx(vec), smem_type(e, true), vec_regs(P, regs, r, vec),
-                    smem_addr(P, &t, r));
+                    addr);
         }
     }
+}
+
+/* v's registers by ldmatrix (pattern p): instruction q reads matrices
+ * q x .. q x + x - 1, lane 8j + i addressing row i of the j-th; each
+ * 32-bit result is the register pair (m << 1, m << 1 | 1) of 16-bit
+ * values (low half first), or register m itself for 4-byte elements. */
+static void read_tile_ldm(Ptx *P, IrOp *op, ValId v, ElemType e, const SmemShape *shape, const LdmPat *p) {
+    int32_t li = ptx_layout_index(P, op, v);
+    int32_t lane_vals[5];
+    ldm_lane_vals(p, lane_vals);
+    SmemAddr a = smem_addr_new(P, shape, lane_vals, 5, p->warp, p->n_warp, REG_NONE);
+    Reg *regs = ptx_def(P, op, v);
+    TRIC_ASSERT(ptx_ll_nregs(&P->fn->layouts[li]) == p->n_mat << p->nlow);
+    int x = ldm_x(p);
+    bool packed = elem_bytes(e) == 2;
+    for (int q = 0; q < p->n_mat / x; q++) {
+        const char *addr = smem_addr(P, &a, ldm_inst_flat(p, q));
+        Reg d[4];
+        for (int j = 0; j < x; j++) d[j] = packed ? ptx_reg(P, RC_B32) : regs[q * x + j];
+        Buf b = {0};
+        buf_putc(&b, '{');
+        for (int j = 0; j < x; j++) {
+            if (j) buf_puts(&b, ", ");
+            ptx_put_reg(&b, d[j]);
+        }
+        buf_putc(&b, '}');
+        ptx_ins(P, "ldmatrix.sync.aligned.m8n8.x%d%s.shared.b16 %s, %s;", x, p->trans ? ".trans" : "", b.data, addr);
+        buf_free(&b);
+        if (packed)
+            for (int j = 0; j < x; j++) {
+                int m = q * x + j;
+                ptx_ins(P, "mov.b32 {%R, %R}, %R;", regs[2 * m], regs[2 * m + 1], d[j]);
+            }
+    }
+}
+
+static void read_plan(Ptx *P, IrOp *op, ValId v, ElemType e, const SmemPlan *plan) {
+    if (plan->ldm) read_tile_ldm(P, op, v, e, &plan->shape, &plan->pat);
+    else read_tile(P, op, v, e, &plan->shape, plan->vec_r);
 }
 
 void ptx_convert_layout(Ptx *P, IrOp *op) {
@@ -326,7 +651,7 @@ void ptx_convert_layout(Ptx *P, IrOp *op) {
     int32_t lw = ptx_layout_index(P, op, src), lr = ptx_layout_index(P, op, res);
     uint32_t dup;
     ptx_layout_owner(P, lw, &dup);
-    SmemPlan plan = smem_plan(&ty, &P->fn->layouts[lw], dup, &P->fn->layouts[lr]);
+    SmemPlan plan = smem_plan(&ty, &P->fn->layouts[lw], dup, &P->fn->layouts[lr], false);
     int64_t rows = ir_numel(ty) >> plan.shape.lb;
     int64_t size = rows * (((int64_t)1 << plan.shape.lb) + plan.shape.pad) * plan.shape.bytes;
     size += P->red_bytes;
@@ -334,7 +659,7 @@ void ptx_convert_layout(Ptx *P, IrOp *op) {
     if (size > P->fn->shared_bytes) P->fn->shared_bytes = (int32_t)size;
     write_tile(P, op, src, ptx_regs(P, src, NULL), REG_NONE, e, &plan.shape, plan.vec_w);
     ptx_ins(P, "bar.sync 0;");
-    read_tile(P, op, res, e, &plan.shape, plan.vec_r);
+    read_plan(P, op, res, e, &plan);
     ptx_ins(P, "bar.sync 0;");
 }
 
@@ -363,13 +688,13 @@ void ptx_smem_share(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg owner) {
     const Layout *l = &P->fn->layouts[li];
     uint32_t dup;
     ptx_layout_owner(P, li, &dup);
-    SmemPlan plan = smem_plan(&ty, l, dup, l);
+    SmemPlan plan = smem_plan(&ty, l, dup, l, false);
     int64_t rows = ir_numel(ty) >> plan.shape.lb;
     size = rows * (((int64_t)1 << plan.shape.lb) + plan.shape.pad) * plan.shape.bytes + P->red_bytes;
     TRIC_ASSERT(size <= INT32_MAX);
     if (size > P->fn->shared_bytes) P->fn->shared_bytes = (int32_t)size;
     write_tile(P, op, v, regs, owner, e, &plan.shape, plan.vec_w);
     ptx_ins(P, "bar.sync 0;");
-    read_tile(P, op, v, e, &plan.shape, plan.vec_r);
+    read_plan(P, op, v, e, &plan);
     ptx_ins(P, "bar.sync 0;");
 }

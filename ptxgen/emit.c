@@ -280,13 +280,13 @@ int32_t ptx_ll_thread_support(const Layout *l) {
 /* ---- linear layouts: the thread part at run time ---- */
 
 /* XOR into acc the contribution of the bits of src (lane or warp): input bit
- * k sets output bits j of its basis index, so group the (k, j) pairs by the
- * shift j - k and emit one and/shift per group. Blocked layouts need one
- * group (often without the and). */
-static Reg thread_terms(Ptx *P, const Layout *l, int kind, Reg src, int hw_bits, Reg acc) {
+ * k contributes vals[k], so output bit j of it is input bit k moved by
+ * j - k: group the (k, j) pairs by that shift and emit one and/shift per
+ * group. Blocked layouts need one group (often without the and). */
+static Reg thread_terms(Ptx *P, const int32_t *vals, int n, Reg src, int hw_bits, Reg acc) {
     uint32_t mask[64] = {0};
-    for (int k = 0; k < l->n_bits[kind]; k++) {
-        int32_t f = ll_basis_flat(l, kind, k);
+    for (int k = 0; k < n; k++) {
+        int32_t f = vals[k];
         for (int j = 0; j < 31; j++)
             if (f >> j & 1) mask[j - k + 32] |= 1u << k;
     }
@@ -315,20 +315,26 @@ static Reg thread_terms(Ptx *P, const Layout *l, int kind, Reg src, int hw_bits,
     return acc;
 }
 
+Reg ptx_thread_xor(Ptx *P, const int32_t *lane_vals, int n_lane, const int32_t *warp_vals, int n_warp) {
+    TRIC_ASSERT(n_lane <= 5 && n_warp <= warp_bits(P));
+    ptx_tid(P);
+    PrologueMark m = prologue_begin(P);
+    Reg acc = thread_terms(P, lane_vals, n_lane, P->lane, 5, REG_NONE);
+    acc = thread_terms(P, warp_vals, n_warp, P->warp, warp_bits(P), acc);
+    prologue_end(P, m);
+    return acc ? acc : ptx_const_reg(P, RC_B32, 0);
+}
+
 Reg ptx_layout_flat(Ptx *P, int32_t li) {
     LayoutRegs *lr = &P->lregs[li];
     if (lr->flat_done) return lr->flat;
     const Layout *l = &P->fn->layouts[li];
-    TRIC_ASSERT(l->n_bits[LL_LANE] <= 5 && l->n_bits[LL_WARP] <= warp_bits(P));
-    ptx_tid(P);
-    PrologueMark m = prologue_begin(P);
-    Reg acc = thread_terms(P, l, LL_LANE, P->lane, 5, REG_NONE);
-    acc = thread_terms(P, l, LL_WARP, P->warp, warp_bits(P), acc);
-    prologue_end(P, m);
-    if (!acc) acc = ptx_const_reg(P, RC_B32, 0);
-    lr->flat = acc;
+    int32_t vals[LL_KINDS][LL_MAX_BITS];
+    for (int kind = LL_LANE; kind <= LL_WARP; kind++)
+        for (int k = 0; k < l->n_bits[kind]; k++) vals[kind][k] = ll_basis_flat(l, kind, k);
+    lr->flat = ptx_thread_xor(P, vals[LL_LANE], l->n_bits[LL_LANE], vals[LL_WARP], l->n_bits[LL_WARP]);
     lr->flat_done = true;
-    return acc;
+    return lr->flat;
 }
 
 /* Input bits whose basis index depends linearly on earlier ones (registers

@@ -104,6 +104,9 @@ int32_t ptx_ll_flat(const Layout *l, const int32_t *coord);     /* row-major ind
 int32_t ptx_ll_reg_flat(const Layout *l, int reg);
 int32_t ptx_ll_thread_support(const Layout *l);     /* bits the (lane, warp) part can set */
 Reg ptx_layout_flat(Ptx *P, int32_t li);            /* b32: row-major offset of (lane, warp) */
+/* b32, in the prologue: the XOR of lane_vals[k] over the set bits k of the
+ * lane id and of warp_vals[k] over the warp id's (any linear map of them) */
+Reg ptx_thread_xor(Ptx *P, const int32_t *lane_vals, int n_lane, const int32_t *warp_vals, int n_warp);
 /* Canonical-holder predicate for stores (REG_NONE if every holder is unique)
  * and the register bits whose registers duplicate others. */
 Reg ptx_layout_owner(Ptx *P, int32_t li, uint32_t *dup_reg_mask);
@@ -213,6 +216,20 @@ void ptx_debug_decls(Ptx *P, Buf *out);
 
 /* ---- convert.c ---- */
 void ptx_convert_layout(Ptx *P, IrOp *op);
+/* The shared-memory plan convert_layout picks for a tile of type ty from
+ * layout lw (dup: its registers that need no write) to lr, and warp 0's
+ * wavefronts for it; legacy: among the plans from before ldmatrix and
+ * swizzling only (for comparisons). */
+typedef struct PtxSmemPlanInfo {
+    int write_wavefronts, read_wavefronts;
+    int vec_w, vec_r;          /* registers per shared access (reads: not ldmatrix) */
+    int ldmatrix;              /* 0: none, 1: ldmatrix, 2: ldmatrix.trans */
+    int ldmatrix_x;            /* matrices per ldmatrix: 1, 2, 4 */
+    int32_t pad;               /* elements after each row */
+    int swizzle_per_phase, swizzle_max_phase;   /* 0 when not swizzled */
+} PtxSmemPlanInfo;
+void ptx_smem_plan_info(const IrType *ty, const Layout *lw, uint32_t dup, const Layout *lr, bool legacy,
+                        PtxSmemPlanInfo *out);
 Reg ptx_smem_base(Ptx *P);
 /* v's registers computed only where owner holds (regs, v's layout) to
  * every holder of each element, through shared memory; defines v */

@@ -343,6 +343,41 @@ static bool shfl_warp(Cta *c, const SimIns *in, uint32_t w0) {
     return true;
 }
 
+/* ---- ldmatrix ---- */
+
+/* One warp's ldmatrix (ldmatrix.c has the semantics): .aligned, so every
+ * lane of the warp executes it or none; lane 8j + i supplies the address
+ * of row i of matrix j, 16 bytes, 16-byte aligned, in shared memory. All
+ * rows are read before any result is written (a result may be the
+ * address register). */
+static bool ldmatrix_warp(Cta *c, const SimIns *in, uint32_t w0) {
+    uint32_t n = c->threads - w0 < 32 ? c->threads - w0 : 32, active = 0;
+    for (uint32_t l = 0; l < n; l++)
+        if (guard_of(c, in, w0 + l)) active |= 1u << l;
+    if (!active) return true;
+    if (n < 32 || active != ~0u)
+        return error_at(c, in, w0 + (uint32_t)__builtin_ctz(~active),
+                        "is .aligned, but not every lane of the warp executes it (undefined)");
+    const uint8_t *rows[4][8];
+    for (uint32_t j = 0; j < in->vec; j++)
+        for (uint32_t i = 0; i < 8; i++) {
+            uint32_t t = w0 + 8 * j + i;
+            const SimOpd *a = &in->opd[1];
+            uint64_t a32 = (uint32_t)((uint64_t)a->imm + (a->reg[0] == SIM_NOREG ? 0 : *slot(c, a->reg[0], t)));
+            if (a32 < SIM_SHARED_BASE || a32 - SIM_SHARED_BASE + 16 > c->shared_bytes || a32 % 16)
+                return error_at(c, in, t, "reads row %u of matrix %u at shared offset %lld: %s", i, j,
+                                (long long)a32 - SIM_SHARED_BASE,
+                                a32 % 16 ? "not 16-byte aligned" : "outside the shared memory");
+            rows[j][i] = c->shared + (a32 - SIM_SHARED_BASE);
+        }
+    uint32_t out[32][4];
+    sim_ldmatrix_lanes(in, (const uint8_t *const(*)[8])rows, out);
+    const SimOpd *d = &in->opd[0];
+    for (uint32_t l = 0; l < 32; l++)
+        for (uint32_t j = 0; j < in->vec; j++) write_reg(c, d->reg[j], w0 + l, out[l][j]);
+    return true;
+}
+
 /* ---- system calls ---- */
 
 /* The host bytes at generic address addr as thread t sees them, and how
@@ -499,6 +534,11 @@ static bool run_cta(Cta *c) {
         case SO_SHFL:   /* lock step: every lane is here, warp by warp */
             for (uint32_t w0 = 0; w0 < c->threads; w0 += 32)
                 if (!shfl_warp(c, in, w0)) return false;
+            pc++;
+            continue;
+        case SO_LDMATRIX:   /* lock step, warp by warp, as shfl */
+            for (uint32_t w0 = 0; w0 < c->threads; w0 += 32)
+                if (!ldmatrix_warp(c, in, w0)) return false;
             pc++;
             continue;
         case SO_BAR:   /* lock step: every thread is here already */

@@ -379,6 +379,7 @@ static bool decode_part(Loader *L, SimIns *in, const char *part, int *n_types) {
         in->ty[(*n_types)++] = t;
         return true;
     }
+    if (in->op == SO_LDMATRIX && sim_ldmatrix_part(in, part)) return true;
     if (in->op == SO_ATOM || in->op == SO_RED) {
         for (size_t i = 1; i < ARRAY_LEN(atom_names); i++)
             if (!strcmp(part, atom_names[i]) && !in->atom) {
@@ -489,6 +490,10 @@ static bool check_atom(Loader *L, SimIns *in) {
 /* What each op needs, checked once here so exec.c can trust it. */
 static bool check_shape(Loader *L, SimIns *in) {
     if (in->op == SO_ATOM || in->op == SO_RED) return check_atom(L, in);
+    if (in->op == SO_LDMATRIX) {
+        const char *why = sim_ldmatrix_check(in);
+        return !why || fail(L, "'%s': %s", in->name, why);
+    }
     int want = op_info[in->op].n_opd;
     if (in->op == SO_CVT && in->ty[1] == ST_F32 && sim_ty_kind(in->ty[0]) == SK_PACKED)
         want = 3;   /* cvt.rn.satfinite.e4m3x2.f32 d, a, b: two inputs */
@@ -903,7 +908,7 @@ static bool parse_line(Loader *L, char *s, const char *entry, char **rest) {
     if (starts(s, ".reg")) return declare_regs(L, s);
     if (starts(s, ".param")) return declare_call_param(L, s);
     size_t n = strcspn(s, " \t:;");
-    if (s[n] == ':') {
+    if (s[n] == ':' && s[n + 1] != ':') {   /* not a "::" inside an opcode (.shared::cta) */
         Label l = {arena_strndup(L->a, s, n), L->m->n_ins};
         VEC_PUSH(L->a, L->labels, L->n_labels, L->cap_labels, l);
         return parse_line(L, s + n + 1, entry, rest);

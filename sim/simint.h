@@ -20,7 +20,7 @@
     X(COPYSIGN, "copysign", 3) X(CALL, "call", -1) X(SHFL, "shfl", 5)              \
     X(ATOM, "atom", -1) X(RED, "red", -1)                                          \
     X(POPC, "popc", 2) X(CLZ, "clz", 2) X(BREV, "brev", 2) X(SIN, "sin", 2)        \
-    X(COS, "cos", 2)
+    X(COS, "cos", 2) X(LDMATRIX, "ldmatrix", 2)
 
 typedef enum SimOp {
 #define X(e, s, n) SO_##e,
@@ -78,6 +78,8 @@ enum {
     SM_NOFTZ = 1u << 28, SM_ACQUIRE = 1u << 29,
     /* cvt to fp8: out-of-range values and infinities give the largest finite value */
     SM_SATFINITE = 1u << 30,
+    /* ldmatrix: the transposing form */
+    SM_TRANS = 1u << 31,
 };
 #define SM_SHFL_MODES (SM_BFLY | SM_UP | SM_DOWN | SM_IDX)
 
