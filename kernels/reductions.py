@@ -110,6 +110,29 @@ def keep_dims_kernel(x_ptr, out_ptr, tot_ptr, M: tl.constexpr, N: tl.constexpr):
     t = tl.sum(x, axis=None, keep_dims=True)
     tl.store(tot_ptr + offs_m[:, None] * 0 + offs_n[None, :] * 0, t, mask=(offs_m[:, None] == 0) & (offs_n[None, :] == 0))
 
+
+@triton.jit
+def first_zero(v1, i1, s1, v2, i2, s2):
+    # the zero with the lowest index (any order of combination finds it),
+    # and a sum that weighs its left side by 1 + 2^-22: not commutative bit
+    # for bit, so the (lower, upper) order and the layout's tree show in
+    # the last bits, which the simulator must reproduce exactly
+    z = tl.where(v1 == 0, i1, i1 + 65536) < tl.where(v2 == 0, i2, i2 + 65536)
+    return tl.where(z, v1, v2), tl.where(z, i1, i2), s1 * 1.0000002 + s2
+
+
+@triton.jit
+def first_zero_kernel(x_ptr, y_ptr, idx_ptr, sum_ptr, n, BLOCK: tl.constexpr):
+    # one row per program, across every warp: a non-commutative combine
+    # through the cross-warp step
+    pid = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + pid * n + offs, mask=offs < n, other=0)
+    y = tl.load(y_ptr + pid * n + offs, mask=offs < n, other=0.0)
+    _, i, s = tl.reduce((x, offs, y), 0, first_zero)
+    tl.store(idx_ptr + pid, i)
+    tl.store(sum_ptr + pid, s)
+
 # float sums: positive inputs, so no cancellation leaves a total whose last
 # bits (the order the layout gives) dominate it
 # kernel: sum_2d_kernel
@@ -240,3 +263,22 @@ def keep_dims_kernel(x_ptr, out_ptr, tot_ptr, M: tl.constexpr, N: tl.constexpr):
 # args: x = randn((32, 64), fp32) + 2; out = empty((32, 64), fp32); tot = empty(1, fp32)
 # check: out == (x - x.max(axis=1, keepdims=True)) / np.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True); tot == x.sum().reshape(1)
 # tol: out: 1e-5; tot: 1e-5
+#
+# first zeros spread over the row (about one in 1000), so the winning
+# partial comes from any warp; a row without one ends at n (the masked
+# tail's zeros) in the first block, at its lowest index 0 in the second
+# kernel: first_zero_kernel
+# signature: *i32, *fp32, *i32, *fp32, i32, 4096
+# num_warps: 16
+# grid: 3
+# args: x = randint(0, 1000, (3, n), i32); y = rand((3, n), fp32) + 1.25; idx = empty(3, i32); s = empty(3, fp32); n = 4000
+# check: idx == np.where((x.reshape(3, n) == 0).any(axis=1), (x.reshape(3, n) == 0).argmax(axis=1), n); s == y.reshape(3, n).sum(axis=1)
+# tol: idx: 0; s: 1e-5
+#
+# kernel: first_zero_kernel
+# signature: *i32, *fp32, *i32, *fp32, i32, 2048
+# num_warps: 8
+# grid: 4
+# args: x = randint(0, 700, (4, n), i32); y = rand((4, n), fp32) + 1.25; idx = empty(4, i32); s = empty(4, fp32); n = 2048
+# check: idx == np.where((x.reshape(4, n) == 0).any(axis=1), (x.reshape(4, n) == 0).argmax(axis=1), 0); s == y.reshape(4, n).sum(axis=1)
+# tol: idx: 0; s: 1e-5

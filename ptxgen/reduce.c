@@ -10,9 +10,11 @@
  *     (when the combine is one commutative op on its two arguments the
  *     swap is skipped: combine(b, a) is then combine(a, b) bit for bit);
  *  3. across warps, through shared memory: every warp writes its partial at
- *     (result element, warp index along the axis), one barrier, then every
- *     thread reads all W partials of its result elements (contiguous, so
- *     vector loads) and combines them as a tree over the warp levels.
+ *     (result element, warp index along the axis), one barrier, then either
+ *     every thread reads all W partials of its result elements (contiguous,
+ *     so vector loads) and combines them as a tree over the warp levels, or
+ *     lane i reads partial i and the warp levels are done as butterflies
+ *     like step 2 (use_warp_shuffles picks one).
  *
  * Shared memory: reductions that need step 3 take turns between two
  * buffers at the start of the kernel's shared memory (convert_layout's
@@ -316,9 +318,28 @@ void ptx_load_partials(Ptx *P, RegClass c, int bytes, Reg base, int64_t off, Reg
     }
 }
 
-/* The warp's index along the axis: warp id bit bits[t] becomes bit t. */
+/* The warp's index along the axis: warp id bit bits[t] becomes bit t. When
+ * those bits are consecutive (the common case: the axis's warp bits come
+ * first or last, ascending) the index is one field of %warp, or %warp itself
+ * when they are all its bits; otherwise it is gathered bit by bit. */
 static Reg warp_index(Ptx *P, const ReduceShape *s) {
     ptx_tid(P);
+    int first = -1, len = 0;
+    bool runs = true;
+    for (int t = 0; t < s->m; t++) {
+        if (s->kinds[t] != LL_WARP) continue;
+        if (first < 0) first = s->bits[t];
+        runs = runs && s->bits[t] == first + len;
+        len++;
+    }
+    TRIC_ASSERT(len > 0);
+    if (runs) {
+        if (first == 0 && (1 << len) >= P->ctx->target.num_warps) return P->warp;
+        Reg x = ptx_reg(P, RC_B32);
+        if (first == 0) ptx_ins(P, "and.b32 %R, %R, %d;", x, P->warp, (1 << len) - 1);
+        else ptx_ins(P, "bfe.u32 %R, %R, %d, %d;", x, P->warp, first, len);
+        return x;
+    }
     Reg w = REG_NONE;
     int lv = 0;
     for (int t = 0; t < s->m; t++) {
@@ -395,6 +416,85 @@ static void lane_level(Ptx *P, IrOp *op, Reg **acc, const int *src, int n_res, i
     }
 }
 
+/* The cross-warp strategy, one rule: with W partials per result element
+ * (W = 2^warp levels),
+ *  - tree: every thread loads all W partials of its result elements (W/4
+ *    vector loads each) and combines them serially, W - 1 combines;
+ *  - shuffle: lane i loads partial i mod W (one scalar load), then log2 W
+ *    butterflies over lane bits 0.. log2 W - 1 combine them in the same
+ *    tree order, and every lane ends with the total (both partners compute
+ *    combine(lower, upper), as in step 2). Lanes >= W repeat lanes < W.
+ *    It needs every lane of a warp to want the same result elements: the
+ *    results' layout must not depend on the lane.
+ * Both read what the warps wrote after the one barrier, so the buffers and
+ * barriers (plan_block) are the same. The shuffle strategy issues fewer
+ * instructions once W >= 8 (W = 16: 1 load + 4 shuffles + 4 combines
+ * against 4 loads + 15 combines per result element).
+ * To build the tree-only variant (for a GPU comparison), set
+ * RED_SHUFFLE_MIN_PARTIALS to 64 (no W reaches it). */
+enum { RED_SHUFFLE_MIN_PARTIALS = 8 };
+
+static bool use_warp_shuffles(Ptx *P, const ReduceShape *s) {
+    int W = 1 << s->n_warp_levels;
+    if (W < RED_SHUFFLE_MIN_PARTIALS || W > 32) return false;
+    if (s->lr < 0) return true;
+    const Layout *lr = &P->fn->layouts[s->lr];
+    for (int k = 0; k < lr->n_bits[LL_LANE]; k++)
+        for (int d = 0; d < lr->rank; d++)
+            if (lr->basis[LL_LANE][k][d]) return false;
+    return true;
+}
+
+/* tree strategy: all W partials of each result element, combined in turn */
+static void read_tree(Ptx *P, IrOp *op, const ReduceShape *s, Reg **acc, const int *src, int n_res,
+                      const Reg *row, const int32_t *off) {
+    uint32_t n = op->n_operands;
+    int W = 1 << s->n_warp_levels;
+    const Layout *lr = s->lr >= 0 ? &P->fn->layouts[s->lr] : NULL;
+    Reg *part = arena_alloc(P->arena, sizeof(Reg) * n * (size_t)W);
+    Reg **parts = arena_alloc(P->arena, sizeof(Reg *) * n);
+    for (uint32_t k = 0; k < n; k++) parts[k] = part + k * (size_t)W;
+    for (int q = 0; q < n_res; q++) {
+        int32_t f = lr ? ptx_ll_reg_flat(lr, q) : 0;
+        for (uint32_t k = 0; k < n; k++) {
+            int bytes = ptx_smem_slot_bytes(P, op->operands[k]);
+            RegClass c = REG_CLASS(acc[k][src[q]]);
+            ptx_load_partials(P, c, bytes, row[k], off[k] + (int64_t)f * W * bytes, parts[k], W);
+        }
+        for (int lv = 0; lv < s->n_warp_levels; lv++)
+            for (int i = 0; i < W; i += 2 << lv) combine_regs(P, op, parts, i, i + (1 << lv));
+        for (uint32_t k = 0; k < n; k++) acc[k][src[q]] = parts[k][0];
+    }
+}
+
+/* shuffle strategy: lane i takes partial i mod W of each result element,
+ * then the warp levels become lane levels 0..log2 W - 1 */
+static void read_shuffle(Ptx *P, IrOp *op, const ReduceShape *s, Reg **acc, const int *src, int n_res,
+                         const Reg *row, const int32_t *off) {
+    uint32_t n = op->n_operands;
+    int W = 1 << s->n_warp_levels;
+    const Layout *lr = s->lr >= 0 ? &P->fn->layouts[s->lr] : NULL;
+    Reg i = P->lane;
+    if (W < 32) {
+        i = ptx_reg(P, RC_B32);
+        ptx_ins(P, "and.b32 %R, %R, %d;", i, P->lane, W - 1);
+    }
+    Reg *mine = arena_alloc(P->arena, sizeof(Reg) * n);
+    for (uint32_t k = 0; k < n; k++) {
+        mine[k] = ptx_reg(P, RC_B32);
+        ptx_ins(P, "mad.lo.u32 %R, %R, %d, %R;", mine[k], i, ptx_smem_slot_bytes(P, op->operands[k]), row[k]);
+    }
+    for (int q = 0; q < n_res; q++) {   /* all loads first: they overlap */
+        int32_t f = lr ? ptx_ll_reg_flat(lr, q) : 0;
+        for (uint32_t k = 0; k < n; k++) {
+            int bytes = ptx_smem_slot_bytes(P, op->operands[k]);
+            RegClass c = REG_CLASS(acc[k][src[q]]);
+            ptx_load_partials(P, c, bytes, mine[k], off[k] + (int64_t)f * W * bytes, &acc[k][src[q]], 1);
+        }
+    }
+    for (int lv = 0; lv < s->n_warp_levels; lv++) lane_level(P, op, acc, src, n_res, lv);
+}
+
 static void warp_levels(Ptx *P, IrOp *op, const ReduceShape *s, Reg **acc, const int *src, int n_res) {
     ReducePlan *pl = find_plan(P, op);
     TRIC_ASSERT(pl);
@@ -434,20 +534,8 @@ static void warp_levels(Ptx *P, IrOp *op, const ReduceShape *s, Reg **acc, const
         }
     }
     ptx_ins(P, "bar.sync 0;");
-    Reg *part = arena_alloc(P->arena, sizeof(Reg) * n * (size_t)W);
-    Reg **parts = arena_alloc(P->arena, sizeof(Reg *) * n);
-    for (uint32_t k = 0; k < n; k++) parts[k] = part + k * (size_t)W;
-    for (int q = 0; q < n_res; q++) {
-        int32_t f = lr ? ptx_ll_reg_flat(lr, q) : 0;
-        for (uint32_t k = 0; k < n; k++) {
-            int bytes = ptx_smem_slot_bytes(P, op->operands[k]);
-            RegClass c = REG_CLASS(acc[k][src[q]]);
-            ptx_load_partials(P, c, bytes, row[k], off[k] + (int64_t)f * W * bytes, parts[k], W);
-        }
-        for (int lv = 0; lv < s->n_warp_levels; lv++)
-            for (int i = 0; i < W; i += 2 << lv) combine_regs(P, op, parts, i, i + (1 << lv));
-        for (uint32_t k = 0; k < n; k++) acc[k][src[q]] = parts[k][0];
-    }
+    if (use_warp_shuffles(P, s)) read_shuffle(P, op, s, acc, src, n_res, row, off);
+    else read_tree(P, op, s, acc, src, n_res, row, off);
 }
 
 /* A private copy of each operand's nregs registers, for a reduce or scan to
