@@ -51,7 +51,7 @@ static const struct {
 
 /* Real Triton APIs that tric does not implement yet: named in the error. */
 static const char *const tl_not_yet[] = {
-    "dot", "dot_scaled", "sort", "topk", "flip", "histogram", "gather", "make_block_ptr", "advance",
+    "dot_scaled", "sort", "topk", "flip", "histogram", "gather", "make_block_ptr", "advance",
     "make_tensor_descriptor", "inline_asm_elementwise", "softmax", "max_constancy", "swizzle2d",
     "map_elementwise",
 };
@@ -1075,6 +1075,7 @@ static const Builtin builtins[] = {
     {"split", TLM, "a", bi_split},
     {"interleave", TLM, "a,b", bi_interleave},
     {"cat", TLM, "input,other,can_reorder=,dim=", bi_cat},
+    {"dot", BM_TL, "input,other,acc=,input_precision=,allow_tf32=,max_num_imprecise_acc=,out_dtype=", bi_dot},
 };
 
 const Builtin *builtin_find(const char *name, unsigned where) {

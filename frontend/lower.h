@@ -255,4 +255,7 @@ LVal bi_interleave(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_cat(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal lower_transpose_attr(Lower *L, SrcLoc loc, LVal x);   /* x.T */
 
+/* ---- dot.c ---- tl.dot */
+LVal bi_dot(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+
 #endif

@@ -1254,6 +1254,55 @@ static AVal fp8_fn(AP *ap, const char *f, const AVal *args, int n) {
     return r;
 }
 
+/* x @ y, np.matmul, np.dot: 2-d by 2-d, or stacks of matrices (the
+ * leading dims broadcast as numpy's matmul does; np.dot here is matmul).
+ * Floats accumulate in float64 in k order, integers exactly in int64
+ * (wrapping); booleans are refused. */
+static AVal np_matmul(AP *ap, AVal x, AVal y) {
+    x = as_array(ap, x, "matmul"), y = as_array(ap, y, "matmul");
+    if (x.ndim < 2 || y.ndim < 2 || x.ndim != y.ndim)
+        ap_fail(ap, "matmul needs two arrays of at least 2 dims and of the same rank, not %s and %s",
+                shape_str(ap, &x), shape_str(ap, &y));
+    if (x.nk == NK_BOOL || y.nk == NK_BOOL) ap_fail(ap, "matmul of booleans is not supported");
+    int nd = x.ndim;
+    int64_t M = x.shape[nd - 2], K = x.shape[nd - 1], N = y.shape[nd - 1], shape[MAXD], batches = 1;
+    if (y.shape[nd - 2] != K)
+        ap_fail(ap, "matmul: shapes %s and %s do not chain (%lld != %lld)", shape_str(ap, &x), shape_str(ap, &y),
+                (long long)K, (long long)y.shape[nd - 2]);
+    for (int d = 0; d < nd - 2; d++) {
+        if (x.shape[d] != y.shape[d] && x.shape[d] != 1 && y.shape[d] != 1)
+            ap_fail(ap, "matmul: batch dims of %s and %s do not broadcast", shape_str(ap, &x), shape_str(ap, &y));
+        shape[d] = x.shape[d] > y.shape[d] ? x.shape[d] : y.shape[d];
+        batches *= shape[d];
+    }
+    shape[nd - 2] = M, shape[nd - 1] = N;
+    bool fl = x.nk == NK_FLOAT || y.nk == NK_FLOAT;
+    AVal r = new_array(ap, fl ? NK_FLOAT : NK_INT, nd, shape);
+    for (int64_t bi = 0; bi < batches; bi++) {
+        int64_t xo = 0, yo = 0, rem = bi, xs = M * K, ys = K * N;   /* batch offsets, broadcasting */
+        for (int d = nd - 3; d >= 0; d--) {
+            int64_t c = rem % shape[d];
+            rem /= shape[d];
+            xo += (x.shape[d] == 1 ? 0 : c) * xs, xs *= x.shape[d];
+            yo += (y.shape[d] == 1 ? 0 : c) * ys, ys *= y.shape[d];
+        }
+        for (int64_t m = 0; m < M; m++)
+            for (int64_t n = 0; n < N; n++) {
+                double f = 0;
+                uint64_t i = 0;
+                for (int64_t k = 0; k < K; k++) {
+                    int64_t a = xo + m * K + k, b = yo + k * N + n;
+                    if (fl) f += el_f(&x, a) * el_f(&y, b);
+                    else i += (uint64_t)el_i(&x, a) * (uint64_t)el_i(&y, b);
+                }
+                int64_t o = (bi * M + m) * N + n;
+                if (fl) put_f(&r, o, f);
+                else put_i(&r, o, (int64_t)i);
+            }
+    }
+    return r;
+}
+
 static AVal call_np(AP *ap, const char *f, AVal *args, int n, Kwargs *kw) {
     AVal r;
     if (call_np_axis(ap, f, args, n, kw, &r)) return r;
@@ -1276,6 +1325,7 @@ static AVal call_np(AP *ap, const char *f, AVal *args, int n, Kwargs *kw) {
     if (!strcmp(f, "ldexp")) return nargs(ap, f, n, 2), np_ldexp(ap, args[0], args[1]);
     if (!strcmp(f, "array")) return np_array(ap, args, n);
     if (!strcmp(f, "arange")) return np_arange(ap, args, n);
+    if (!strcmp(f, "matmul") || !strcmp(f, "dot")) return nargs(ap, f, n, 2), np_matmul(ap, args[0], args[1]);
     ap_fail(ap, "unknown function 'np.%s'", f);
 }
 
@@ -1595,10 +1645,10 @@ static AVal unary(AP *ap, Lex *lx) {
     return v;
 }
 
-/* binary operators by precedence climbing, loosest first: | ^ & (<< >>) (+ -) (* / // %) */
+/* binary operators by precedence climbing, loosest first: | ^ & (<< >>) (+ -) (* / // % @) */
 static const char *const *binary_ops(int level) {
-    static const char *const ops[][5] = {
-        {"|", NULL}, {"^", NULL}, {"&", NULL}, {"<<", ">>", NULL}, {"+", "-", NULL}, {"//", "*", "/", "%", NULL},
+    static const char *const ops[][6] = {
+        {"|", NULL}, {"^", NULL}, {"&", NULL}, {"<<", ">>", NULL}, {"+", "-", NULL}, {"//", "*", "/", "%", "@", NULL},
     };
     return level < (int)ARRAY_LEN(ops) ? ops[level] : NULL;
 }
@@ -1607,7 +1657,10 @@ static AVal binary(AP *ap, Lex *lx, int level) {
     const char *const *ops = binary_ops(level);
     if (!ops) return unary(ap, lx);
     AVal v = binary(ap, lx, level + 1);
-    for (const char *op; (op = take_op(lx, ops));) v = binop(ap, op, v, binary(ap, lx, level + 1));
+    for (const char *op; (op = take_op(lx, ops));) {
+        AVal w = binary(ap, lx, level + 1);
+        v = *op == '@' ? np_matmul(ap, v, w) : binop(ap, op, v, w);
+    }
     return v;
 }
 

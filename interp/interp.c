@@ -217,6 +217,16 @@ static void exec_trans(Interp *in, IrOp *op) {
     }
 }
 
+/* dot: interp_dot on the operands' slots (rank 3: batch by batch) */
+static void exec_dot(Interp *in, IrOp *op) {
+    ValId av = op->operands[0], bv = op->operands[1], cv = op->operands[2], r = op->results[0];
+    IrType at = ir_type(in->fn, av), bt = ir_type(in->fn, bv);
+    int n = at.rank;
+    InterpDotShape sh = {n == 3 ? at.shape[0] : 1, at.shape[n - 2], bt.shape[n - 1], at.shape[n - 1]};
+    interp_dot(elem_of(in, av), elem_of(in, bv), elem_of(in, r), (DotPrecision)op->attr.i, sh, slots_of(in, av),
+               slots_of(in, bv), slots_of(in, cv), slots_of(in, r));
+}
+
 /* join: a's and b's elements alternate (the new dim is the fastest) */
 static void exec_join(Interp *in, IrOp *op) {
     uint64_t *d = slots_of(in, op->results[0]), *a = slots_of(in, op->operands[0]), *b = slots_of(in, op->operands[1]);
@@ -645,6 +655,7 @@ static void exec_op(Interp *in, IrOp *op) {
     case OP_BARRIER: break;   /* programs run one thread at a time */
     case OP_REDUCE: exec_reduce(in, op); break;
     case OP_SCAN: exec_scan(in, op); break;
+    case OP_DOT: exec_dot(in, op); break;
     default:
         TRIC_ASSERT(ir_info(op->opc)->flags & F_ELEMWISE);
         exec_elementwise(in, op);

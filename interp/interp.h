@@ -89,7 +89,8 @@ void interp_print_buffer(Buf *out, const InterpBuffer *b);
  * does, broadcasting, x[:, None], x[:, :N], x.T, x.sum(axis=0),
  * x.astype(dt), np.where/clip/trunc/fmod/maximum/minimum/isnan/isposinf/
  * isneginf/abs/exp/exp2/log/log2/sqrt/rint/ldexp/arange, wrap(x, dt),
- * comparisons, ** // % & | ^ << >> ~. See doc/interp.md. */
+ * comparisons, ** // % & | ^ << >> ~, x @ y (np.matmul, np.dot). See
+ * doc/interp.md. */
 /* Also numpy's reductions (sum/prod/max/min/argmax/argmin/mean/all/any,
  * axis= an int or None, keepdims=), cumsum/cumprod, np.UFUNC.reduce,
  * np.flip/concatenate/stack and reshape(-1), with numpy's result kinds,

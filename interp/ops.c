@@ -13,6 +13,7 @@
 #include "scalar.h"
 
 #include <math.h>
+#include <string.h>
 
 static int reg_bits(ElemType e) {
     int b = elem_bits(e);
@@ -291,4 +292,55 @@ uint64_t interp_elem_bitcast(ElemType s, ElemType t, uint64_t a) {
     int bits = elem_bits(s);
     uint64_t raw = bits >= 64 ? a : a & ((UINT64_C(1) << bits) - 1);
     return elem_is_float(t) ? raw : interp_int_norm(t, raw);
+}
+
+/* ---- dot ---- */
+
+static float tf32(float x) {
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    u = elem_tf32_bits(u);
+    memcpy(&x, &u, sizeof u);
+    return x;
+}
+
+/* f32 operands: tf32 products, three tf32 products (hi*lo, lo*hi, hi*hi,
+ * each its own rounded sum; lo = tf32(x - hi), the subtraction in f32), or
+ * one f32 fma. Products of tf32 values are exact in double. */
+static uint64_t dot_step_f32(DotPrecision prec, uint64_t acc, float x, float y) {
+    float c = scalar_f32(acc);
+    if (prec == DOT_IEEE) return scalar_f32_bits(fmaf(x, y, c));
+    float xh = tf32(x), yh = tf32(y);
+    double s = c;
+    if (prec == DOT_TF32X3) {
+        float xl = tf32(x - xh), yl = tf32(y - yh);
+        s = elem_round_sum(ET_F32, s, (double)xh * yl);
+        s = elem_round_sum(ET_F32, s, (double)xl * yh);
+    }
+    s = elem_round_sum(ET_F32, s, (double)xh * yh);
+    return scalar_round_bits(ET_F32, s, false);
+}
+
+uint64_t interp_elem_dot_step(ElemType ae, ElemType be, ElemType acc_e, DotPrecision prec, uint64_t acc,
+                              uint64_t a, uint64_t b) {
+    if (ae == ET_I8) return interp_int_norm(acc_e, acc + (uint64_t)((int64_t)a * (int64_t)b));
+    if (ae == ET_F32) return dot_step_f32(prec, acc, scalar_f32(a), scalar_f32(b));
+    double p = scalar_float(ae, a) * scalar_float(be, b);   /* f16, bf16, fp8: exact */
+    return scalar_round_bits(acc_e, elem_round_sum(acc_e, scalar_float(acc_e, acc), p), false);
+}
+
+void interp_dot(ElemType ae, ElemType be, ElemType ce, DotPrecision prec, InterpDotShape sh, const uint64_t *a,
+                const uint64_t *b, const uint64_t *c, uint64_t *d) {
+    int64_t M = sh.m, N = sh.n, K = sh.k;
+    for (int64_t bi = 0; bi < sh.batches; bi++) {
+        const uint64_t *ab = a + bi * M * K, *bb = b + bi * K * N;
+        for (int64_t m = 0; m < M; m++)
+            for (int64_t j = 0; j < N; j++) {
+                int64_t o = (bi * M + m) * N + j;
+                uint64_t acc = c[o];
+                for (int64_t k = 0; k < K; k++)
+                    acc = interp_elem_dot_step(ae, be, ce, prec, acc, ab[m * K + k], bb[k * N + j]);
+                d[o] = acc;
+            }
+    }
 }

@@ -26,5 +26,17 @@ uint64_t interp_elem_bitcast(ElemType s, ElemType t, uint64_t a);
  * doc/interp.md): f32 add flushes subnormals as atom.add.f32 does, float
  * max/min compare bit patterns as Triton's lowering does. */
 uint64_t interp_elem_atomic(AtomicKind kind, ElemType e, uint64_t old, uint64_t val);
+/* One k step of dot (doc/ir.md): acc + a * b for operands of types ae, be
+ * and an accumulator of type acc_e; prec applies to f32 operands. */
+uint64_t interp_elem_dot_step(ElemType ae, ElemType be, ElemType acc_e, DotPrecision prec, uint64_t acc,
+                              uint64_t a, uint64_t b);
+/* d = c + a @ b over slots, row-major: a batches x m x k, b batches x k x n,
+ * c and d batches x m x n (any sizes; c and d may be the same array); every
+ * element adds its k products in ascending k (interp_elem_dot_step). */
+typedef struct InterpDotShape {
+    int64_t batches, m, n, k;
+} InterpDotShape;
+void interp_dot(ElemType ae, ElemType be, ElemType ce, DotPrecision prec, InterpDotShape sh, const uint64_t *a,
+                const uint64_t *b, const uint64_t *c, uint64_t *d);
 
 #endif

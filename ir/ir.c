@@ -130,6 +130,30 @@ double elem_frem(double a, double b) {
     return r == 0 ? 0.0 : r;
 }
 
+/* a + b rounded once to e: the double sum is rounded to odd (when it is
+ * inexact, its last bit is made 1 by stepping toward the exact sum, which
+ * TwoSum's error term gives), and a double rounded to odd, having more than
+ * two bits beyond e's precision, then rounds to nearest as the exact sum
+ * would. Operands are any doubles (a product of two f32 may lie beyond f32). */
+double elem_round_sum(ElemType e, double a, double b) {
+    double s = a + b;
+    if (e == ET_F64 || !isfinite(s)) return elem_round(e, s);
+    double bb = s - a, err = (a - (s - bb)) + (b - bb);
+    uint64_t u;
+    memcpy(&u, &s, sizeof u);
+    if (err != 0 && !(u & 1)) s = nextafter(s, err > 0 ? INFINITY : -INFINITY);
+    return elem_round(e, s);
+}
+
+/* cvt.rna.tf32.f32: the top 10 mantissa bits kept, rounded to nearest with
+ * ties away from zero (half an ulp added to the magnitude, then truncated;
+ * a carry into the exponent is right, up to inf), the low 13 bits zero.
+ * Infinities and NaNs are left as they are. */
+uint32_t elem_tf32_bits(uint32_t f32_bits) {
+    if ((f32_bits & 0x7F800000u) == 0x7F800000u) return f32_bits;
+    return (f32_bits + 0x1000u) & 0xFFFFE000u;
+}
+
 /* ---- ops ---- */
 const OpInfo ir_opinfo[OP_COUNT] = {
 #define X(e, name, nops, nres, nreg, flags) [e] = {name, nops, nres, nreg, flags},

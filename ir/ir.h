@@ -51,6 +51,11 @@ double elem_round_toward(ElemType e, double x, bool toward_zero);
 double elem_frem(double a, double b);
 uint64_t elem_float_bits(ElemType e, double x);
 double elem_float_from_bits(ElemType e, uint64_t bits);
+/* a + b (any doubles) rounded once to e, to nearest even: the exact sum's
+ * rounding, as dot accumulates (doc/ir.md) */
+double elem_round_sum(ElemType e, double a, double b);
+/* an f32 (as bits) rounded to tf32 as cvt.rna.tf32.f32 does (doc/ir.md) */
+uint32_t elem_tf32_bits(uint32_t f32_bits);
 
 /* ---- types ----
  * A scalar (rank 0) or a tile (rank 1..4, power-of-two dims) of an element

@@ -16,7 +16,10 @@
  * An if result that both arms yield alike (one value from outside the if,
  * or equal constants), or an i1 that is just the condition or its negation
  * (then true / else false), is replaced by that value; dce then drops the
- * result. */
+ * result.
+ *
+ * An integer add of a dot with a zero accumulator becomes that dot
+ * accumulating into the other operand (fold_dot_add; not for floats). */
 #include "opt.h"
 #include "../ir/mathfn.h"
 #include "../interp/interp.h"
@@ -499,6 +502,52 @@ static void fold_if(IrFunc *fn, IrOp *op, void *ud) {
     }
 }
 
+/* ---- dot accumulation ----
+ *
+ * add(x, dot(a, b, 0)) -> dot(a, b, x), so that `acc += tl.dot(a, b)`
+ * accumulates in place (Triton's combine pass does the same). Only for
+ * integer accumulators: i32 wrap-around addition is associative, so the
+ * sum is the same bits in any order. For floats the rewrite changes the
+ * rounding, because dot rounds after every k (doc/ir.md): with x = 1 and
+ * two products 2^-24 (f16 operands 2^-12 * 2^-12, f32 accumulator), x +
+ * dot(a, b, 0) is 1 + 2^-23 while dot(a, b, x) is 1 (each 1 + 2^-24 ties to
+ * even). fold keeps every pass bit-identical, so floats are left alone.
+ *
+ * The dot must have no other use and sit in the add's block; it moves to
+ * the add's place, where x is defined (a and b already were). */
+typedef struct FoldUses {
+    bool changed;
+    uint32_t *uses;   /* counted at the start of the round, kept up to date */
+} FoldUses;
+
+static bool zero_acc_dot(IrFunc *fn, ValId v, IrOp *add, const uint32_t *uses) {
+    IrOp *d = fn->vals[v].def;
+    return d && d->opc == OP_DOT && uses[v] == 1 && d->parent == add->parent && is_zero(fn, d->operands[2]);
+}
+
+static void fold_dot_add(IrFunc *fn, IrOp *op, void *ud) {
+    FoldUses *f = ud;
+    if (op->opc != OP_ADD) return;
+    ValId r = op->results[0];
+    if (elem_is_float((ElemType)ir_type(fn, r).elem)) return;
+    for (int side = 0; side < 2; side++) {
+        ValId dv = op->operands[side], x = op->operands[1 - side];
+        if (!zero_acc_dot(fn, dv, op, f->uses) || !ir_type_eq(ir_type(fn, x), ir_type(fn, dv)) ||
+            fn->vals[x].layout != fn->vals[dv].layout || fn->vals[r].layout != fn->vals[dv].layout)
+            continue;
+        IrOp *d = fn->vals[dv].def;
+        ValId ops[3] = {d->operands[0], d->operands[1], x};
+        ir_op_set_operands(fn, d, ops, 3);
+        ir_op_unlink(d);
+        ir_insert_before(op, d);
+        ir_replace_uses(fn, r, dv);
+        ir_op_unlink(op);
+        f->uses[dv] = f->uses[r];
+        f->changed = true;
+        return;
+    }
+}
+
 void pass_fold(IrFunc *fn) {
     bool changed = true;
     while (changed) {
@@ -507,5 +556,8 @@ void pass_fold(IrFunc *fn) {
         FoldIf f = {false, ir_count_uses(fn)};
         ir_walk(fn, fn->body, fold_if, &f);
         changed |= f.changed;
+        FoldUses u = {false, ir_count_uses(fn)};
+        ir_walk(fn, fn->body, fold_dot_add, &u);
+        changed |= u.changed;
     }
 }

@@ -122,6 +122,148 @@ static void test_floats(void) {
           "int -> bf16: two roundings before sm_90, one after");
 }
 
+/* ---- dot (doc/ir.md "Matrix multiplication") ---- */
+
+/* The plain C reference: operands decoded to double, each product exact in
+ * double, each sum in double (exact for these data) then rounded by a C
+ * cast (to float, or to _Float16 for an f16 accumulator); tf32 by frexp:
+ * 11 significant bits, ties away from zero. */
+static double ref_tf32(double x) {
+    if (x == 0 || !isfinite(x)) return x;
+    int e;
+    double m = frexp(fabs(x), &e);                 /* [0.5, 1) */
+    double r = floor(ldexp(m, 11) + 0.5);          /* ties away: magnitude rounds up */
+    return copysign(ldexp(r, e - 11), x);
+}
+
+static double ref_round_acc(ElemType ce, double v) {
+    return ce == ET_F16 ? (double)(_Float16)v : (double)(float)v;
+}
+
+static uint64_t ref_dot_elem(ElemType ae, ElemType be, ElemType ce, DotPrecision prec, uint64_t acc,
+                             const uint64_t *a, const uint64_t *b, int64_t K, int64_t bstride) {
+    if (ae == ET_I8) {
+        int64_t s = (int32_t)acc;
+        for (int64_t k = 0; k < K; k++) s = (int32_t)(uint32_t)(s + (int64_t)a[k] * (int64_t)b[k * bstride]);
+        return interp_int_norm(ET_I32, (uint64_t)s);
+    }
+    double c = scalar_float(ce, acc);
+    for (int64_t k = 0; k < K; k++) {
+        double x = scalar_float(ae, a[k]), y = scalar_float(be, b[k * bstride]);
+        if (ae != ET_F32) {
+            c = ref_round_acc(ce, c + x * y);
+        } else if (prec == DOT_IEEE) {
+            c = (double)fmaf((float)x, (float)y, (float)c);
+        } else if (prec == DOT_TF32) {
+            c = (float)(c + ref_tf32(x) * ref_tf32(y));
+        } else {
+            double xh = ref_tf32(x), yh = ref_tf32(y);
+            double xl = ref_tf32((float)(x - xh)), yl = ref_tf32((float)(y - yh));
+            c = (float)(c + xh * yl);
+            c = (float)(c + xl * yh);
+            c = (float)(c + xh * yh);
+        }
+    }
+    return scalar_round_bits(ce, c, false);
+}
+
+static uint64_t lcg(uint64_t *st) {
+    *st = *st * 6364136223846793005u + 1442695040888963407u;
+    return *st >> 33;
+}
+
+/* a random operand or accumulator value of type e (uniform in [-2, 2),
+ * integers in [-128, 128) or anywhere in i32 for accumulators) */
+static uint64_t random_slot(ElemType e, uint64_t *st) {
+    if (e == ET_I8) return interp_int_norm(e, lcg(st));
+    if (e == ET_I32) return interp_int_norm(e, lcg(st) << 1 ^ lcg(st));
+    return interp_slot_from_double(e, (double)(int64_t)(lcg(st) % 4096) / 1024.0 - 2.0 + (double)(lcg(st) % 1000) * 1e-7);
+}
+
+static void dot_case(ElemType ae, ElemType be, ElemType ce, DotPrecision prec, InterpDotShape sh, uint64_t *st) {
+    int64_t na = sh.batches * sh.m * sh.k, nb = sh.batches * sh.k * sh.n, nc = sh.batches * sh.m * sh.n;
+    uint64_t *a = malloc(sizeof(uint64_t) * (size_t)na), *b = malloc(sizeof(uint64_t) * (size_t)nb);
+    uint64_t *c = malloc(sizeof(uint64_t) * (size_t)nc), *d = malloc(sizeof(uint64_t) * (size_t)nc);
+    for (int64_t i = 0; i < na; i++) a[i] = random_slot(ae, st);
+    for (int64_t i = 0; i < nb; i++) b[i] = random_slot(be, st);
+    for (int64_t i = 0; i < nc; i++) c[i] = random_slot(ce, st);
+    interp_dot(ae, be, ce, prec, sh, a, b, c, d);
+    int bad = 0;
+    for (int64_t bi = 0; bi < sh.batches; bi++)
+        for (int64_t m = 0; m < sh.m; m++)
+            for (int64_t n = 0; n < sh.n; n++) {
+                int64_t o = (bi * sh.m + m) * sh.n + n;
+                uint64_t want = ref_dot_elem(ae, be, ce, prec, c[o], a + (bi * sh.m + m) * sh.k,
+                                             b + bi * sh.k * sh.n + n, sh.k, sh.n);
+                if (want != d[o] && bad++ == 0)
+                    printf("FAIL dot %s x %s -> %s (%s) %lldx%lldx%lldx%lld: element (%lld, %lld, %lld) is 0x%llx, "
+                           "expected 0x%llx\n",
+                           elem_name(ae), elem_name(be), elem_name(ce), dot_precision_names[prec],
+                           (long long)sh.batches, (long long)sh.m, (long long)sh.n, (long long)sh.k, (long long)bi,
+                           (long long)m, (long long)n, (unsigned long long)d[o], (unsigned long long)want);
+            }
+    if (bad) failures++;
+    interp_dot(ae, be, ce, prec, sh, a, b, c, c);   /* in place: the same result */
+    CHECK_MSG(!memcmp(c, d, sizeof(uint64_t) * (size_t)nc), "dot into its own accumulator differs");
+    free(a), free(b), free(c), free(d);
+}
+
+static void test_dot_reference(void) {
+    static const struct {
+        ElemType a, b, c;
+        DotPrecision p;
+    } kinds[] = {
+        {ET_F16, ET_F16, ET_F32, DOT_TF32},     {ET_F16, ET_F16, ET_F16, DOT_TF32},
+        {ET_BF16, ET_BF16, ET_F32, DOT_TF32},   {ET_F8E4M3, ET_F8E5M2, ET_F32, DOT_TF32},
+        {ET_F8E5M2, ET_F8E5M2, ET_F16, DOT_TF32}, {ET_F8E4M3, ET_F8E4M3, ET_F16, DOT_TF32},
+        {ET_F32, ET_F32, ET_F32, DOT_TF32},     {ET_F32, ET_F32, ET_F32, DOT_TF32X3},
+        {ET_F32, ET_F32, ET_F32, DOT_IEEE},     {ET_I8, ET_I8, ET_I32, DOT_TF32},
+    };
+    static const InterpDotShape shapes[] = {{1, 1, 1, 1}, {1, 15, 17, 3}, {1, 32, 32, 64}, {3, 15, 17, 3}, {2, 8, 4, 16}};
+    uint64_t st = 12345;
+    for (size_t i = 0; i < ARRAY_LEN(kinds); i++)
+        for (size_t j = 0; j < ARRAY_LEN(shapes); j++) dot_case(kinds[i].a, kinds[i].b, kinds[i].c, kinds[i].p, shapes[j], &st);
+}
+
+/* The rules the reference above cannot tell apart on random data. */
+static void test_dot_rules(void) {
+    /* tf32: ties away from zero, both signs; a carry into the exponent */
+    CHECK(elem_tf32_bits(0x3F801000u) == 0x3F802000u);   /* 1 + 2^-11 -> 1 + 2^-10 (ties-to-even gives 1) */
+    CHECK(elem_tf32_bits(0xBF801000u) == 0xBF802000u);
+    CHECK(elem_tf32_bits(0x3F800FFFu) == 0x3F800000u);
+    CHECK(elem_tf32_bits(0x3FFFF000u) == 0x40000000u);
+    CHECK(elem_tf32_bits(0x7F7FF000u) == 0x7F800000u);   /* the largest f32s round to inf */
+    /* one rounding of the exact sum: 1 + 2^-23 + 2^-24 - 2^-60 is just below a tie; through a
+     * double sum it would become the tie and round to even (1 + 2^-22) */
+    CHECK(elem_round_sum(ET_F32, 1 + 0x1p-22, -(0x1p-24 + 0x1p-60)) == 1 + 0x1p-23);
+    CHECK(elem_round_sum(ET_F16, 1.0, 0x1p-11) == 1.0);   /* a tie: to even */
+    /* f32 accumulator, f16 products 2^-24: rounded at every k, x + dot(0) != dot(x)
+     * (why fold leaves float adds of a dot alone) */
+    uint64_t h = interp_slot_from_double(ET_F16, 0x1p-12), one = scalar_f32_bits(1.0f), zero = scalar_f32_bits(0.0f);
+    uint64_t in_place = one, apart = zero;
+    for (int k = 0; k < 2; k++) {
+        in_place = interp_elem_dot_step(ET_F16, ET_F16, ET_F32, DOT_TF32, in_place, h, h);
+        apart = interp_elem_dot_step(ET_F16, ET_F16, ET_F32, DOT_TF32, apart, h, h);
+    }
+    CHECK(in_place == one);
+    CHECK(scalar_f32(apart) + 1.0f == 1.0f + 0x1p-23f);
+    /* f16 accumulator: each sum rounded to f16, overflow to inf */
+    uint64_t big = interp_slot_from_double(ET_F16, 256.0);
+    uint64_t acc16 = interp_slot_from_double(ET_F16, 65280.0);
+    CHECK(interp_elem_dot_step(ET_F16, ET_F16, ET_F16, DOT_TF32, acc16, big, big) == 0x7C00);
+    /* ieee is one fma: the product is not rounded first */
+    float x = 1 + 0x1p-12f, y = 1 - 0x1p-12f;   /* x * y = 1 - 2^-24 exactly */
+    CHECK(scalar_f32(interp_elem_dot_step(ET_F32, ET_F32, ET_F32, DOT_IEEE, scalar_f32_bits(-1.0f), scalar_f32_bits(x),
+                                          scalar_f32_bits(y))) == -0x1p-24f);
+    /* i8: exact products, i32 wrap-around */
+    uint64_t m = interp_int_norm(ET_I8, (uint64_t)-128);
+    CHECK(interp_elem_dot_step(ET_I8, ET_I8, ET_I32, DOT_TF32, 0x7FFFFFFF - 16383, m, m) ==
+          interp_int_norm(ET_I32, (uint64_t)INT32_MIN));
+    /* NaN products give the canonical NaN */
+    uint64_t nan16 = 0x7E01;
+    CHECK(interp_elem_dot_step(ET_F16, ET_F16, ET_F32, DOT_TF32, zero, nan16, h) == 0x7FFFFFFF);
+}
+
 /* ---- 2. whole IR ---- */
 
 typedef struct Run {
@@ -641,6 +783,58 @@ static const char cse_more_tir[] =
     "  ret\n"
     "}\n";
 
+/* dots of every kind: fold turns the i32 add into an accumulating dot,
+ * the layout pass gives them layouts; the bits must not change */
+static const char dot_stages_tir[] =
+    "func @dots(%A: ptr<i8>, %X: ptr<i32>, %H: ptr<f16>, %F: ptr<f32>, %O: ptr<i32>, %OF: ptr<f32>) {\n"
+    "  %i = arange 0, 64 : tile<64xi32>\n"
+    "  %pa = splat %A : tile<64xptr<i8>>\n"
+    "  %qa = addptr %pa, %i : tile<64xptr<i8>>\n"
+    "  %la = load %qa : tile<64xi8>\n"
+    "  %a = reshape %la : tile<8x8xi8>\n"
+    "  %at = trans %a {perm = [1, 0]} : tile<8x8xi8>\n"
+    "  %px = splat %X : tile<64xptr<i32>>\n"
+    "  %qx = addptr %px, %i : tile<64xptr<i32>>\n"
+    "  %lx = load %qx : tile<64xi32>\n"
+    "  %x = reshape %lx : tile<8x8xi32>\n"
+    "  %z = const 0 : tile<8x8xi32>\n"
+    "  %d = dot %a, %at, %z : tile<8x8xi32>\n"
+    "  %s = add %x, %d : tile<8x8xi32>\n"
+    "  %so = reshape %s : tile<64xi32>\n"
+    "  %po = splat %O : tile<64xptr<i32>>\n"
+    "  %qo = addptr %po, %i : tile<64xptr<i32>>\n"
+    "  store %qo, %so\n"
+    "  %ph = splat %H : tile<64xptr<f16>>\n"
+    "  %qh = addptr %ph, %i : tile<64xptr<f16>>\n"
+    "  %lh = load %qh : tile<64xf16>\n"
+    "  %h = reshape %lh : tile<8x8xf16>\n"
+    "  %fz = const 0.0 : tile<8x8xf32>\n"
+    "  %fd = dot %h, %h, %fz : tile<8x8xf32>\n"
+    "  %pf = splat %F : tile<64xptr<f32>>\n"
+    "  %qf = addptr %pf, %i : tile<64xptr<f32>>\n"
+    "  %lf = load %qf : tile<64xf32>\n"
+    "  %f = reshape %lf : tile<8x8xf32>\n"
+    "  %t3 = dot %f, %f, %fd {precision = tf32x3} : tile<8x8xf32>\n"
+    "  %ie = dot %f, %f, %t3 {precision = ieee} : tile<8x8xf32>\n"
+    "  %tf = dot %f, %f, %ie : tile<8x8xf32>\n"
+    "  %sf = add %fd, %tf : tile<8x8xf32>\n"
+    "  %sfo = reshape %sf : tile<64xf32>\n"
+    "  %pof = splat %OF : tile<64xptr<f32>>\n"
+    "  %qof = addptr %pof, %i : tile<64xptr<f32>>\n"
+    "  store %qof, %sfo\n"
+    "  %ha = reshape %lh : tile<2x4x8xf16>\n"
+    "  %hb = reshape %lh : tile<2x8x4xf16>\n"
+    "  %hz = const 0.0 : tile<2x4x4xf16>\n"
+    "  %hd = dot %ha, %hb, %hz : tile<2x4x4xf16>\n"
+    "  %hf = cast %hd : tile<2x4x4xf32>\n"
+    "  %hfo = reshape %hf : tile<32xf32>\n"
+    "  %j = arange 64, 96 : tile<32xi32>\n"
+    "  %pof2 = splat %OF : tile<32xptr<f32>>\n"
+    "  %qof2 = addptr %pof2, %j : tile<32xptr<f32>>\n"
+    "  store %qof2, %hfo\n"
+    "  ret\n"
+    "}\n";
+
 /* Each runs after lowering-equivalent parsing and after every pass of the
  * standard pipeline; the buffers must be bit-identical at every stage. */
 static void test_fold_cse_more(uint64_t seed) {
@@ -651,6 +845,9 @@ static void test_fold_cse_more(uint64_t seed) {
          "h = empty(16, fp16); c = empty(8, i32)"},
         {"cse_attrs.tir (random)", cse_more_tir, "x = randn(8, fp32) * 1000; out = empty(16, fp32); h = empty(16, fp16); "
                                                  "c = empty(8, i32)"},
+        {"dot_stages.tir", dot_stages_tir,
+         "a = randint(-128, 128, 64, i8); x = randint(-2147483648, 2147483647, 64, i32); h = rand(64, fp16); "
+         "f = randn(64, fp32); o = empty(64, i32); of = empty(96, fp32)"},
     };
     for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
         RtRequest rq = {.path = cases[i].name, .source = cases[i].tir, .is_ir = true, .passes = "all"};
@@ -837,6 +1034,10 @@ static void test_reference_language(void) {
     /* shapes: broadcasting, indexing, .T, .sum, .reshape */
     expect_eval(&rc, "np.arange(3)[:, None] * 10 + np.arange(2)[None, :]", "i(3, 2): 0 1 10 11 20 21");
     expect_eval(&rc, "np.arange(6).reshape(2, 3).T", "i(3, 2): 0 3 1 4 2 5");
+    expect_eval(&rc, "np.arange(6).reshape(2, 3) @ np.arange(6).reshape(3, 2)", "i(2, 2): 10 13 28 40");
+    expect_eval(&rc, "1 + np.arange(4).reshape(2, 2) @ np.arange(4).reshape(2, 2).T * 2", "i(2, 2): 3 7 7 27");
+    expect_eval(&rc, "np.matmul(np.arange(8).reshape(2, 2, 2), np.arange(2).reshape(1, 2, 1) * 1.0)", "f(2, 2, 1): 1 3 5 7");
+    expect_eval(&rc, "np.dot(x[:2][None, :] * 2, x[:2][:, None])", "f(1, 1): 17");
     expect_eval(&rc, "np.arange(6).reshape((2, 3)).sum(axis=0)", "i(3,): 3 5 7");
     expect_eval(&rc, "np.arange(6).reshape(2, 3).sum(axis=-1)", "i(2,): 3 12");
     expect_eval(&rc, "np.arange(6).reshape(2, 3).sum()", "i(): 15");
@@ -1095,6 +1296,8 @@ int main(void) {
            (unsigned long long)seed);
     test_integers();
     test_floats();
+    test_dot_reference();
+    test_dot_rules();
     test_masked_and_loop();
     test_out_of_bounds();
     test_div_zero();

@@ -1,0 +1,160 @@
+/* tl.dot(input, other, acc=None, input_precision=None, allow_tf32=None,
+ * max_num_imprecise_acc=None, out_dtype=tl.float32): one `dot` op (doc/ir.md
+ * "Matrix multiplication"). The checks and their messages follow Triton's,
+ * in Triton's order (operand dtypes, precision, shapes, result type), except
+ * that tric accepts any M, N and K (Triton wants K >= 16 for 16-bit types):
+ * the code generator pads small tiles. The accumulator type is acc's dtype
+ * when acc is given (any the IR allows), otherwise Triton's result type. */
+#include "lower.h"
+
+#include <string.h>
+#include <strings.h>
+
+static bool absent(const LArg *a) { return !a->present || a->v.kind == LV_NONE; }
+
+static bool is_fp8(ElemType e) { return e == ET_F8E4M3 || e == ET_F8E5M2; }
+
+/* The dtypes Triton lets into a dot besides fp8 pairs (i1 aside); fp64 and
+ * uint8 pass this check and fail later, as in Triton. */
+static bool dot_operand_dtype(ElemType e) {
+    return e == ET_I8 || e == ET_U8 || e == ET_F16 || e == ET_BF16 || e == ET_F32 || e == ET_F64;
+}
+
+static LVal dot_operand(Lower *L, const LArg *a, const char *side) {
+    LVal v = lval_to_tensor(L, a->loc, a->v);
+    ElemType e = (ElemType)lower_type(L, &v).elem;
+    if (!is_fp8(e) && !dot_operand_dtype(e))
+        diag_error(L->ctx, a->loc, "Unsupported %s dtype %s", side, dtype_name(ir_scalar(e)));
+    return v;
+}
+
+/* input_precision / allow_tf32 -> DotPrecision. Only f32 operands use it;
+ * for the others the op keeps the default (its text omits it). */
+static int dot_precision(Lower *L, const LArg *prec, const LArg *allow, bool f32) {
+    if (!absent(prec) && !absent(allow))
+        diag_error(L->ctx, allow->loc, "Only one of input_precision and allow_tf32 can be specified");
+    int p = DOT_TF32;
+    if (!absent(prec)) {
+        if (prec->v.kind != LV_STR)
+            diag_error(L->ctx, prec->loc, "input_precision must be a string, got a %s", lval_kind_name(&prec->v));
+        p = -1;
+        for (int i = 0; i < DOT_PRECISION_COUNT; i++)
+            if (strlen(dot_precision_names[i]) == prec->v.n &&
+                !strncasecmp(dot_precision_names[i], prec->v.s, prec->v.n))
+                p = i;
+        if (p < 0)
+            diag_error(L->ctx, prec->loc, "input_precision must be one of 'tf32', 'tf32x3' or 'ieee', got '%.*s'",
+                       (int)prec->v.n, prec->v.s);
+    } else if (!absent(allow)) {
+        if (allow->v.kind == LV_TENSOR) diag_error(L->ctx, allow->loc, "allow_tf32 must be a compile-time value");
+        p = lower_truth(L, allow->loc, &allow->v) ? DOT_TF32 : DOT_IEEE;
+    }
+    return f32 ? p : DOT_TF32;
+}
+
+/* The shapes: rank 2 or 3 alike, K equal, batch dims equal. */
+static void dot_check_shapes(Lower *L, SrcLoc loc, IrType at, IrType bt) {
+    if (!((at.rank == 2 && bt.rank == 2) || (at.rank == 3 && bt.rank == 3)))
+        diag_error(L->ctx, loc, "Both inputs must be either 2D or 3D; (lhs: %s vs rhs: %s)", shape_str(L, at),
+                   shape_str(L, bt));
+    int n = at.rank;
+    if (at.shape[n - 1] != bt.shape[n - 2])
+        diag_error(L->ctx, loc,
+                   "First input shape (%s) and second input shape %s are not compatible for matmul (second index of "
+                   "first shape (%d) must be equal to first index of second shape (%d))",
+                   shape_str(L, at), shape_str(L, bt), at.shape[n - 1], bt.shape[n - 2]);
+    if (n == 3 && at.shape[0] != bt.shape[0])
+        diag_error(L->ctx, loc, "Both inputs must have the same batch size; (lhs: %s vs rhs: %s)", shape_str(L, at),
+                   shape_str(L, bt));
+}
+
+/* The accumulator element type without acc (Triton's rules): int32 for
+ * int8; fp32 for fp32 and bf16; out_dtype (fp32 or fp16) for fp16 and fp8. */
+static ElemType dot_result_elem(Lower *L, SrcLoc loc, ElemType in, const LArg *out) {
+    IrType od = ir_scalar(ET_F32);
+    if (!absent(out)) {
+        if (out->v.kind != LV_DTYPE)
+            diag_error(L->ctx, out->loc, "out_dtype must be a dtype such as tl.float32, got a %s",
+                       lval_kind_name(&out->v));
+        od = out->v.dtype;
+    }
+    if (elem_is_int(in)) {
+        if (in != ET_I8) diag_error(L->ctx, loc, "only int8 supported!");
+        return ET_I32;
+    }
+    if (od.elem == ET_BF16)
+        diag_error(L->ctx, out->loc, "out_dtype=bfloat16 is unsupported. Please use out_dtype=float32/float16 and "
+                                     "cast with `.to(tl.bfloat16)`");
+    if (in == ET_F64) diag_error(L->ctx, loc, "tl.dot of fp64 operands is not supported by tric");
+    if (in == ET_F32 || in == ET_BF16) return ET_F32;
+    if (od.elem != ET_F32 && od.elem != ET_F16)
+        diag_error(L->ctx, out->loc, "out_dtype must be tl.float32 or tl.float16 for %s operands, got %s",
+                   dtype_name(ir_scalar(in)), dtype_name(od));
+    return (ElemType)od.elem;
+}
+
+/* The accumulators the IR allows for operands of type `in` (doc/ir.md). */
+static bool dot_acc_ok(ElemType in, ElemType acc) {
+    if (in == ET_I8) return acc == ET_I32;
+    if (in == ET_F16 || is_fp8(in)) return acc == ET_F32 || acc == ET_F16;
+    return acc == ET_F32;
+}
+
+static const char *dot_acc_allowed(ElemType in) {
+    if (in == ET_I8) return "int32";
+    if (in == ET_F16 || is_fp8(in)) return "fp32 or fp16";
+    return "fp32";
+}
+
+/* acc: a tensor of the result's shape and an element type the operands
+ * allow; it decides the accumulator type. */
+static LVal dot_acc(Lower *L, const LArg *a, IrType want, ElemType in) {
+    if (a->v.kind != LV_TENSOR)
+        diag_error(L->ctx, a->loc, "acc must be a tensor, got a %s", lval_kind_name(&a->v));
+    LVal acc = a->v;
+    IrType t = lower_type(L, &acc);
+    bool same_shape = t.rank == want.rank;
+    for (int i = 0; same_shape && i < t.rank; i++) same_shape = t.shape[i] == want.shape[i];
+    if (!same_shape)
+        diag_error(L->ctx, a->loc, "acc has shape %s, expected %s (the shape of the product)", shape_str(L, t),
+                   shape_str(L, want));
+    if (!dot_acc_ok(in, (ElemType)t.elem))
+        diag_error(L->ctx, a->loc, "acc has dtype %s, but a product of %s operands accumulates in %s",
+                   dtype_name(ir_elem_of(t)), dtype_name(ir_scalar(in)), dot_acc_allowed(in));
+    return acc;
+}
+
+LVal bi_dot(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    LVal x = dot_operand(L, &a[0], "lhs"), y = dot_operand(L, &a[1], "rhs");
+    IrType at = lower_type(L, &x), bt = lower_type(L, &y);
+    ElemType ae = (ElemType)at.elem, be = (ElemType)bt.elem;
+    if (!(is_fp8(ae) && is_fp8(be)) && ae != be)
+        diag_error(L->ctx, loc, "Both operands must be same dtype. Got %s and %s", dtype_name(ir_scalar(ae)),
+                   dtype_name(ir_scalar(be)));
+    int prec = dot_precision(L, &a[3], &a[4], ae == ET_F32);
+    if (!absent(&a[5]) && a[5].v.kind != LV_INT)
+        diag_error(L->ctx, a[5].loc, "max_num_imprecise_acc must be a compile-time integer, got a %s",
+                   lval_kind_name(&a[5].v));
+    dot_check_shapes(L, loc, at, bt);
+    ElemType re = dot_result_elem(L, loc, ae, &a[6]);
+    if (is_fp8(ae) && L->ctx->target.sm < 89)
+        diag_error(L->ctx, loc, "tl.dot of fp8 operands needs sm_89 or newer; the target is sm_%d",
+                   L->ctx->target.sm);
+    int n = at.rank;
+    IrType rt = at;
+    rt.elem = (uint8_t)re;
+    rt.shape[n - 1] = bt.shape[n - 1];
+    LVal acc;
+    if (absent(&a[2])) {
+        LVal zero = lval_int(0);
+        acc = lower_const_tensor(L, loc, &zero, rt);
+    } else {
+        acc = dot_acc(L, &a[2], rt, ae);
+        rt = lower_type(L, &acc);
+    }
+    ValId ops[3] = {x.id, y.id, acc.id};
+    L->b.loc = loc;
+    IrOp *op = ir_build(&L->b, OP_DOT, ops, 3, &rt, 1, 0);
+    op->attr.i = prec;
+    return lval_tensor(L, op->results[0]);
+}

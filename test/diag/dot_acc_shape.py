@@ -1,0 +1,12 @@
+# ARGS: -k kern -s '*fp16, *fp16, *fp32'
+import triton
+import triton.language as tl
+
+@triton.jit
+def kern(P, Q, O):
+    r = tl.arange(0, 16)
+    a = tl.load(P + r[:, None] * 16 + r[None, :])
+    b = tl.load(Q + r[:, None] * 16 + r[None, :])
+    acc = tl.zeros((16, 32), dtype=tl.float32)
+    acc = tl.dot(a, b, acc=acc)
+    tl.store(O + r[:, None] * 16 + r[None, :], acc)

@@ -1,0 +1,12 @@
+# ARGS: -k kern -s '*fp16, *fp16, *fp32'
+import triton
+import triton.language as tl
+
+@triton.jit
+def kern(P, Q, O):
+    r = tl.arange(0, 16)
+    s = tl.arange(0, 32)
+    a = tl.load(P + r[:, None] * 32 + s[None, :])
+    b = tl.load(Q + r[:, None] * 16 + r[None, :])
+    c = tl.dot(a, b)
+    tl.store(O + r[:, None] * 16 + r[None, :], c)
