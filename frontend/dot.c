@@ -7,6 +7,7 @@
  * when acc is given (any the IR allows), otherwise Triton's result type. */
 #include "lower.h"
 
+#include <math.h>
 #include <string.h>
 #include <strings.h>
 
@@ -157,4 +158,28 @@ LVal bi_dot(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     IrOp *op = ir_build(&L->b, OP_DOT, ops, 3, &rt, 1, 0);
     op->attr.i = prec;
     return lval_tensor(L, op->results[0]);
+}
+
+/* `acc + tl.dot(a, b)` (and `acc += tl.dot(a, b)`, `tl.dot(a, b) + acc`)
+ * where the dot was just made by that very call: the dot accumulates into
+ * acc, as Triton compiles it, instead of summing from zero and adding acc
+ * after (which would hold a second accumulator's registers and add once
+ * more per element). This defines what the expression means in tric, so no
+ * later pass changes a result. d is fresh (the caller saw a call in the
+ * source), so the dot has no other use; acc must have exactly the dot's
+ * type and exist before the dot (a variable, or an operand lowered first). */
+bool lower_dot_accumulate(Lower *L, LVal acc, LVal d, LVal *out) {
+    if (acc.kind != LV_TENSOR || d.kind != LV_TENSOR) return false;
+    IrFunc *fn = L->b.fn;
+    IrOp *dot = fn->vals[d.id].def;
+    if (!dot || dot->opc != OP_DOT || acc.id >= d.id) return false;
+    if (!ir_type_eq(ir_type(fn, acc.id), ir_type(fn, d.id))) return false;
+    IrOp *zero = fn->vals[dot->operands[2]].def;
+    if (!zero || zero->opc != OP_CONST) return false;
+    bool is_float = elem_is_float((ElemType)ir_type(fn, d.id).elem);
+    if (is_float ? zero->attr.f != 0.0 || signbit(zero->attr.f) : zero->attr.i != 0) return false;
+    ValId ops[3] = {dot->operands[0], dot->operands[1], acc.id};
+    ir_op_set_operands(fn, dot, ops, 3);
+    *out = d;
+    return true;
 }

@@ -571,7 +571,11 @@ static void lower_annassign(Lower *L, AstNode *s) {
 static void lower_augassign(Lower *L, AstNode *s) {
     if (s->lhs->kind != A_NAME) assign_target(L, s->lhs, lval_none(), false);   /* reports the error */
     LVal cur = lower_expr(L, s->lhs);
-    LVal rhs = lower_expr(L, s->rhs);
+    LVal rhs = lower_expr(L, s->rhs), sum;
+    if (s->op == BIN_ADD && s->rhs->kind == A_CALL && lower_dot_accumulate(L, cur, rhs, &sum)) {
+        assign_target(L, s->lhs, sum, true);
+        return;
+    }
     assign_target(L, s->lhs, lower_binop(L, s->loc, s->op, cur, rhs), true);
 }
 

@@ -257,5 +257,7 @@ LVal lower_transpose_attr(Lower *L, SrcLoc loc, LVal x);   /* x.T */
 
 /* ---- dot.c ---- tl.dot */
 LVal bi_dot(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+/* acc + d where d is a tl.dot call's fresh result: accumulate in the dot */
+bool lower_dot_accumulate(Lower *L, LVal acc, LVal d, LVal *out);
 
 #endif

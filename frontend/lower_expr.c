@@ -1088,7 +1088,10 @@ static LVal lower_expr_inner(Lower *L, AstNode *e) {
     case A_LIST: return lower_tuple(L, e);
     case A_BINOP: {
         LVal a = lower_expr(L, e->lhs);
-        LVal b = lower_expr(L, e->rhs);
+        LVal b = lower_expr(L, e->rhs), r;
+        if (e->op == BIN_ADD && ((e->rhs->kind == A_CALL && lower_dot_accumulate(L, a, b, &r)) ||
+                                 (e->lhs->kind == A_CALL && lower_dot_accumulate(L, b, a, &r))))
+            return r;
         return lower_binop(L, e->loc, e->op, a, b);
     }
     case A_UNARY: return lower_unary(L, e->loc, e->op, lower_expr(L, e->lhs));

@@ -1,8 +1,9 @@
 # RUN: -k dot_acc -s '*fp32, *i8, *fp32, *i32, 16' --emit ir
+# RUN: -k dot_acc -s '*fp32, *i8, *fp32, *i32, 16' --dump-after dce -o /dev/null
 # tl.dot lowered: acc=None is a zero accumulator of the result type (int32 for
 # int8), acc given is the accumulator (`acc = tl.dot(a, b, acc)`),
-# `acc += tl.dot(a, b)` is an add of a dot with a zero accumulator (fold
-# makes the int32 one accumulate in place: test/ir/fold_dot_add.tir), and
+# `acc += tl.dot(a, b)` and `acc + tl.dot(a, b)` accumulate in the dot
+# (the lowering gives the dot acc instead of a zero accumulator), and
 # input_precision / allow_tf32 become the precision attribute of f32 dots.
 import triton
 import triton.language as tl

@@ -186,6 +186,8 @@ static const char *const every_op =
     "#L5 = linear<[32] reg=[[1]] lane=[[2],[4],[8],[16],[0]] warp=[]>\n"
     "#L6 = linear<[4,8,2] reg=[[0,0,1],[0,1,0]] lane=[[0,2,0],[0,4,0],[1,0,0],[2,0,0],[0,0,0]] warp=[]>\n"
     "#L7 = linear<[4,4] reg=[[0,1]] lane=[[0,2],[1,0],[2,0],[0,0],[0,0]] warp=[]>\n"
+    "#L8 = linear<[4,8] reg=[[0,1],[0,2],[0,4]] lane=[[0,0],[1,0],[2,0],[0,0],[0,0]] warp=[]>\n"
+    "#L9 = linear<[8,4] reg=[[1,0],[2,0],[4,0],[0,1]] lane=[[0,2],[0,0],[0,0],[0,0],[0,0]] warp=[]>\n"
     "func @all(%p: ptr<f16> {div = 16}, %0: i32, %q: ptr<i8>) {\n"
     "  %1 = const -3 : i32\n"
     "  %2 = const 18446744073709551615 : u64\n"
@@ -260,7 +262,9 @@ static const char *const every_op =
     "  %73, %74 = split %72 : tile<4x8xf32, #L0>, tile<4x8xf32, #L0>\n"
     "  %75 = math atan2 %69, %68 : tile<4x8xf32, #L0>\n"
     "  %76 = const 0.0 : tile<4x4xf32, #L7>\n"
-    "  %77 = dot %69, %70, %76 {precision = tf32x3} : tile<4x4xf32, #L7>\n"
+    "  %77 = convert_layout %69 : tile<4x8xf32, #L8>\n"
+    "  %78 = convert_layout %70 : tile<8x4xf32, #L9>\n"
+    "  %79 = dot %77, %78, %76 {precision = tf32x3} : tile<4x4xf32, #L7>\n"
     "  store %q, %9\n"
     "  ret\n"
     "}\n";
@@ -298,7 +302,7 @@ static void test_text(void) {
     ctx_free(c);
 
     /* the unfixed text fails in the verifier, reported at the op */
-    check_parse_error(every_op, "t.tir:84:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
+    check_parse_error(every_op, "t.tir:88:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
 
     /* floats print exactly */
     c = new_ctx();
