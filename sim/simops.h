@@ -20,4 +20,15 @@ SimStatus sim_alu(const SimIns *in, const uint64_t *v, uint64_t *r);
  * (cas: compare with b, swap in c); SIM_BAD for a combination PTX lacks */
 SimStatus sim_atom(const SimIns *in, uint64_t old, uint64_t b, uint64_t c, uint64_t *r);
 
+/* mma.c: mma.sync and cvt to tf32. The mma type names ("f16", "e4m3",
+ * ...); whether ptxas takes a form (K, types of d a b c, .satfinite); the
+ * 32-bit registers per lane of operand i (0 d, 1 a, 2 b, 3 c); one warp's
+ * mma: frag[i][lane][register] of a, b, c in, of d out. */
+SimMmaTy sim_mma_type(const char *name);
+const char *sim_mma_type_name(SimMmaTy t);
+bool sim_mma_form_ok(int k, const uint8_t ty[4], bool satfinite);
+int sim_mma_regs(const SimIns *in, int i);
+void sim_mma(const SimIns *in, uint32_t frag[4][32][4]);
+SimStatus sim_cvt_tf32(const SimIns *in, uint64_t a, uint64_t *r);
+
 #endif
