@@ -14,6 +14,19 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A cp.async in flight: what it copies when a wait_group retires it. */
+typedef struct CpCopy {
+    uint64_t src;            /* host address */
+    uint32_t dst;            /* offset in shared memory */
+    uint32_t size, src_size; /* cp-size; the bytes read from src (the rest are zeros) */
+    uint32_t group;          /* the issuing thread's commit count then: its group */
+    uint32_t next;           /* the thread's next copy, or the next free entry; CP_NONE */
+    uint32_t thread;
+    const SimIns *in;
+} CpCopy;
+
+#define CP_NONE UINT32_MAX
+
 typedef struct Cta {
     const SimLaunch *l;
     const SimModule *m;
@@ -27,6 +40,14 @@ typedef struct Cta {
     uint64_t operands[4], result;   /* exec_one's scratch */
     uint64_t *xfer;           /* shfl: each thread's value, read before any is written */
     uint8_t *xpred;           /* shfl: each thread's source lane was in range */
+    /* cp.async, only when the module has one (cp_owner != NULL): each
+     * thread's copies in issue order (cp_head/cp_tail index cp_pool), its
+     * commit_group count, and per shared byte the pending copy that will
+     * write it (pool index + 1; 0: none) */
+    Arena *a;
+    CpCopy *cp_pool;
+    uint32_t n_cp, cap_cp, cp_free;
+    uint32_t *cp_head, *cp_tail, *cp_commits, *cp_owner;
 } Cta;
 
 static inline uint64_t *slot(Cta *c, uint32_t reg, uint32_t t) { return &c->regs[(size_t)reg * c->threads + t]; }
@@ -104,9 +125,11 @@ static int nearest_buffer(const InterpLaunch *d, uint64_t addr, uint64_t n, bool
     return best;
 }
 
-/* Where an access goes on the host, or NULL after an error. */
-__attribute__((noinline)) static uint8_t *global_at(Cta *c, const SimIns *in, uint32_t t, uint64_t addr, uint32_t n) {
-    const char *verb = in->op == SO_LD ? "reads" : "writes";
+/* Where an access of n bytes aligned to `align` goes on the host, or NULL
+ * after an error. */
+__attribute__((noinline)) static uint8_t *global_span(Cta *c, const SimIns *in, uint32_t t, uint64_t addr, uint32_t n,
+                                                      uint32_t align) {
+    const char *verb = in->op == SO_LD || in->op == SO_CP ? "reads" : "writes";
     for (uint32_t i = 0; i < c->m->n_globals; i++) {
         const SimGlobal *g = &c->m->globals[i];
         uint64_t lo = (uint64_t)(uintptr_t)g->data;
@@ -116,9 +139,9 @@ __attribute__((noinline)) static uint8_t *global_at(Cta *c, const SimIns *in, ui
                      (long long)(addr - lo), g->name, g->bytes);
             return NULL;
         }
-        if (addr % n) {
+        if (addr % align) {
             error_at(c, in, t, "%s %u bytes at offset %+lld of global '%s', not %u-byte aligned", verb, n,
-                     (long long)(addr - lo), g->name, n);
+                     (long long)(addr - lo), g->name, align);
             return NULL;
         }
         return (uint8_t *)(uintptr_t)addr;
@@ -136,12 +159,33 @@ __attribute__((noinline)) static uint8_t *global_at(Cta *c, const SimIns *in, ui
                  (long long)off, buf->name, buf->bytes);
         return NULL;
     }
-    if (addr % n) {
+    if (addr % align) {
         error_at(c, in, t, "%s %u bytes at offset %+lld of buffer '%s', not %u-byte aligned", verb, n,
-                 (long long)off, buf->name, n);
+                 (long long)off, buf->name, align);
         return NULL;
     }
     return (uint8_t *)(uintptr_t)addr;
+}
+
+static uint8_t *global_at(Cta *c, const SimIns *in, uint32_t t, uint64_t addr, uint32_t n) {
+    return global_span(c, in, t, addr, n, n);
+}
+
+/* An access to shared bytes that a cp.async still pending will write: its
+ * data may land before or after, so reading (or writing) them is a race
+ * until the issuing thread's wait_group retires the copy (and, for other
+ * threads, a bar.sync follows). */
+__attribute__((noinline)) static bool cp_pending_error(Cta *c, const SimIns *in, uint32_t t, uint32_t off, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++)
+        if (c->cp_owner[off + i]) {
+            const CpCopy *cp = &c->cp_pool[c->cp_owner[off + i] - 1];
+            return error_at(c, in, t,
+                            "%s %u bytes at shared offset %u, which the cp.async at PTX line %d of thread %u still "
+                            "writes (no cp.async.wait_group has completed it)",
+                            in->op == SO_ST || in->op == SO_CP ? "writes" : "reads", n, off, cp->in->ptx_line,
+                            cp->thread);
+        }
+    return true;
 }
 
 static uint8_t *shared_at(Cta *c, const SimIns *in, uint32_t t, uint64_t addr, uint32_t n) {
@@ -157,6 +201,7 @@ static uint8_t *shared_at(Cta *c, const SimIns *in, uint32_t t, uint64_t addr, u
                  (long long)a32 - SIM_SHARED_BASE, n);
         return NULL;
     }
+    if (c->cp_owner && !cp_pending_error(c, in, t, (uint32_t)(a32 - SIM_SHARED_BASE), n)) return NULL;
     return c->shared + (a32 - SIM_SHARED_BASE);
 }
 
@@ -378,6 +423,111 @@ static bool ldmatrix_warp(Cta *c, const SimIns *in, uint32_t w0) {
     return true;
 }
 
+/* ---- mma.sync ---- */
+
+/* mma.sync.aligned over one warp (threads w0 .. w0 + 31): warp-collective,
+ * so all 32 lanes execute it or none does (a warp whose guards are all
+ * false skips it). Every lane's a, b and c registers are read before any
+ * d is written (d may be c). */
+__attribute__((noinline)) static bool mma_warp(Cta *c, const SimIns *in, uint32_t w0) {
+    uint32_t active = 0, n = c->threads - w0 < 32 ? c->threads - w0 : 32;
+    for (uint32_t l = 0; l < n; l++)
+        if (guard_of(c, in, w0 + l)) active |= 1u << l;
+    if (!active) return true;
+    if (active != UINT32_MAX) {
+        uint32_t k = (uint32_t)__builtin_ctz(~active);
+        return error_at(c, in, w0 + (uint32_t)__builtin_ctz(active), "is warp-collective, but lane %u %s", k,
+                        w0 + k >= c->threads ? "does not exist (the CTA has fewer threads)"
+                                             : "does not execute it (its guard is false)");
+    }
+    uint32_t frag[4][32][4];
+    for (int i = 1; i < 4; i++)
+        for (uint32_t l = 0; l < 32; l++)
+            for (int j = 0; j < sim_mma_regs(in, i); j++) frag[i][l][j] = (uint32_t)*slot(c, in->opd[i].reg[j], w0 + l);
+    sim_mma(in, frag);
+    for (uint32_t l = 0; l < 32; l++)
+        for (int j = 0; j < sim_mma_regs(in, 0); j++) write_reg(c, in->opd[0].reg[j], w0 + l, frag[0][l][j]);
+    return true;
+}
+
+/* ---- cp.async ----
+ * A copy is checked when issued (both addresses, as ld and st check
+ * theirs) and performed only when a wait_group (or wait_all) of its thread
+ * retires its group: then src_size bytes are read from global memory and
+ * the rest of cp-size is zero-filled. Until then the shared bytes it
+ * targets are marked, and any access to them is an error; so is the
+ * kernel ending with a copy pending. */
+
+static void cp_retire(Cta *c, uint32_t t, uint64_t keep) {
+    uint32_t k;
+    while ((k = c->cp_head[t]) != CP_NONE && (uint64_t)c->cp_pool[k].group + keep < c->cp_commits[t]) {
+        CpCopy *cp = &c->cp_pool[k];
+        uint8_t *d = c->shared + cp->dst;
+        if (cp->src_size) memcpy(d, (const uint8_t *)(uintptr_t)cp->src, cp->src_size);
+        memset(d + cp->src_size, 0, cp->size - cp->src_size);
+        for (uint32_t i = 0; i < cp->size; i++) c->cp_owner[cp->dst + i] = 0;
+        c->cp_head[t] = cp->next;
+        if (cp->next == CP_NONE) c->cp_tail[t] = CP_NONE;
+        cp->next = c->cp_free;
+        c->cp_free = k;
+    }
+}
+
+static bool cp_issue(Cta *c, const SimIns *in, uint32_t t) {
+    uint32_t size = (uint32_t)in->opd[2].imm, src_size = size;
+    if (in->n_opd == 4) {
+        const SimOpd *o = &in->opd[3];
+        uint64_t v = read_opd(c, o, t);
+        if (o->kind == SD_REG && c->m->reg_bits[o->reg[0]] == 1) src_size = v ? 0 : size;   /* ignore-src */
+        else if ((uint32_t)v > size)
+            return error_at(c, in, t, "has src-size %u, more than its cp-size %u (undefined)", (uint32_t)v, size);
+        else src_size = (uint32_t)v;
+    }
+    const SimOpd *d = &in->opd[0], *s = &in->opd[1];
+    uint64_t dst = (uint64_t)d->imm + (d->reg[0] == SIM_NOREG ? 0 : *slot(c, d->reg[0], t));
+    uint64_t src = (uint64_t)s->imm + (s->reg[0] == SIM_NOREG ? 0 : *slot(c, s->reg[0], t));
+    uint8_t *to = shared_at(c, in, t, dst, size);
+    if (!to || (src_size && !global_span(c, in, t, src, src_size, size))) return false;
+    CpCopy cp = {src, (uint32_t)(to - c->shared), size, src_size, c->cp_commits[t], CP_NONE, t, in};
+    uint32_t k = c->cp_free;
+    if (k != CP_NONE) c->cp_free = c->cp_pool[k].next, c->cp_pool[k] = cp;
+    else {
+        k = c->n_cp;
+        VEC_PUSH(c->a, c->cp_pool, c->n_cp, c->cap_cp, cp);
+    }
+    if (c->cp_tail[t] == CP_NONE) c->cp_head[t] = k;
+    else c->cp_pool[c->cp_tail[t]].next = k;
+    c->cp_tail[t] = k;
+    for (uint32_t i = 0; i < size; i++) c->cp_owner[cp.dst + i] = k + 1;
+    return true;
+}
+
+static bool exec_cp(Cta *c, const SimIns *in, uint32_t t) {
+    switch ((SimCp)in->cp) {
+    case SCP_COMMIT: c->cp_commits[t]++; return true;
+    case SCP_WAIT_ALL: c->cp_commits[t]++; cp_retire(c, t, 0); return true;   /* commit_group; wait_group 0 */
+    case SCP_WAIT_GROUP: cp_retire(c, t, (uint64_t)in->opd[0].imm); return true;
+    default: return cp_issue(c, in, t);
+    }
+}
+
+/* The kernel ends (a ret every thread takes): no copy may be in flight. */
+static bool cp_none_pending(Cta *c, const SimIns *in) {
+    for (uint32_t t = 0; c->cp_owner && t < c->threads; t++)
+        if (c->cp_head[t] != CP_NONE)
+            return error_at(c, in, t, "ends the kernel while the cp.async at PTX line %d is pending (no "
+                            "cp.async.wait_group or wait_all completes it)", c->cp_pool[c->cp_head[t]].in->ptx_line);
+    return true;
+}
+
+static void cp_reset(Cta *c) {
+    if (!c->cp_owner) return;
+    memset(c->cp_owner, 0, sizeof(uint32_t) * c->shared_bytes);
+    for (uint32_t t = 0; t < c->threads; t++) c->cp_head[t] = c->cp_tail[t] = CP_NONE, c->cp_commits[t] = 0;
+    c->n_cp = 0;
+    c->cp_free = CP_NONE;
+}
+
 /* ---- system calls ---- */
 
 /* The host bytes at generic address addr as thread t sees them, and how
@@ -477,6 +627,7 @@ static bool exec_one(Cta *c, const SimIns *in, uint32_t t) {
     case SO_MOV: exec_mov(c, in, t); return true;
     case SO_CVTA: exec_cvta(c, in, t); return true;
     case SO_CALL: return in->callee == SF_VPRINTF ? exec_vprintf(c, in, t) : exec_assertfail(c, in, t);
+    case SO_CP: return exec_cp(c, in, t);
     default: break;
     }
     uint64_t *v = c->operands;   /* not a local array: no stack redzones per instruction under ASan */
@@ -510,6 +661,7 @@ static bool run_cta(Cta *c) {
     memset(c->regs, 0xAB, sizeof(uint64_t) * m->n_regs * c->threads);   /* undefined, as on the GPU */
     memset(c->shared, 0xAB, c->shared_bytes);
     memset(c->local, 0xAB, (size_t)m->local_bytes * c->threads);
+    cp_reset(c);
     uint64_t steps = 0;
     for (uint32_t pc = 0;;) {
         const SimIns *in = &m->ins[pc];
@@ -528,7 +680,7 @@ static bool run_cta(Cta *c) {
             continue;
         case SO_RET:
             if (!uniform_guard(c, in, &taken)) return false;
-            if (taken) return true;
+            if (taken) return cp_none_pending(c, in);
             pc++;
             continue;
         case SO_SHFL:   /* lock step: every lane is here, warp by warp */
@@ -539,6 +691,11 @@ static bool run_cta(Cta *c) {
         case SO_LDMATRIX:   /* lock step, warp by warp, as shfl */
             for (uint32_t w0 = 0; w0 < c->threads; w0 += 32)
                 if (!ldmatrix_warp(c, in, w0)) return false;
+            pc++;
+            continue;
+        case SO_MMA:   /* warp-collective, like shfl */
+            for (uint32_t w0 = 0; w0 < c->threads; w0 += 32)
+                if (!mma_warp(c, in, w0)) return false;
             pc++;
             continue;
         case SO_BAR:   /* lock step: every thread is here already */
@@ -579,6 +736,14 @@ bool sim_run(const SimLaunch *l, Buf *err) {
         c.local = arena_alloc(a, (size_t)m.local_bytes * l->threads + 1);
         c.xfer = arena_alloc(a, sizeof(uint64_t) * l->threads);
         c.xpred = arena_alloc(a, l->threads);
+        c.a = a;
+        for (uint32_t i = 0; i < m.n_ins && !c.cp_owner; i++)
+            if (m.ins[i].op == SO_CP) {
+                c.cp_owner = arena_alloc(a, sizeof(uint32_t) * (c.shared_bytes + 1));
+                c.cp_head = arena_alloc(a, sizeof(uint32_t) * l->threads);
+                c.cp_tail = arena_alloc(a, sizeof(uint32_t) * l->threads);
+                c.cp_commits = arena_alloc(a, sizeof(uint32_t) * l->threads);
+            }
         uint32_t g[3];
         for (int i = 0; i < 3; i++) g[i] = l->data->grid[i] ? l->data->grid[i] : 1;
         for (uint32_t z = 0; ok && z < g[2]; z++)

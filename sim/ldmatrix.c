@@ -17,7 +17,7 @@ bool sim_ldmatrix_part(SimIns *in, const char *part) {
         return true;
     }
     if (!strcmp(part, "trans")) {
-        in->mods |= SM_TRANS;
+        in->trans = true;
         return true;
     }
     if (!strcmp(part, "shared::cta")) {
@@ -42,7 +42,7 @@ const char *sim_ldmatrix_check(const SimIns *in) {
     int nsh = count_part(in->name, "shared") + count_part(in->name, "shared::cta");
     if (in->ty[0] != ST_B16 || in->ty[1] || nx != 1 || nsh != 1 || count_part(in->name, "sync") != 1 ||
         count_part(in->name, "aligned") != 1 || count_part(in->name, "m8n8") != 1 ||
-        count_part(in->name, "trans") > 1 || (in->mods & ~(SM_SYNC | SM_SHARED | SM_TRANS)))
+        count_part(in->name, "trans") > 1 || (in->mods & ~(SM_SYNC | SM_SHARED)))
         return form;
     if (in->n_opd != 2) return "takes 2 operands: {d...}, [address]";
     const SimOpd *d = &in->opd[0];
@@ -53,7 +53,7 @@ const char *sim_ldmatrix_check(const SimIns *in) {
 }
 
 void sim_ldmatrix_lanes(const SimIns *in, const uint8_t *const rows[4][8], uint32_t out[32][4]) {
-    bool trans = (in->mods & SM_TRANS) != 0;
+    bool trans = in->trans;
     for (int l = 0; l < 32; l++)
         for (int j = 0; j < in->vec; j++) {
             uint32_t v = 0;

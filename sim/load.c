@@ -29,7 +29,7 @@ static const struct { const char *name; uint32_t bit; } mod_names[] = {
     {"rmi", SM_RMI}, {"rpi", SM_RPI}, {"ftz", SM_FTZ}, {"sat", SM_SAT}, {"approx", SM_APPROX},
     {"full", SM_FULL}, {"wide", SM_WIDE}, {"NaN", SM_NAN}, {"global", SM_GLOBAL},
     {"shared", SM_SHARED}, {"param", SM_PARAM}, {"to", SM_TO}, {"uni", SM_UNI}, {"sync", SM_SYNC},
-    {"volatile", SM_VOLATILE}, {"local", SM_LOCAL}, {"satfinite", SM_SATFINITE},
+    {"volatile", SM_VOLATILE}, {"local", SM_LOCAL}, {"satfinite", SM_SATFINITE}, {"rna", SM_RNA},
 };
 
 /* shfl's modes: where the source lane comes from */
@@ -428,6 +428,78 @@ static bool decode_part(Loader *L, SimIns *in, const char *part, int *n_types) {
     return fail(L, "unknown instruction '%s' (modifier '.%s')", in->name, part);
 }
 
+/* The next '.'-separated part of an opcode after *p (NULL at the end). */
+static char *next_part(Loader *L, const char **p) {
+    if (!*p || !**p) return NULL;
+    const char *q = strchr(*p + 1, '.');
+    char *part = arena_strndup(L->a, *p + 1, q ? (size_t)(q - *p - 1) : strlen(*p + 1));
+    *p = q;
+    return part;
+}
+
+static bool is_layout(const char *part) { return !strcmp(part, "row") || !strcmp(part, "col"); }
+
+/* mma.sync.aligned.m16n8K.row.col.D.A.B.C, with .satfinite after .col or
+ * at the end and .sync and .aligned either way round (ptxas takes those):
+ * the shape's K and the four element types */
+static bool decode_mma(Loader *L, SimIns *in, const char *parts) {
+    char *p[12];
+    int n = 0;
+    for (char *part; (part = next_part(L, &parts));)
+        if (n < 12) p[n++] = part;
+    int sat = n > 5 && !strcmp(p[5], "satfinite") ? 5 : n && !strcmp(p[n - 1], "satfinite") ? n - 1 : -1;
+    if (sat >= 0) {
+        in->mods |= SM_SATFINITE;
+        memmove(&p[sat], &p[sat + 1], sizeof p[0] * (size_t)(n - sat - 1));
+        n--;
+    }
+    if (n >= 5 && is_layout(p[3]) && is_layout(p[4]) && (strcmp(p[3], "row") || strcmp(p[4], "col")))
+        return fail(L, "unknown instruction '%s' (mma takes .row.col only)", in->name);
+    bool ok = n == 9 && strcmp(p[0], p[1]) && (!strcmp(p[0], "sync") || !strcmp(p[0], "aligned")) &&
+              (!strcmp(p[1], "sync") || !strcmp(p[1], "aligned")) && !strcmp(p[3], "row") &&
+              !strcmp(p[4], "col") && (!strcmp(p[2], "m16n8k8") || !strcmp(p[2], "m16n8k16") || !strcmp(p[2], "m16n8k32"));
+    for (int i = 0; ok && i < 4; i++) ok = (in->mma_ty[i] = (uint8_t)sim_mma_type(p[5 + i])) != SMT_NONE;
+    if (!ok)
+        return fail(L, "unknown instruction '%s' (mma.sync.aligned.{m16n8k8,m16n8k16,m16n8k32}.row.col.D.A.B.C is "
+                    "modelled)", in->name);
+    in->mma_k = (uint8_t)atoi(p[2] + 6);
+    if (!sim_mma_form_ok(in->mma_k, in->mma_ty, (in->mods & SM_SATFINITE) != 0))
+        return fail(L, "unknown instruction '%s' (the forms are s8/u8 -> s32{.satfinite} at k16/k32, e4m3/e5m2 -> "
+                    "f32/f16 at k16/k32, f16 -> f32/f16 and bf16 -> f32 at k8/k16, tf32 -> f32 at k8)", in->name);
+    return true;
+}
+
+/* cp.async.{ca,cg}.shared{::cta}.global{.L2::64B,.L2::128B,.L2::256B} (the
+ * prefetch sizes are hints), cp.async.commit_group, cp.async.wait_group,
+ * cp.async.wait_all */
+static bool decode_cp(Loader *L, SimIns *in, const char *parts) {
+    char *part = next_part(L, &parts);
+    bool ok = part && !strcmp(part, "async");
+    while (ok && (part = next_part(L, &parts))) {
+        uint32_t space = !strcmp(part, "shared") || !strcmp(part, "shared::cta") ? SM_SHARED
+                         : !strcmp(part, "global")                             ? SM_GLOBAL
+                                                                               : 0;
+        /* in PTX's order: the cache operator, .shared, .global, hints */
+        bool copy = in->cp == SCP_CA || in->cp == SCP_CG;
+        if (!strcmp(part, "L2::cache_hint"))
+            return fail(L, "unknown instruction '%s' (cache policies are not modelled)", in->name);
+        if (space && copy && in->mods == (space == SM_SHARED ? 0 : SM_SHARED)) in->mods |= space;
+        else if (!strcmp(part, "L2::64B") || !strcmp(part, "L2::128B") || !strcmp(part, "L2::256B"))
+            ok = copy && in->mods == (SM_SHARED | SM_GLOBAL);
+        else if (!strcmp(part, "ca") && in->cp == SCP_NONE) in->cp = SCP_CA;
+        else if (!strcmp(part, "cg") && in->cp == SCP_NONE) in->cp = SCP_CG;
+        else if (!strcmp(part, "commit_group") && in->cp == SCP_NONE && !in->mods) in->cp = SCP_COMMIT;
+        else if (!strcmp(part, "wait_group") && in->cp == SCP_NONE && !in->mods) in->cp = SCP_WAIT_GROUP;
+        else if (!strcmp(part, "wait_all") && in->cp == SCP_NONE && !in->mods) in->cp = SCP_WAIT_ALL;
+        else ok = false;
+    }
+    bool copy = in->cp == SCP_CA || in->cp == SCP_CG;
+    if (!ok || !in->cp || (copy && in->mods != (SM_SHARED | SM_GLOBAL)) || (!copy && in->mods))
+        return fail(L, "unknown instruction '%s' (cp.async.{ca,cg}.shared{::cta}.global, cp.async.commit_group, "
+                    "cp.async.wait_group and cp.async.wait_all are modelled)", in->name);
+    return true;
+}
+
 static bool decode_opcode(Loader *L, SimIns *in, const char *opcode) {
     in->name = arena_strdup(L->a, opcode);
     in->vec = 1;
@@ -437,6 +509,8 @@ static bool decode_opcode(Loader *L, SimIns *in, const char *opcode) {
     for (int i = 0; i < SO_COUNT; i++)
         if (strlen(op_info[i].name) == bl && !strncmp(op_info[i].name, opcode, bl)) in->op = (SimOp)i;
     if (in->op == SO_COUNT) return fail(L, "unknown instruction '%s'", opcode);
+    if (in->op == SO_MMA) return decode_mma(L, in, dot);
+    if (in->op == SO_CP) return decode_cp(L, in, dot);
     int n_types = 0;
     /* parts split at '.', except inside "L1::evict_first" */
     for (const char *p = dot; p && *p;) {
@@ -487,6 +561,51 @@ static bool check_atom(Loader *L, SimIns *in) {
     return true;
 }
 
+/* mma: four vectors of 32-bit registers, as many as the form has per lane */
+static bool check_mma(Loader *L, SimIns *in) {
+    static const char *const what[4] = {"d", "a", "b", "c"};
+    if (in->n_opd != 4) return fail(L, "'%s' takes 4 operands, not %d", in->name, in->n_opd);
+    for (int i = 0; i < 4; i++) {
+        const SimOpd *o = &in->opd[i];
+        int want = sim_mma_regs(in, i);
+        if (o->kind != SD_VEC || o->n != want)
+            return fail(L, "'%s': %s must be a vector of %d registers", in->name, what[i], want);
+        for (int j = 0; j < o->n; j++)
+            if (L->m->reg_bits[o->reg[j]] != 32)
+                return fail(L, "'%s': the registers of %s must be 32 bits wide", in->name, what[i]);
+    }
+    return true;
+}
+
+/* cp.async [dst], [src], cp-size{, src-size | ignore-src}: cp-size 4, 8 or
+ * 16 (.cg: 16), src-size a register or an immediate up to cp-size,
+ * ignore-src a predicate; wait_group N with an immediate N. */
+static bool check_cp(Loader *L, SimIns *in) {
+    if (in->cp == SCP_COMMIT || in->cp == SCP_WAIT_ALL) {
+        if (in->n_opd) return fail(L, "'%s' takes no operands", in->name);
+        return true;
+    }
+    if (in->cp == SCP_WAIT_GROUP) {
+        if (in->n_opd != 1 || in->opd[0].kind != SD_IMM || in->opd[0].imm < 0)
+            return fail(L, "'%s' takes one immediate: the groups that may stay pending", in->name);
+        return true;
+    }
+    if (in->n_opd < 3 || in->n_opd > 4 || in->opd[0].kind != SD_MEM || in->opd[1].kind != SD_MEM ||
+        in->opd[2].kind != SD_IMM)
+        return fail(L, "'%s' takes [dst], [src], an immediate cp-size and an optional src-size or ignore-src", in->name);
+    int64_t size = in->opd[2].imm;
+    if (size != 4 && size != 8 && size != 16) return fail(L, "'%s': cp-size %lld is not 4, 8 or 16", in->name, (long long)size);
+    if (in->cp == SCP_CG && size != 16) return fail(L, "'%s': .cg copies 16 bytes, not %lld", in->name, (long long)size);
+    if (in->n_opd == 4) {
+        const SimOpd *o = &in->opd[3];
+        if (o->kind == SD_IMM && (o->imm < 0 || o->imm > size))
+            return fail(L, "'%s': src-size %lld is not in [0, %lld]", in->name, (long long)o->imm, (long long)size);
+        if (o->kind != SD_IMM && o->kind != SD_REG)
+            return fail(L, "'%s': src-size must be a register or an immediate", in->name);
+    }
+    return true;
+}
+
 /* What each op needs, checked once here so exec.c can trust it. */
 static bool check_shape(Loader *L, SimIns *in) {
     if (in->op == SO_ATOM || in->op == SO_RED) return check_atom(L, in);
@@ -494,8 +613,10 @@ static bool check_shape(Loader *L, SimIns *in) {
         const char *why = sim_ldmatrix_check(in);
         return !why || fail(L, "'%s': %s", in->name, why);
     }
+    if (in->op == SO_MMA) return check_mma(L, in);
+    if (in->op == SO_CP) return check_cp(L, in);
     int want = op_info[in->op].n_opd;
-    if (in->op == SO_CVT && in->ty[1] == ST_F32 && sim_ty_kind(in->ty[0]) == SK_PACKED)
+    if (in->op == SO_CVT && in->ty[1] == ST_F32 && sim_ty_kind(in->ty[0]) == SK_PACKED && in->ty[0] != ST_TF32)
         want = 3;   /* cvt.rn.satfinite.e4m3x2.f32 d, a, b: two inputs */
     if ((sim_ty_kind(in->ty[0]) == SK_PACKED || sim_ty_kind(in->ty[1]) == SK_PACKED) && in->op != SO_CVT)
         return fail(L, "unknown instruction '%s' (packed types are modelled in cvt only)", in->name);
@@ -536,7 +657,7 @@ static bool check_shape(Loader *L, SimIns *in) {
         return fail(L, "unknown instruction '%s' (two types)", in->name);
     /* rounding: float arithmetic is modelled in round-to-nearest only */
     uint32_t directed = SM_RZ | SM_RM | SM_RP;
-    if (in->op != SO_CVT && (in->mods & (directed | SM_RNI | SM_RZI | SM_RMI | SM_RPI)))
+    if (in->op != SO_CVT && (in->mods & (directed | SM_RNA | SM_RNI | SM_RZI | SM_RMI | SM_RPI)))
         return fail(L, "'%s': only .rn rounding is modelled", in->name);
     if ((in->mods & SM_SAT) && !(k == SK_FLOAT && in->op != SO_CVT && in->ty[0] == ST_F32))
         return fail(L, "'%s': .sat is modelled for f32 arithmetic only", in->name);
@@ -908,7 +1029,7 @@ static bool parse_line(Loader *L, char *s, const char *entry, char **rest) {
     if (starts(s, ".reg")) return declare_regs(L, s);
     if (starts(s, ".param")) return declare_call_param(L, s);
     size_t n = strcspn(s, " \t:;");
-    if (s[n] == ':' && s[n + 1] != ':') {   /* not a "::" inside an opcode (.shared::cta) */
+    if (s[n] == ':' && s[n + 1] != ':') {   /* a label; "shared::cta" is not one */
         Label l = {arena_strndup(L->a, s, n), L->m->n_ins};
         VEC_PUSH(L->a, L->labels, L->n_labels, L->cap_labels, l);
         return parse_line(L, s + n + 1, entry, rest);

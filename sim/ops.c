@@ -252,6 +252,7 @@ SimStatus sim_cvt(const SimIns *in, uint64_t a, uint64_t *r) {
     uint32_t m = in->mods;
     bool int_round = m & (SM_RNI | SM_RZI | SM_RMI | SM_RPI), rz = m & SM_RZ;
     if ((m & (SM_RM | SM_RP)) || (m & (SM_SAT | SM_SATFINITE))) return SIM_BAD;
+    if (m & SM_RNA) return SIM_BAD;   /* to tf32 only */
     if (sim_ty_kind(t) == SK_PRED || sim_ty_kind(s) == SK_PRED) return SIM_BAD;
     if (!tf && !sf) {
         if (int_round || (m & (SM_RN | SM_RZ))) return SIM_BAD;
@@ -417,6 +418,7 @@ SimStatus sim_alu(const SimIns *in, const uint64_t *v, uint64_t *r) {
     switch (in->op) {
     case SO_SETP: return sim_setp(in, v[1], v[2], r);
     case SO_CVT:
+        if (t == ST_TF32) return sim_cvt_tf32(in, v[1], r);
         if (k == SK_PACKED || sim_ty_kind(in->ty[1]) == SK_PACKED) return cvt_packed(in, v[1], v[2], r);
         return sim_cvt(in, v[1], r);
     case SO_SELP: *r = v[3] ? v[1] : v[2]; return SIM_OK;

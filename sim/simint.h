@@ -20,7 +20,8 @@
     X(COPYSIGN, "copysign", 3) X(CALL, "call", -1) X(SHFL, "shfl", 5)              \
     X(ATOM, "atom", -1) X(RED, "red", -1)                                          \
     X(POPC, "popc", 2) X(CLZ, "clz", 2) X(BREV, "brev", 2) X(SIN, "sin", 2)        \
-    X(COS, "cos", 2) X(LDMATRIX, "ldmatrix", 2)
+    X(COS, "cos", 2) X(LDMATRIX, "ldmatrix", 2)                                   \
+    X(MMA, "mma", 4) X(CP, "cp", -1)
 
 typedef enum SimOp {
 #define X(e, s, n) SO_##e,
@@ -31,7 +32,8 @@ typedef enum SimOp {
 
 /* Types: spelling, bits, kind. */
 /* SK_PACKED: two values in one register (f16x2, and the fp8 pairs that
- * only cvt reads or writes) */
+ * only cvt reads or writes); also tf32, an f32 bit pattern with its low 13
+ * bits zero that only cvt.rna writes (and mma reads, from .b32 registers) */
 typedef enum SimKind { SK_NONE, SK_PRED, SK_BITS, SK_UINT, SK_SINT, SK_FLOAT, SK_PACKED } SimKind;
 
 #define SIM_TYPES(X)                                                               \
@@ -42,7 +44,8 @@ typedef enum SimKind { SK_NONE, SK_PRED, SK_BITS, SK_UINT, SK_SINT, SK_FLOAT, SK
     X(S64, "s64", 64, SK_SINT) X(F16, "f16", 16, SK_FLOAT)                          \
     X(BF16, "bf16", 16, SK_FLOAT) X(F32, "f32", 32, SK_FLOAT)                       \
     X(F64, "f64", 64, SK_FLOAT) X(F16X2, "f16x2", 32, SK_PACKED)                 \
-    X(E4M3X2, "e4m3x2", 16, SK_PACKED) X(E5M2X2, "e5m2x2", 16, SK_PACKED)
+    X(E4M3X2, "e4m3x2", 16, SK_PACKED) X(E5M2X2, "e5m2x2", 16, SK_PACKED)          \
+    X(TF32, "tf32", 32, SK_PACKED)
 
 typedef enum SimTy {
     ST_NONE,
@@ -78,8 +81,8 @@ enum {
     SM_NOFTZ = 1u << 28, SM_ACQUIRE = 1u << 29,
     /* cvt to fp8: out-of-range values and infinities give the largest finite value */
     SM_SATFINITE = 1u << 30,
-    /* ldmatrix: the transposing form */
-    SM_TRANS = 1u << 31,
+    /* cvt.rna.tf32.f32: to nearest, ties away from zero (cvt to tf32 only) */
+    SM_RNA = 1u << 31,
 };
 #define SM_SHFL_MODES (SM_BFLY | SM_UP | SM_DOWN | SM_IDX)
 
@@ -124,6 +127,16 @@ typedef struct SimOpd {
  * module may call). */
 typedef enum SimCallee { SF_VPRINTF, SF_ASSERTFAIL, SF_COUNT } SimCallee;
 
+/* mma.sync's element types, of the accumulators (d, c) and the operands
+ * (a, b); they are spelt in mma only, so they are not SimTy. */
+typedef enum SimMmaTy {
+    SMT_NONE, SMT_F16, SMT_BF16, SMT_TF32, SMT_F32, SMT_S8, SMT_U8, SMT_S32, SMT_E4M3, SMT_E5M2, SMT_COUNT
+} SimMmaTy;
+
+/* cp.async's forms: a copy (cache operator .ca or .cg), commit_group,
+ * wait_group N, wait_all */
+typedef enum SimCp { SCP_NONE, SCP_CA, SCP_CG, SCP_COMMIT, SCP_WAIT_GROUP, SCP_WAIT_ALL } SimCp;
+
 typedef struct SimIns {
     SimOp op;
     SimTy ty[2];           /* ty[0] the (destination) type, ty[1] cvt's source */
@@ -142,6 +155,10 @@ typedef struct SimIns {
      * the one it writes (SIM_NOREG: none) */
     uint8_t callee, n_args;
     uint32_t *args, ret;
+    /* mma.sync.aligned.m16n8K.row.col: K, and the SimMmaTy of d, a, b, c */
+    uint8_t mma_k, mma_ty[4];
+    uint8_t cp;               /* cp.async: SimCp */
+    bool trans;               /* ldmatrix.trans (mods has no bit left) */
 } SimIns;
 
 typedef struct SimParam {

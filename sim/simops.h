@@ -28,4 +28,15 @@ bool sim_ldmatrix_part(SimIns *in, const char *part);
 const char *sim_ldmatrix_check(const SimIns *in);
 void sim_ldmatrix_lanes(const SimIns *in, const uint8_t *const rows[4][8], uint32_t out[32][4]);
 
+/* mma.c: mma.sync and cvt to tf32. The mma type names ("f16", "e4m3",
+ * ...); whether ptxas takes a form (K, types of d a b c, .satfinite); the
+ * 32-bit registers per lane of operand i (0 d, 1 a, 2 b, 3 c); one warp's
+ * mma: frag[i][lane][register] of a, b, c in, of d out. */
+SimMmaTy sim_mma_type(const char *name);
+const char *sim_mma_type_name(SimMmaTy t);
+bool sim_mma_form_ok(int k, const uint8_t ty[4], bool satfinite);
+int sim_mma_regs(const SimIns *in, int i);
+void sim_mma(const SimIns *in, uint32_t frag[4][32][4]);
+SimStatus sim_cvt_tf32(const SimIns *in, uint64_t a, uint64_t *r);
+
 #endif

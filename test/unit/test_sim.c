@@ -4,7 +4,11 @@
  *    special registers), element semantics at their edges, and the exact
  *    messages for an out-of-bounds access, a divergent branch and an
  *    unknown instruction; vprintf's formatting from .global strings and
- *    .local argument buffers, and a failing __assertfail's message.
+ *    .local argument buffers, and a failing __assertfail's message;
+ *    every mma.sync form on every element of D against a sequential C
+ *    reference (fragments packed by the ISA's tables; ptx-notes' global
+ *    memory example), cvt.rna.tf32.f32, cp.async's zero fill, groups and
+ *    late completion, and the exact messages for what is refused.
  * 2. Every kernel test block of kernels/NAME.py, compiled for sm_80 and
  *    sm_90a (the first block also with 1 and 8 warps): the simulated PTX
  *    must leave every buffer as the IR interpreter does on the IR after all
@@ -16,6 +20,7 @@
  *    ulp in its type; where a float rem leaves ptxgen's exact range. */
 #include "base/base.h"
 #include "interp/interp.h"
+#include "interp/scalar.h"
 #include "runtime/rt.h"
 #include "sim/sim.h"
 
@@ -120,7 +125,7 @@ static void test_semantics(void) {
 /* Exact messages: a store past the buffer, a divergent branch, an unknown
  * instruction, a misaligned vector. */
 static void expect_error(const char *ptx, uint32_t threads, uint32_t grid, const char *want) {
-    uint32_t out[40] = {0};
+    _Alignas(16) uint32_t out[40] = {0};
     PtxRun r;
     run_ptx(&r, ptx, out, sizeof out, 40, threads, grid);
     CHECK_MSG(!r.ok && strcmp(buf_str(&r.err), want) == 0, "got:\n%s", buf_str(&r.err));
@@ -410,6 +415,564 @@ static void test_assertfail(void) {
     buf_free(&r.prints);
 }
 
+/* ---- mma.sync ---- */
+
+/* One warp runs one mma.sync: lane l loads its a, b and c registers from
+ * words 16 l + (0..3, 4..5, 8..11) of out and stores d at 16 l + 12..15.
+ * The host packs the fragments by the PTX ISA's per-shape tables (written
+ * out here as the ISA gives them, independently of sim/mma.c's formulas)
+ * and checks every element of D against a sequential C reference. */
+typedef enum MmaClass { MC_F16_K16, MC_F16_K8, MC_TF32_K8, MC_I8_K32, MC_I8_K16 } MmaClass;
+
+typedef struct MmaCase {
+    const char *types;          /* "f32.f16.f16.f32": d a b c */
+    int k;
+    ElemType a, b;              /* operand element types (ET_F32 for tf32; ET_I8/ET_U8 for s8/u8) */
+    bool f16_acc, int_acc, satfinite;
+} MmaCase;
+
+static MmaClass mma_class(const MmaCase *mc) {
+    int bits = elem_bits(mc->a);
+    if (bits == 8) return mc->k == 32 ? MC_I8_K32 : MC_I8_K16;
+    if (bits == 32) return MC_TF32_K8;
+    return mc->k == 16 ? MC_F16_K16 : MC_F16_K8;
+}
+
+/* The ISA's tables: A element i of lane (g, t) -> (row, col); B element i
+ * -> row (its col is g); C/D element i -> (row, col). Register r holds
+ * the elements i = r * e .. r * e + e - 1, the first in the low bits. */
+static void isa_a(MmaClass c, int g, int t, int i, int *row, int *col) {
+    switch (c) {
+    case MC_F16_K16:
+        *row = (i == 0 || i == 1 || i == 4 || i == 5) ? g : g + 8;
+        *col = 2 * t + (i & 1) + (i >= 4 ? 8 : 0);
+        break;
+    case MC_F16_K8: *row = i < 2 ? g : g + 8, *col = 2 * t + (i & 1); break;
+    case MC_TF32_K8: *row = (i == 0 || i == 2) ? g : g + 8, *col = i < 2 ? t : t + 4; break;
+    case MC_I8_K32:
+        *row = (i < 4 || (i >= 8 && i < 12)) ? g : g + 8;
+        *col = 4 * t + (i & 3) + (i >= 8 ? 16 : 0);
+        break;
+    case MC_I8_K16: *row = i < 4 ? g : g + 8, *col = 4 * t + (i & 3); break;
+    }
+}
+
+static int isa_b_row(MmaClass c, int t, int i) {
+    switch (c) {
+    case MC_F16_K16: return 2 * t + (i & 1) + (i >= 2 ? 8 : 0);
+    case MC_F16_K8: return 2 * t + i;
+    case MC_TF32_K8: return t + 4 * i;
+    case MC_I8_K32: return 4 * t + (i & 3) + (i >= 4 ? 16 : 0);
+    default: return 4 * t + i;
+    }
+}
+
+static void isa_cd(int g, int t, int i, int *row, int *col) {
+    *row = i < 2 ? g : g + 8;
+    *col = 2 * t + (i & 1);
+}
+
+/* non-trivial values of each type, as bits: random magnitudes over a few
+ * binades, both signs, every mantissa bit */
+static uint32_t mma_rand(uint64_t *s, ElemType e) {
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    uint32_t r = (uint32_t)(*s >> 33);
+    if (e == ET_I8 || e == ET_U8) return r & 0xFF;
+    if (e == ET_I32) return r;
+    double x = ldexp((double)(r & 0xFFFFFF) / 0x1000000 + 0.5, (int)(r >> 24) % 7 - 3) * ((r >> 31) ? -1 : 1);
+    if (e == ET_F32) return (uint32_t)scalar_f32_bits((float)x);
+    return (uint32_t)scalar_round_bits(e, x, false);
+}
+
+static double mma_val(ElemType e, uint32_t bits) {
+    if (e == ET_I8) return (int8_t)bits;
+    if (e == ET_U8) return (uint8_t)bits;
+    if (e == ET_I32) return (int32_t)bits;
+    return scalar_float(e, bits);
+}
+
+static const char mma_head[] =
+    ".version 8.7\n.target sm_90a\n.address_size 64\n\n.file 1 \"k.py\"\n"
+    ".visible .entry k(\n\t.param .u64 out,\n\t.param .u32 n\n)\n{\n"
+    "\t.reg .pred %p<4>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n"
+    "\t.reg .b32 %a<4>;\n\t.reg .b32 %b<2>;\n\t.reg .b32 %c<4>;\n\t.reg .b32 %d<4>;\n"
+    "\tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
+    "\tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd3, %r1, 64;\n\tadd.s64 %rd3, %rd2, %rd3;\n";
+
+static void mma_ptx(Buf *b, const MmaCase *mc, int na, int nb, int nc) {
+    buf_puts(b, mma_head);
+    for (int i = 0; i < na; i++) buf_printf(b, "\tld.global.b32 %%a%d, [%%rd3+%d];\n", i, 4 * i);
+    for (int i = 0; i < nb; i++) buf_printf(b, "\tld.global.b32 %%b%d, [%%rd3+%d];\n", i, 16 + 4 * i);
+    for (int i = 0; i < nc; i++) buf_printf(b, "\tld.global.b32 %%c%d, [%%rd3+%d];\n", i, 32 + 4 * i);
+    buf_printf(b, "\tmma.sync.aligned.m16n8k%d.row.col%s.%s ", mc->k, mc->satfinite ? ".satfinite" : "", mc->types);
+    const char *names = "dabc";
+    int counts[4] = {nc, na, nb, nc};
+    for (int o = 0; o < 4; o++) {
+        buf_puts(b, o ? ", {" : "{");
+        for (int i = 0; i < counts[o]; i++) buf_printf(b, "%s%%%c%d", i ? ", " : "", names[o], i);
+        buf_puts(b, "}");
+    }
+    buf_puts(b, ";\n");
+    for (int i = 0; i < nc; i++) buf_printf(b, "\tst.global.b32 [%%rd3+%d], %%d%d;\n", 48 + 4 * i, i);
+    buf_puts(b, "\tret;\n}\n");
+}
+
+/* D = C, then for k ascending D = round(D + A[m][k] B[k][n]): products
+ * exact, each sum rounded to the accumulator (fmaf: one rounding to f32;
+ * f16: the exact double sum rounded once); integers wrap (or saturate). */
+static uint32_t mma_ref(const MmaCase *mc, double A[16][32], double B[32][8], uint32_t cbits, int m, int n) {
+    if (mc->int_acc) {
+        int64_t s = (int32_t)cbits;
+        for (int k = 0; k < mc->k; k++) s += (int64_t)A[m][k] * (int64_t)B[k][n];
+        if (mc->satfinite) s = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s;
+        return (uint32_t)s;
+    }
+    if (mc->f16_acc) {
+        uint32_t d = cbits;
+        for (int k = 0; k < mc->k; k++)
+            d = (uint32_t)scalar_round_bits(ET_F16, scalar_float(ET_F16, d) + A[m][k] * B[k][n], false);
+        return d;
+    }
+    float d = scalar_f32(cbits);
+    for (int k = 0; k < mc->k; k++) d = fmaf((float)A[m][k], (float)B[k][n], d);
+    return (uint32_t)scalar_f32_bits(d);
+}
+
+/* Runs one case on random data from seed; fill (or NULL) then changes
+ * some of A, B and C's bits; pins (n_pins of them) are results the
+ * reference must give too, worked out by hand. */
+typedef void (*MmaFill)(uint32_t A[16][32], uint32_t B[32][8], uint32_t C[16][8]);
+typedef struct MmaPin {
+    int row, col;
+    uint32_t want;
+} MmaPin;
+
+static void mma_case(const MmaCase *mc, uint64_t seed, MmaFill fill, const MmaPin *pins, int n_pins) {
+    MmaClass cls = mma_class(mc);
+    int e = 32 / elem_bits(mc->a), na = mc->k / 2 / e, nb = mc->k / 4 / e, nc = mc->f16_acc ? 2 : 4;
+    ElemType ce = mc->int_acc ? ET_I32 : mc->f16_acc ? ET_F16 : ET_F32;
+    uint32_t A[16][32] = {{0}}, B[32][8] = {{0}}, C[16][8] = {{0}};
+    for (int m = 0; m < 16; m++)
+        for (int k = 0; k < mc->k; k++) A[m][k] = mma_rand(&seed, mc->a);
+    for (int k = 0; k < mc->k; k++)
+        for (int n = 0; n < 8; n++) B[k][n] = mma_rand(&seed, mc->b);
+    for (int m = 0; m < 16; m++)
+        for (int n = 0; n < 8; n++) C[m][n] = mma_rand(&seed, ce);
+    if (fill) fill(A, B, C);
+    _Alignas(16) uint32_t out[32 * 16];
+    memset(out, 0, sizeof out);
+    for (int l = 0; l < 32; l++) {
+        int g = l / 4, t = l % 4, row, col, bits = 32 / e;
+        for (int i = 0; i < na * e; i++) {
+            isa_a(cls, g, t, i, &row, &col);
+            out[16 * l + i / e] |= (A[row][col] & (bits == 32 ? UINT32_MAX : (1u << bits) - 1)) << (bits * (i % e));
+        }
+        for (int i = 0; i < nb * e; i++)
+            out[16 * l + 4 + i / e] |= (B[isa_b_row(cls, t, i)][g] & (bits == 32 ? UINT32_MAX : (1u << bits) - 1))
+                                       << (bits * (i % e));
+        for (int i = 0; i < 4; i++) {
+            isa_cd(g, t, i, &row, &col);
+            if (mc->f16_acc) out[16 * l + 8 + i / 2] |= (C[row][col] & 0xFFFF) << (16 * (i % 2));
+            else out[16 * l + 8 + i] = C[row][col];
+        }
+    }
+    double Av[16][32], Bv[32][8];
+    for (int m = 0; m < 16; m++)
+        for (int k = 0; k < mc->k; k++)   /* tf32: mma reads the upper 19 bits */
+            Av[m][k] = mma_val(mc->a, cls == MC_TF32_K8 ? A[m][k] & ~0x1FFFu : A[m][k]);
+    for (int k = 0; k < mc->k; k++)
+        for (int n = 0; n < 8; n++) Bv[k][n] = mma_val(mc->b, cls == MC_TF32_K8 ? B[k][n] & ~0x1FFFu : B[k][n]);
+    for (int i = 0; i < n_pins; i++) {
+        uint32_t want = mma_ref(mc, Av, Bv, C[pins[i].row][pins[i].col], pins[i].row, pins[i].col);
+        CHECK_MSG(want == pins[i].want, "%s: the reference gives D[%d][%d] = 0x%x, not 0x%x", mc->types, pins[i].row,
+                  pins[i].col, want, pins[i].want);
+    }
+    Buf ptx = {0};
+    mma_ptx(&ptx, mc, na, nb, nc);
+    PtxRun r;
+    run_ptx(&r, buf_str(&ptx), out, sizeof out, 0, 32, 1);
+    CHECK_MSG(r.ok, "%s: %s", mc->types, buf_str(&r.err));
+    int bad = 0;
+    for (int l = 0; r.ok && l < 32; l++)
+        for (int i = 0; i < 4; i++) {
+            int g = l / 4, t = l % 4, row, col;
+            isa_cd(g, t, i, &row, &col);
+            uint32_t got = mc->f16_acc ? (out[16 * l + 12 + i / 2] >> (16 * (i % 2))) & 0xFFFF : out[16 * l + 12 + i];
+            uint32_t want = mma_ref(mc, Av, Bv, C[row][col], row, col);
+            if (got != want && bad++ < 3)
+                CHECK_MSG(0, "m16n8k%d %s: D[%d][%d] = 0x%x, expected 0x%x", mc->k, mc->types, row, col, got, want);
+        }
+    buf_free(&ptx);
+    buf_free(&r.err);
+    buf_free(&r.prints);
+}
+
+/* tf32 operands as cvt.rna.tf32.f32 leaves them: low 13 bits zero */
+static void fill_tf32(uint32_t A[16][32], uint32_t B[32][8], uint32_t C[16][8]) {
+    (void)C;
+    for (int m = 0; m < 16; m++)
+        for (int k = 0; k < 8; k++) A[m][k] &= ~0x1FFFu;
+    for (int k = 0; k < 8; k++)
+        for (int n = 0; n < 8; n++) B[k][n] &= ~0x1FFFu;
+}
+
+/* f16 accumulator: C = 2048 (ulp 2), all 16 products 1: each 2048 + 1 is
+ * a tie that rounds to even, so D stays 2048 (the sum rounded once would
+ * be 2064); from 2050, 2051 rounds up to 2052, then 2053 down to 2052 */
+static void fill_f16_ties(uint32_t A[16][32], uint32_t B[32][8], uint32_t C[16][8]) {
+    for (int m = 0; m < 2; m++)
+        for (int k = 0; k < 16; k++) A[m][k] = 0x3C00;   /* 1.0 */
+    for (int k = 0; k < 16; k++) B[k][0] = 0x3C00;
+    C[0][0] = 0x6800;   /* 2048 */
+    C[1][0] = 0x6801;   /* 2050 */
+}
+
+/* int8: accumulators near the ends of the s32 range, so the sums wrap
+ * (or, .satfinite, clamp) */
+static void fill_int_edges(uint32_t A[16][32], uint32_t B[32][8], uint32_t C[16][8]) {
+    for (int k = 0; k < 32; k++) A[0][k] = 0x7F, A[1][k] = 0x80, B[k][0] = 0x7F;   /* 127, -128 (s8) or 128 (u8) */
+    C[0][0] = 0x7FFFFF00;
+    C[1][0] = 0x80000100;
+}
+
+static const MmaPin f16_ties[] = {{0, 0, 0x6800}, {1, 0, 0x6802}};
+/* s8 x s8: 0x7FFFFF00 + 32 * 127 * 127 wraps to 0x8007DF20, 0x80000100 -
+ * 32 * 128 * 127 to 0x7FF81100; s8 x u8 .satfinite clamps both */
+static const MmaPin s8_wraps[] = {{0, 0, 0x8007DF20}, {1, 0, 0x7FF81100}};
+static const MmaPin s8u8_saturates[] = {{0, 0, 0x7FFFFFFF}, {1, 0, 0x80000000}};
+
+static void test_mma(void) {
+    static const MmaCase cases[] = {
+        {"f32.f16.f16.f32", 16, ET_F16, ET_F16, false, false, false},
+        {"f32.bf16.bf16.f32", 16, ET_BF16, ET_BF16, false, false, false},
+        {"f16.f16.f16.f16", 16, ET_F16, ET_F16, true, false, false},
+        {"f32.tf32.tf32.f32", 8, ET_F32, ET_F32, false, false, false},
+        {"f32.f16.f16.f32", 8, ET_F16, ET_F16, false, false, false},
+        {"f32.bf16.bf16.f32", 8, ET_BF16, ET_BF16, false, false, false},
+        {"f16.f16.f16.f16", 8, ET_F16, ET_F16, true, false, false},
+        {"s32.s8.s8.s32", 32, ET_I8, ET_I8, false, true, false},
+        {"s32.u8.s8.s32", 32, ET_U8, ET_I8, false, true, false},
+        {"s32.s8.u8.s32", 32, ET_I8, ET_U8, false, true, true},
+        {"s32.u8.u8.s32", 16, ET_U8, ET_U8, false, true, false},
+        {"s32.s8.s8.s32", 16, ET_I8, ET_I8, false, true, true},
+        {"f32.e4m3.e4m3.f32", 32, ET_F8E4M3, ET_F8E4M3, false, false, false},
+        {"f32.e4m3.e5m2.f32", 32, ET_F8E4M3, ET_F8E5M2, false, false, false},
+        {"f32.e5m2.e4m3.f32", 32, ET_F8E5M2, ET_F8E4M3, false, false, false},
+        {"f32.e5m2.e5m2.f32", 32, ET_F8E5M2, ET_F8E5M2, false, false, false},
+        {"f16.e4m3.e5m2.f16", 32, ET_F8E4M3, ET_F8E5M2, true, false, false},
+        {"f32.e4m3.e4m3.f32", 16, ET_F8E4M3, ET_F8E4M3, false, false, false},
+        {"f16.e5m2.e5m2.f16", 16, ET_F8E5M2, ET_F8E5M2, true, false, false},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        const MmaCase *mc = &cases[i];
+        mma_case(mc, 1000 + i, NULL, NULL, 0);   /* tf32: f32 patterns, truncated */
+        if (mma_class(mc) == MC_TF32_K8) mma_case(mc, 2000 + i, fill_tf32, NULL, 0);
+        if (mc->f16_acc && mc->a == ET_F16 && mc->k == 16) mma_case(mc, 77, fill_f16_ties, f16_ties, 2);
+        if (mc->int_acc && mc->k == 32) mma_case(mc, 78, fill_int_edges, NULL, 0);
+        if (!strcmp(mc->types, "s32.s8.s8.s32") && mc->k == 32) mma_case(mc, 79, fill_int_edges, s8_wraps, 2);
+        if (mc->satfinite && mc->k == 32) mma_case(mc, 80, fill_int_edges, s8u8_saturates, 2);
+    }
+}
+
+/* ptx-notes section 6's global-memory example, the addresses computed in
+ * PTX: A row-major 16 x 16 f16 at byte 0 (a-reg0 = the word at
+ * (16 g + 2 t) 2, a-reg1 at +256, a-reg2 at +16, a-reg3 at +272), B stored
+ * transposed (Bt[n][k]) at 512 (b-reg0 at (16 g + 2 t) 2, b-reg1 at +16),
+ * D row-major 16 x 8 f32 at 768, holding C before: {d0, d1} at
+ * (8 g + 2 t) 4, {d2, d3} at +256. d is c's registers. */
+static const char mma_global_ptx[] =
+    ".version 7.0\n.target sm_80\n.address_size 64\n\n"
+    ".visible .entry k(\n\t.param .u64 out,\n\t.param .u32 n\n)\n{\n"
+    "\t.reg .b32 %r<10>;\n\t.reg .b64 %rd<8>;\n\t.reg .b32 %a<4>;\n\t.reg .b32 %b<2>;\n\t.reg .f32 %c<4>;\n"
+    "\tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
+    "\tmov.u32 %r1, %laneid;\n\tshr.u32 %r2, %r1, 2;\n\tand.b32 %r3, %r1, 3;\n"
+    "\tshl.b32 %r4, %r2, 4;\n\tshl.b32 %r5, %r3, 1;\n\tadd.s32 %r6, %r4, %r5;\n\tshl.b32 %r6, %r6, 1;\n"
+    "\tcvt.u64.u32 %rd3, %r6;\n\tadd.s64 %rd4, %rd2, %rd3;\n"
+    "\tld.global.b32 %a0, [%rd4];\n\tld.global.b32 %a1, [%rd4+256];\n"
+    "\tld.global.b32 %a2, [%rd4+16];\n\tld.global.b32 %a3, [%rd4+272];\n"
+    "\tld.global.b32 %b0, [%rd4+512];\n\tld.global.b32 %b1, [%rd4+528];\n"
+    "\tshl.b32 %r7, %r2, 3;\n\tadd.s32 %r7, %r7, %r5;\n\tshl.b32 %r7, %r7, 2;\n"
+    "\tcvt.u64.u32 %rd5, %r7;\n\tadd.s64 %rd6, %rd2, %rd5;\n"
+    "\tld.global.v2.f32 {%c0, %c1}, [%rd6+768];\n\tld.global.v2.f32 {%c2, %c3}, [%rd6+1024];\n"
+    "\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%c0, %c1, %c2, %c3}, {%a0, %a1, %a2, %a3}, {%b0, %b1}, "
+    "{%c0, %c1, %c2, %c3};\n"
+    "\tst.global.v2.f32 [%rd6+768], {%c0, %c1};\n\tst.global.v2.f32 [%rd6+1024], {%c2, %c3};\n"
+    "\tret;\n}\n";
+
+static void test_mma_global(void) {
+    _Alignas(16) uint16_t buf[640];   /* A: halves 0..255, Bt: 256..383, D: 384..639 (as f32) */
+    uint64_t seed = 5;
+    for (int i = 0; i < 384; i++) buf[i] = (uint16_t)mma_rand(&seed, ET_F16);
+    uint32_t *D = (uint32_t *)(buf + 384), C[128];
+    for (int i = 0; i < 128; i++) D[i] = C[i] = mma_rand(&seed, ET_F32);
+    PtxRun r;
+    run_ptx(&r, mma_global_ptx, buf, sizeof buf, 0, 32, 1);
+    CHECK_MSG(r.ok, "%s", buf_str(&r.err));
+    for (int m = 0; r.ok && m < 16; m++)
+        for (int n = 0; n < 8; n++) {
+            float d = scalar_f32(C[8 * m + n]);
+            for (int k = 0; k < 16; k++)
+                d = fmaf((float)scalar_float(ET_F16, buf[16 * m + k]), (float)scalar_float(ET_F16, buf[256 + 16 * n + k]), d);
+            CHECK_MSG(D[8 * m + n] == scalar_f32_bits(d), "D[%d][%d] = 0x%x, expected 0x%x", m, n, D[8 * m + n],
+                      (uint32_t)scalar_f32_bits(d));
+        }
+    buf_free(&r.err);
+    buf_free(&r.prints);
+}
+
+/* cvt.rna{.satfinite}.tf32.f32: thread t converts word t into words 16 + t
+ * and 32 + t */
+static const char tf32_ptx[] = HEAD
+    "\tld.global.b32 %r3, [%rd3];\n"
+    "\tmov.b32 %f1, %r3;\n"
+    "\tcvt.rna.tf32.f32 %r4, %f1;\n\tst.global.b32 [%rd3+64], %r4;\n"
+    "\tcvt.rna.satfinite.tf32.f32 %r5, %f1;\n\tst.global.b32 [%rd3+128], %r5;\n"
+    "\tret;\n}\n";
+
+static void test_cvt_tf32(void) {
+    static const uint32_t cases[][3] = {   /* input, .rna, .rna.satfinite */
+        {0x3F801000, 0x3F802000, 0x3F802000},   /* 1 + 2^-11: a tie, away from zero (even would give 1) */
+        {0xBF801000, 0xBF802000, 0xBF802000},
+        {0x3F800FFF, 0x3F800000, 0x3F800000},   /* just below the tie */
+        {0x3F803000, 0x3F804000, 0x3F804000},
+        {0x7F7FFFFF, 0x7F800000, 0x7F7FE000},   /* past the largest tf32: infinity, or the largest */
+        {0x7F800000, 0x7F800000, 0x7F7FE000},
+        {0x7FC00001, 0x7FFFFFFF, 0x7FFFFFFF},   /* NaN: canonical */
+        {0x00001000, 0x00002000, 0x00002000},   /* a subnormal tie */
+        {0x80000FFF, 0x80000000, 0x80000000},
+        {0x3FFFF000, 0x40000000, 0x40000000},   /* carries into the exponent */
+        {0xFF7FF000, 0xFF800000, 0xFF7FE000},
+        {0x12345678, 0x12346000, 0x12346000},
+    };
+    enum { N = ARRAY_LEN(cases) };
+    uint32_t out[48];
+    memset(out, 0xEE, sizeof out);
+    for (int i = 0; i < N; i++) out[i] = cases[i][0];
+    PtxRun r;
+    run_ptx(&r, tf32_ptx, out, sizeof out, 0, N, 1);
+    CHECK_MSG(r.ok, "%s", buf_str(&r.err));
+    for (int i = 0; r.ok && i < N; i++)
+        for (int j = 0; j < 2; j++)
+            CHECK_MSG(out[16 * (j + 1) + i] == cases[i][j + 1], "cvt.rna%s.tf32.f32 of 0x%08x = 0x%08x, expected 0x%08x",
+                      j ? ".satfinite" : "", cases[i][0], out[16 * (j + 1) + i], cases[i][j + 1]);
+    buf_free(&r.err);
+    buf_free(&r.prints);
+}
+
+/* A warp-collective mma needs all 32 lanes; forms ptxas refuses are refused. */
+#define MMA_TF32 "\tmma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f1, %f2, %f3, %f4}, {%r4, %r5, %r6, %r7}, " \
+                 "{%r8, %r9}, {%f1, %f2, %f3, %f4};\n"
+
+static void test_mma_errors(void) {
+    expect_error(HEAD "\tsetp.ne.u32 %p1, %r2, 37;\n\t.loc 1 6 1\n\t@%p1" MMA_TF32 "\tret;\n}\n", 64, 1,
+                 "sim: k.py:6: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 at PTX line 25 is warp-collective, "
+                 "but lane 5 does not execute it (its guard is false) (thread 32 of CTA (0, 0, 0))\n");
+    expect_error(HEAD MMA_TF32 "\tret;\n}\n", 48, 1,
+                 "sim: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 at PTX line 23 is warp-collective, but "
+                 "lane 16 does not exist (the CTA has fewer threads) (thread 32 of CTA (0, 0, 0))\n");
+    /* a warp whose guards are all false skips it */
+    PtxRun r;
+    uint32_t out[40];
+    run_ptx(&r, HEAD "\tsetp.lt.u32 %p1, %r2, 32;\n\t@%p1" MMA_TF32 "\tret;\n}\n", out, sizeof out, 0, 48, 1);
+    CHECK_MSG(r.ok, "%s", buf_str(&r.err));
+    buf_free(&r.err);
+    buf_free(&r.prints);
+    expect_error(HEAD "\tmma.sync.aligned.m16n8k16.row.row.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r4, %r5, %r6, %r7}, "
+                 "{%r8, %r9}, {%f1, %f2, %f3, %f4};\n\tret;\n}\n", 32, 1,
+                 "sim: PTX line 23: unknown instruction 'mma.sync.aligned.m16n8k16.row.row.f32.f16.f16.f32' (mma takes "
+                 ".row.col only)\n");
+    expect_error(HEAD "\tmma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%f1, %f2, %f3, %f4}, {%r4, %r5}, {%r8}, "
+                 "{%f1, %f2, %f3, %f4};\n\tret;\n}\n", 32, 1,
+                 "sim: PTX line 23: unknown instruction 'mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32' "
+                 "(mma.sync.aligned.{m16n8k8,m16n8k16,m16n8k32}.row.col.D.A.B.C is modelled)\n");
+    expect_error(HEAD "\tmma.sync.m16n8k8.row.col.f32.tf32.tf32.f32 {%f1, %f2, %f3, %f4}, {%r4, %r5, %r6, %r7}, "
+                 "{%r8, %r9}, {%f1, %f2, %f3, %f4};\n\tret;\n}\n", 32, 1,
+                 "sim: PTX line 23: unknown instruction 'mma.sync.m16n8k8.row.col.f32.tf32.tf32.f32' "
+                 "(mma.sync.aligned.{m16n8k8,m16n8k16,m16n8k32}.row.col.D.A.B.C is modelled)\n");
+    expect_error(HEAD "\tmma.sync.aligned.m16n8k16.row.col.f16.bf16.bf16.f16 {%r1, %r2}, {%r4, %r5, %r6, %r7}, "
+                 "{%r8, %r9}, {%r1, %r2};\n\tret;\n}\n", 32, 1,
+                 "sim: PTX line 23: unknown instruction 'mma.sync.aligned.m16n8k16.row.col.f16.bf16.bf16.f16' (the "
+                 "forms are s8/u8 -> s32{.satfinite} at k16/k32, e4m3/e5m2 -> f32/f16 at k16/k32, f16 -> f32/f16 and "
+                 "bf16 -> f32 at k8/k16, tf32 -> f32 at k8)\n");
+    expect_error(HEAD "\tmma.sync.aligned.m16n8k32.row.col.satfinite.f32.e4m3.e4m3.f32 {%f1, %f2, %f3, %f4}, "
+                 "{%r4, %r5, %r6, %r7}, {%r8, %r9}, {%f1, %f2, %f3, %f4};\n\tret;\n}\n", 32, 1,
+                 "sim: PTX line 23: unknown instruction 'mma.sync.aligned.m16n8k32.row.col.satfinite.f32.e4m3.e4m3.f32' "
+                 "(the forms are s8/u8 -> s32{.satfinite} at k16/k32, e4m3/e5m2 -> f32/f16 at k16/k32, f16 -> f32/f16 "
+                 "and bf16 -> f32 at k8/k16, tf32 -> f32 at k8)\n");
+    expect_error(HEAD "\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2}, {%r4, %r5, %r6, %r7}, "
+                 "{%r8, %r9}, {%f1, %f2, %f3, %f4};\n\tret;\n}\n", 32, 1,
+                 "sim: PTX line 23: 'mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32': d must be a vector of 4 "
+                 "registers\n");
+    expect_error(HEAD "\tmma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r4, %r5}, %r8, "
+                 "{%f1, %f2, %f3, %f4};\n\tret;\n}\n", 32, 1,
+                 "sim: PTX line 23: 'mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32': b must be a vector of 1 "
+                 "registers\n");
+    expect_error(HEAD "\tmma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%h1, %h2}, {%r8}, "
+                 "{%f1, %f2, %f3, %f4};\n\tret;\n}\n", 32, 1,
+                 "sim: PTX line 23: 'mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32': the registers of a must be 32 "
+                 "bits wide\n");
+    /* .satfinite after the types, as ptxas also takes it; not among them */
+    run_ptx(&r, HEAD "\tmma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32.satfinite {%r10, %r11, %r12, %r13}, "
+            "{%r4, %r5, %r6, %r7}, {%r8, %r9}, {%r10, %r11, %r12, %r13};\n\tret;\n}\n", out, sizeof out, 0, 32, 1);
+    CHECK_MSG(r.ok, "%s", buf_str(&r.err));
+    buf_free(&r.err);
+    buf_free(&r.prints);
+    expect_error(HEAD "\tmma.sync.aligned.m16n8k32.row.col.s32.satfinite.s8.s8.s32 {%r10, %r11, %r12, %r13}, "
+                 "{%r4, %r5, %r6, %r7}, {%r8, %r9}, {%r10, %r11, %r12, %r13};\n\tret;\n}\n", 32, 1,
+                 "sim: PTX line 23: unknown instruction 'mma.sync.aligned.m16n8k32.row.col.s32.satfinite.s8.s8.s32' "
+                 "(mma.sync.aligned.{m16n8k8,m16n8k16,m16n8k32}.row.col.D.A.B.C is modelled)\n");
+    expect_error(HEAD "\tcvt.rn.tf32.f32 %r3, %f1;\n\tret;\n}\n", 32, 1,
+                 "sim: PTX line 23: unknown instruction 'cvt.rn.tf32.f32' (not modelled)\n");
+    expect_error(HEAD "\tcvt.rna.f16.f32 %h1, %f1;\n\tret;\n}\n", 32, 1,
+                 "sim: PTX line 23: unknown instruction 'cvt.rna.f16.f32' (not modelled)\n");
+    expect_error(HEAD "\tadd.rna.f32 %f1, %f1, %f2;\n\tret;\n}\n", 32, 1,
+                 "sim: PTX line 23: 'add.rna.f32': only .rn rounding is modelled\n");
+    expect_error(HEAD "\tmov.tf32 %r1, %r2;\n\tret;\n}\n", 32, 1,
+                 "sim: PTX line 23: unknown instruction 'mov.tf32' (packed types are modelled in cvt only)\n");
+}
+
+/* ---- cp.async ---- */
+
+/* 4 threads; words 0..15 of out are the sources, thread t's 16 bytes at
+ * word 4 t. Group 0: 16 bytes with src-size 16, 8, 4, 0 (by t) to smem +
+ * 16 t, and an ignore-src copy (odd t) to smem + 64 + 16 t; group 1: 4
+ * bytes of word 16 + t to smem + 128 + 4 t, whose source changes after the
+ * copy is issued: the copy reads it when it completes. wait_group 1
+ * completes group 0 only; wait_all the rest. */
+static const char cp_ptx[] = HEAD
+    "\t.shared .align 16 .b8 smem[256];\n"
+    "\tmov.u32 %r3, smem;\n\tshl.b32 %r4, %r2, 4;\n\tadd.s32 %r5, %r3, %r4;\n"   /* smem + 16 t */
+    "\tmad.wide.u32 %rd4, %r2, 16, %rd2;\n"                                       /* out + 16 t */
+    "\tmov.b32 %r6, 16;\n\tshr.u32 %r6, %r6, %r2;\n\tsetp.eq.u32 %p1, %r2, 3;\n\tselp.b32 %r6, 0, %r6, %p1;\n"
+    "\tcp.async.cg.shared.global [%r5], [%rd4], 16, %r6;\n"
+    "\tand.b32 %r7, %r2, 1;\n\tsetp.eq.u32 %p2, %r7, 1;\n"
+    "\tcp.async.ca.shared.global.L2::128B [%r5+64], [%rd4], 16, %p2;\n"
+    "\tcp.async.commit_group;\n"
+    "\tshl.b32 %r8, %r2, 2;\n\tadd.s32 %r9, %r3, %r8;\n"                          /* smem + 4 t */
+    "\tadd.s64 %rd5, %rd3, 64;\n"                                                 /* word 16 + t */
+    "\tcp.async.ca.shared::cta.global [%r9+128], [%rd5], 4;\n"
+    "\tcp.async.commit_group;\n"
+    "\tadd.s32 %r10, %r2, 0x5550;\n\tst.global.b32 [%rd5], %r10;\n"
+    "\tcp.async.wait_group 1;\n"
+    "\tld.shared.v4.b32 {%r11, %r12, %r13, %r14}, [%r5];\n"
+    "\tst.global.v4.b32 [%rd4+128], {%r11, %r12, %r13, %r14};\n"                 /* words 32 + 4 t */
+    "\tld.shared.v4.b32 {%r11, %r12, %r13, %r14}, [%r5+64];\n"
+    "\tst.global.v4.b32 [%rd4+192], {%r11, %r12, %r13, %r14};\n"                 /* words 48 + 4 t */
+    "\tcp.async.wait_all;\n"
+    "\tbar.sync 0;\n"
+    "\tld.shared.b32 %r15, [%r9+128];\n\tst.global.b32 [%rd3+256], %r15;\n"      /* word 64 + t */
+    "\tret;\n}\n";
+
+static void test_cp_async(void) {
+    _Alignas(16) uint32_t out[72];
+    memset(out, 0xEE, sizeof out);
+    for (int i = 0; i < 20; i++) out[i] = 0x1000 + i;
+    PtxRun r;
+    run_ptx(&r, cp_ptx, out, sizeof out, 0, 4, 1);
+    CHECK_MSG(r.ok, "%s", buf_str(&r.err));
+    for (uint32_t t = 0; r.ok && t < 4; t++)
+        for (uint32_t w = 0; w < 4; w++) {
+            uint32_t src = 0x1000 + 4 * t + w, kept = t == 3 ? 0 : 4 >> t;   /* words src-size keeps */
+            CHECK_MSG(out[32 + 4 * t + w] == (w < kept ? src : 0), "thread %u, src-size %u: word %u = 0x%x", t,
+                      4 * kept, w, out[32 + 4 * t + w]);
+            CHECK_MSG(out[48 + 4 * t + w] == (t & 1 ? 0 : src), "thread %u, ignore-src %u: word %u = 0x%x", t, t & 1,
+                      w, out[48 + 4 * t + w]);
+        }
+    for (uint32_t t = 0; r.ok && t < 4; t++)
+        CHECK_MSG(out[64 + t] == 0x5550 + t, "thread %u: the late copy gave 0x%x", t, out[64 + t]);
+    buf_free(&r.err);
+    buf_free(&r.prints);
+}
+
+#define CP_SMEM "\t.shared .align 16 .b8 smem[64];\n\tmov.u32 %r3, smem;\n\tmad.lo.s32 %r4, %r2, 4, %r3;\n"
+/* HEAD + CP_SMEM is 25 lines: the next is PTX line 26 */
+
+static void test_cp_async_errors(void) {
+    /* reading a pending copy's target: no wait at all; a wait_group that
+     * leaves the newest group; a wait_group 0 before the commit */
+    expect_error(HEAD CP_SMEM "\tcp.async.ca.shared.global [%r4], [%rd3], 4;\n\tcp.async.commit_group;\n"
+                 "\t.loc 1 8 3\n\tld.shared.b32 %r5, [%r4];\n\tcp.async.wait_all;\n\tret;\n}\n", 4, 1,
+                 "sim: k.py:8: ld.shared.b32 at PTX line 29 reads 4 bytes at shared offset 0, which the cp.async at "
+                 "PTX line 26 of thread 0 still writes (no cp.async.wait_group has completed it) (thread 0 of CTA "
+                 "(0, 0, 0))\n");
+    expect_error(HEAD CP_SMEM "\tcp.async.ca.shared.global [%r4], [%rd3], 4;\n\tcp.async.commit_group;\n"
+                 "\tcp.async.ca.shared.global [%r4+16], [%rd3], 4;\n\tcp.async.commit_group;\n"
+                 "\tcp.async.wait_group 1;\n\tld.shared.b32 %r5, [%r4];\n\tld.shared.b32 %r5, [%r4+16];\n"
+                 "\tcp.async.wait_all;\n\tret;\n}\n", 4, 1,
+                 "sim: ld.shared.b32 at PTX line 32 reads 4 bytes at shared offset 16, which the cp.async at PTX line "
+                 "28 of thread 0 still writes (no cp.async.wait_group has completed it) (thread 0 of CTA (0, 0, 0))\n");
+    expect_error(HEAD CP_SMEM "\tcp.async.ca.shared.global [%r4], [%rd3], 4;\n\tcp.async.wait_group 0;\n"
+                 "\tst.shared.b32 [%r4], %r2;\n\tret;\n}\n", 4, 1,
+                 "sim: st.shared.b32 at PTX line 28 writes 4 bytes at shared offset 0, which the cp.async at PTX line "
+                 "26 of thread 0 still writes (no cp.async.wait_group has completed it) (thread 0 of CTA (0, 0, 0))\n");
+    /* another thread's pending copy: thread 1 reads what thread 0 copies */
+    expect_error(HEAD CP_SMEM "\tsetp.eq.u32 %p1, %r2, 0;\n\t@%p1 cp.async.ca.shared.global [%r3+4], [%rd3], 4;\n"
+                 "\tcp.async.commit_group;\n\tld.shared.b32 %r5, [%r4];\n\tcp.async.wait_all;\n\tret;\n}\n", 4, 1,
+                 "sim: ld.shared.b32 at PTX line 29 reads 4 bytes at shared offset 4, which the cp.async at PTX line "
+                 "27 of thread 0 still writes (no cp.async.wait_group has completed it) (thread 1 of CTA (0, 0, 0))\n");
+    expect_error(HEAD CP_SMEM "\tcp.async.cg.shared.global [%r3], [%rd2], 16;\n\tcp.async.commit_group;\n\tret;\n}\n",
+                 1, 1,
+                 "sim: ret at PTX line 28 ends the kernel while the cp.async at PTX line 26 is pending (no "
+                 "cp.async.wait_group or wait_all completes it) (thread 0 of CTA (0, 0, 0))\n");
+    /* two copies to the same bytes in flight */
+    expect_error(HEAD CP_SMEM "\tcp.async.ca.shared.global [%r3], [%rd2], 8;\n"
+                 "\tcp.async.ca.shared.global [%r3+4], [%rd2], 4;\n\tcp.async.wait_all;\n\tret;\n}\n", 1, 1,
+                 "sim: cp.async.ca.shared.global at PTX line 27 writes 4 bytes at shared offset 4, which the cp.async "
+                 "at PTX line 26 of thread 0 still writes (no cp.async.wait_group has completed it) (thread 0 of CTA "
+                 "(0, 0, 0))\n");
+    /* bounds and alignment, as ld and st check theirs; src-size past cp-size */
+    expect_error(HEAD CP_SMEM "\tcp.async.ca.shared.global [%r4], [%rd3+140], 4;\n\tcp.async.wait_all;\n\tret;\n}\n",
+                 8, 1,
+                 "sim: cp.async.ca.shared.global at PTX line 26 reads 4 bytes at offset +160 of buffer 'out' (160 "
+                 "bytes), outside every buffer (thread 5 of CTA (0, 0, 0))\n");
+    expect_error(HEAD CP_SMEM "\tcp.async.cg.shared.global [%r3+8], [%rd2], 16;\n\tcp.async.wait_all;\n\tret;\n}\n",
+                 1, 1,
+                 "sim: cp.async.cg.shared.global at PTX line 26 writes 16 bytes at shared offset 8, not 16-byte "
+                 "aligned (thread 0 of CTA (0, 0, 0))\n");
+    expect_error(HEAD CP_SMEM "\tcp.async.cg.shared.global [%r3+64], [%rd2], 16;\n\tcp.async.wait_all;\n\tret;\n}\n",
+                 1, 1,
+                 "sim: cp.async.cg.shared.global at PTX line 26 writes 16 bytes at shared offset 64, outside the 64 "
+                 "bytes of shared memory (thread 0 of CTA (0, 0, 0))\n");
+    expect_error(HEAD CP_SMEM "\tcp.async.cg.shared.global [%r3], [%rd2+8], 16, 8;\n\tcp.async.wait_all;\n\tret;\n}\n",
+                 1, 1,
+                 "sim: cp.async.cg.shared.global at PTX line 26 reads 8 bytes at offset +8 of buffer 'out', not "
+                 "16-byte aligned (thread 0 of CTA (0, 0, 0))\n");
+    expect_error(HEAD CP_SMEM "\tmov.b32 %r5, 20;\n\tcp.async.cg.shared.global [%r3], [%rd2], 16, %r5;\n"
+                 "\tcp.async.wait_all;\n\tret;\n}\n", 1, 1,
+                 "sim: cp.async.cg.shared.global at PTX line 27 has src-size 20, more than its cp-size 16 (undefined) "
+                 "(thread 0 of CTA (0, 0, 0))\n");
+    /* src-size 0 reads nothing: the source address is not checked */
+    PtxRun r;
+    _Alignas(16) uint32_t out[40];
+    run_ptx(&r, HEAD CP_SMEM "\tcp.async.cg.shared.global [%r3], [%rd2+4000], 16, 0;\n\tcp.async.wait_all;\n"
+            "\tld.shared.b32 %r5, [%r3+12];\n\tst.global.b32 [%rd2], %r5;\n\tret;\n}\n", out, sizeof out, 0, 1, 1);
+    CHECK_MSG(r.ok && out[0] == 0, "%s out[0] = 0x%x", buf_str(&r.err), out[0]);
+    buf_free(&r.err);
+    buf_free(&r.prints);
+    /* what the loader refuses */
+    expect_error(HEAD "\tcp.async.cg.shared.global [%r3], [%rd2], 8;\n\tret;\n}\n", 1, 1,
+                 "sim: PTX line 23: 'cp.async.cg.shared.global': .cg copies 16 bytes, not 8\n");
+    expect_error(HEAD "\tcp.async.ca.shared.global [%r3], [%rd2], 2;\n\tret;\n}\n", 1, 1,
+                 "sim: PTX line 23: 'cp.async.ca.shared.global': cp-size 2 is not 4, 8 or 16\n");
+    expect_error(HEAD "\tcp.async.ca.shared.global [%r3], [%rd2], 8, 9;\n\tret;\n}\n", 1, 1,
+                 "sim: PTX line 23: 'cp.async.ca.shared.global': src-size 9 is not in [0, 8]\n");
+    expect_error(HEAD "\tcp.async.wait_group %r1;\n\tret;\n}\n", 1, 1,
+                 "sim: PTX line 23: 'cp.async.wait_group' takes one immediate: the groups that may stay pending\n");
+    expect_error(HEAD "\tcp.async.ca.shared.global.L2::cache_hint [%r3], [%rd2], 8, %rd4;\n\tret;\n}\n", 1, 1,
+                 "sim: PTX line 23: unknown instruction 'cp.async.ca.shared.global.L2::cache_hint' (cache policies are "
+                 "not modelled)\n");
+    expect_error(HEAD "\tcp.async.bulk.shared::cluster.global [%r3], [%rd2], 16;\n\tret;\n}\n", 1, 1,
+                 "sim: PTX line 23: unknown instruction 'cp.async.bulk.shared::cluster.global' (cp.async.{ca,cg}."
+                 "shared{::cta}.global, cp.async.commit_group, cp.async.wait_group and cp.async.wait_all are "
+                 "modelled)\n");
+    expect_error(HEAD "\tcp.async.ca.global.shared [%r3], [%rd2], 8;\n\tret;\n}\n", 1, 1,
+                 "sim: PTX line 23: unknown instruction 'cp.async.ca.global.shared' (cp.async.{ca,cg}.shared{::cta}."
+                 "global, cp.async.commit_group, cp.async.wait_group and cp.async.wait_all are modelled)\n");
+    expect_error(HEAD "\tcp.async.commit_group.ca;\n\tret;\n}\n", 1, 1,
+                 "sim: PTX line 23: unknown instruction 'cp.async.commit_group.ca' (cp.async.{ca,cg}.shared{::cta}."
+                 "global, cp.async.commit_group, cp.async.wait_group and cp.async.wait_all are modelled)\n");
+}
+
 /* ---- 2. kernels ---- */
 
 /* One block on one target: the interpreter's stages, then the PTX. */
@@ -641,6 +1204,12 @@ int main(void) {
     test_atomics();
     test_vprintf();
     test_assertfail();
+    test_mma();
+    test_mma_global();
+    test_cvt_tf32();
+    test_mma_errors();
+    test_cp_async();
+    test_cp_async_errors();
     test_cli_modes();
     test_ulp_bounds();
     test_rem_range();
