@@ -122,6 +122,13 @@ static void test_vector_offsets(void) {
     ValId hinted = hint(&b, OP_MULTIPLE_OF, s_offs, 1024);
     ValId contig = hint(&b, OP_MAX_CONTIGUOUS, strided, 8);
     ValId back = binop(&b, OP_SUB, offs, arange(&b, 0, 1024));
+    /* the tutorial matmul's (pid * BLOCK + arange) % N with N:16 (and N
+     * unhinted); a dividend that may be negative keeps nothing (runs break
+     * after negative multiples of N) */
+    ValId rem_n16 = binop(&b, OP_REM, offs, splat(&b, n16, t));
+    ValId rem_n1 = binop(&b, OP_REM, offs, splat(&b, n1, t));
+    ValId rem_neg = binop(&b, OP_REM, s_offs, splat(&b, n16, t));
+    ValId quo_n = binop(&b, OP_DIV, program_id(&b), n16);
 
     AxisInfo *ai = axisinfo_compute(fn);
     CHECK_AXIS(&ai[base], 0, 1, 1024, 1);
@@ -140,6 +147,10 @@ static void test_vector_offsets(void) {
     CHECK_AXIS(&ai[hinted], 0, 1024, 1024, 1);
     CHECK_AXIS(&ai[contig], 0, 8, 1, 1);
     CHECK_AXIS(&ai[back], 0, 1, 1, 1);            /* pid * 1024, but not provably */
+    CHECK_AXIS(&ai[rem_n16], 0, 16, 16, 1);
+    CHECK_AXIS(&ai[rem_n1], 0, 1, 1, 1);
+    CHECK_AXIS(&ai[rem_neg], 0, 1, 1, 1);
+    CHECK_AXIS(&ai[quo_n], 0, 1, 1, 1);
     ctx_free(c);
 }
 
