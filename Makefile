@@ -66,6 +66,7 @@ gpu-test: all
 	TRIC_ARCH=sm_80 python3 test/gpu/run_kernels.py
 	TRIC_LIBRARY=$(B)/libtric.so python3 test/gpu/test_python.py
 	TRIC_LIBRARY=$(B)/libtric.so python3 test/gpu/test_debug.py
+	TRIC_LIBRARY=$(B)/libtric.so python3 test/gpu/test_dot.py
 
 # random kernels for as long as asked (FUZZ_SECONDS, default 60); each one
 # that fails is saved under test/fuzz/ and runs in every `make test` after

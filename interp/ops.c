@@ -304,29 +304,39 @@ static float tf32(float x) {
     return x;
 }
 
-/* f32 operands: tf32 products, three tf32 products (hi*lo, lo*hi, hi*hi,
- * each its own rounded sum; lo = tf32(x - hi), the subtraction in f32), or
- * one f32 fma. Products of tf32 values are exact in double. */
+/* f32 operands: a tf32 product or one f32 fma (tf32x3: x3_step). Products
+ * of tf32 values are exact in double. */
 static uint64_t dot_step_f32(DotPrecision prec, uint64_t acc, float x, float y) {
     float c = scalar_f32(acc);
     if (prec == DOT_IEEE) return scalar_f32_bits(fmaf(x, y, c));
+    return scalar_round_bits(ET_F32, elem_round_sum(ET_F32, c, (double)tf32(x) * tf32(y)), false);
+}
+
+/* One product of tf32x3's pass p (0: hi*lo, 1: lo*hi, 2: hi*hi; lo =
+ * tf32(x - hi), the subtraction in f32) added to acc. */
+static uint64_t x3_step(int p, uint64_t acc, float x, float y) {
     float xh = tf32(x), yh = tf32(y);
-    double s = c;
-    if (prec == DOT_TF32X3) {
-        float xl = tf32(x - xh), yl = tf32(y - yh);
-        s = elem_round_sum(ET_F32, s, (double)xh * yl);
-        s = elem_round_sum(ET_F32, s, (double)xl * yh);
-    }
-    s = elem_round_sum(ET_F32, s, (double)xh * yh);
-    return scalar_round_bits(ET_F32, s, false);
+    float xs = p == 1 ? tf32(x - xh) : xh, ys = p == 0 ? tf32(y - yh) : yh;
+    return scalar_round_bits(ET_F32, elem_round_sum(ET_F32, scalar_f32(acc), (double)xs * ys), false);
 }
 
 uint64_t interp_elem_dot_step(ElemType ae, ElemType be, ElemType acc_e, DotPrecision prec, uint64_t acc,
                               uint64_t a, uint64_t b) {
     if (ae == ET_I8) return interp_int_norm(acc_e, acc + (uint64_t)((int64_t)a * (int64_t)b));
+    TRIC_ASSERT(ae != ET_F32 || prec != DOT_TF32X3);   /* not one step per k: interp_dot */
     if (ae == ET_F32) return dot_step_f32(prec, acc, scalar_f32(a), scalar_f32(b));
     double p = scalar_float(ae, a) * scalar_float(be, b);   /* f16, bf16, fp8: exact */
     return scalar_round_bits(acc_e, elem_round_sum(acc_e, scalar_float(acc_e, acc), p), false);
+}
+
+/* tf32x3 over k = 0..K-1: per group of 8 k (the m16n8k8 k-step), the
+ * group's hi*lo, then its lo*hi, then its hi*hi (doc/ir.md). */
+static uint64_t dot_x3(uint64_t acc, const uint64_t *a, const uint64_t *b, int64_t bstride, int64_t K) {
+    for (int64_t k0 = 0; k0 < K; k0 += 8)
+        for (int p = 0; p < 3; p++)
+            for (int64_t k = k0; k < K && k < k0 + 8; k++)
+                acc = x3_step(p, acc, scalar_f32(a[k]), scalar_f32(b[k * bstride]));
+    return acc;
 }
 
 void interp_dot(ElemType ae, ElemType be, ElemType ce, DotPrecision prec, InterpDotShape sh, const uint64_t *a,
@@ -338,8 +348,10 @@ void interp_dot(ElemType ae, ElemType be, ElemType ce, DotPrecision prec, Interp
             for (int64_t j = 0; j < N; j++) {
                 int64_t o = (bi * M + m) * N + j;
                 uint64_t acc = c[o];
-                for (int64_t k = 0; k < K; k++)
-                    acc = interp_elem_dot_step(ae, be, ce, prec, acc, ab[m * K + k], bb[k * N + j]);
+                if (ae == ET_F32 && prec == DOT_TF32X3) acc = dot_x3(acc, ab + m * K, bb + j, N, K);
+                else
+                    for (int64_t k = 0; k < K; k++)
+                        acc = interp_elem_dot_step(ae, be, ce, prec, acc, ab[m * K + k], bb[k * N + j]);
                 d[o] = acc;
             }
     }

@@ -156,12 +156,14 @@ static uint64_t ref_dot_elem(ElemType ae, ElemType be, ElemType ce, DotPrecision
             c = (double)fmaf((float)x, (float)y, (float)c);
         } else if (prec == DOT_TF32) {
             c = (float)(c + ref_tf32(x) * ref_tf32(y));
-        } else {
-            double xh = ref_tf32(x), yh = ref_tf32(y);
-            double xl = ref_tf32((float)(x - xh)), yl = ref_tf32((float)(y - yh));
-            c = (float)(c + xh * yl);
-            c = (float)(c + xl * yh);
-            c = (float)(c + xh * yh);
+        } else if (k % 8 == 0) {   /* tf32x3: the group k..k+7, pass by pass */
+            for (int pass = 0; pass < 3; pass++)
+                for (int64_t g = k; g < K && g < k + 8; g++) {
+                    double xg = scalar_float(ae, a[g]), yg = scalar_float(be, b[g * bstride]);
+                    double xh = ref_tf32(xg), yh = ref_tf32(yg);
+                    double xl = ref_tf32((float)(xg - xh)), yl = ref_tf32((float)(yg - yh));
+                    c = (float)(c + (pass == 0 ? xh * yl : pass == 1 ? xl * yh : xh * yh));
+                }
         }
     }
     return scalar_round_bits(ce, c, false);
