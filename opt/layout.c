@@ -445,12 +445,24 @@ static int32_t derived_layout(LayoutPass *P, IrOp *op, IrType t) {
     return l >= 0 ? l : default_layout(P, t);
 }
 
-/* loads take their anchor; everything else its want, else a derived layout */
+/* A cast to a narrower type keeps its operand's layout: where the two
+ * layouts differ (a matmul's accumulator, in the mma layout, cast to f16
+ * for 16-byte stores), the convert then moves the narrow values, half the
+ * shared memory and bytes of converting before the cast. */
+static bool narrowing_cast(LayoutPass *P, IrOp *op) {
+    if (op->opc != OP_CAST || !is_tile(P, op->operands[0]) || layout_of(P, op->operands[0]) < 0) return false;
+    return elem_bits((ElemType)ir_type(P->fn, op->results[0]).elem) <
+           elem_bits((ElemType)ir_type(P->fn, op->operands[0]).elem);
+}
+
+/* loads take their anchor; a narrowing cast its operand's layout; everything
+ * else its want, else a derived layout */
 static void fwd_result(LayoutPass *P, IrOp *op) {
     ValId r = op->results[0];
     IrType t = ir_type(P->fn, r);
     if (!t.rank) return;
     int32_t l = op->opc == OP_LOAD || is_atomic(op->opc) ? anchor_of(P, op) : -1;
+    if (l < 0 && narrowing_cast(P, op)) l = layout_of(P, op->operands[0]);
     if (l < 0) l = want_of(P, r);
     if (l >= 0 && op->opc == OP_JOIN && shape_operand_need(P, op, l) < 0) l = -1;   /* not one register bit */
     if (l < 0) l = derived_layout(P, op, t);
