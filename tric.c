@@ -28,6 +28,11 @@ static const char usage_text[] =
     "  -I DIR                 look for imported modules in DIR too (repeatable; after the\n"
     "                         input's directory, before TRIC_PATH's colon-separated list)\n"
     "  --verify-each          run the IR verifier after every stage and pass\n"
+    "  --stats                after compiling, print one line per kernel: estimated\n"
+    "                         registers per thread (tric's estimate before ptxas, and the\n"
+    "                         source line of its peak), shared memory bytes, num_warps,\n"
+    "                         and whether the estimate exceeds 255 (would spill); to\n"
+    "                         stderr, or to stdout when -o names the output file\n"
     "  --debug                compile device assertions (assert, tl.device_assert) into\n"
     "                         the PTX, as Triton's debug=True (--interpret checks them always)\n"
     "  --interpret            run the kernel on the CPU (the IR after all passes; for\n"
@@ -53,7 +58,7 @@ typedef struct Cli {
     const char *input, *kernel, *signature, *output, *arch, *emit, *passes, *dump_after;
     const char *num_warps, *num_stages;
     const char *grid, *args, *print, *seed;
-    bool verify_each, debug, interpret, simulate;
+    bool verify_each, debug, interpret, simulate, stats;
     const char **search_path;   /* -I DIR..., then TRIC_PATH's directories */
     int n_search_path;
 } Cli;
@@ -116,6 +121,10 @@ static void parse_args(int argc, char **argv, Cli *cli) {
         }
         if (strcmp(a, "--verify-each") == 0) {
             cli->verify_each = true;
+            continue;
+        }
+        if (strcmp(a, "--stats") == 0) {
+            cli->stats = true;
             continue;
         }
         if (strcmp(a, "--debug") == 0) {
@@ -206,6 +215,7 @@ static void build_request(const Cli *cli, RtRequest *rq) {
     rq->target.debug = cli->debug;
     if (!cli->interpret && (cli->grid || cli->args || cli->print || cli->seed))
         usage_error("%s", "--grid, --args, --print and --seed go with --interpret");
+    if (cli->interpret && cli->stats) usage_error("%s", "--stats reports a compilation: it takes no --interpret");
     if (cli->interpret && cli->emit) usage_error("%s", "--interpret runs the kernel: it takes no --emit");
     if (rq->is_ir) {
         if (rq->emit == RT_EMIT_TOKENS || rq->emit == RT_EMIT_AST)
@@ -240,6 +250,19 @@ static int write_output(const char *path, const char *text) {
     return 0;
 }
 
+/* --stats: one line for the compiled kernel. */
+static void print_stats(FILE *f, const RtResult *res) {
+    if (!res->est_regs) {
+        fprintf(f, "%s: no register estimate (the regs pass did not run: --passes all, or emit PTX)\n",
+                res->kernel_name ? res->kernel_name : "kernel");
+        return;
+    }
+    fprintf(f, "%s: estimated registers per thread %d (peak at %s), predicates %d, shared memory %d bytes, "
+            "num_warps %d, %s\n", res->kernel_name, res->est_regs, res->est_peak ? res->est_peak : "?",
+            res->est_preds, res->shared_bytes, res->num_warps,
+            res->est_regs > 255 ? "over 255: would spill" : "fits in 255");
+}
+
 int main(int argc, char **argv) {
     Cli cli = {0};
     parse_args(argc, argv, &cli);
@@ -260,6 +283,7 @@ int main(int argc, char **argv) {
     fflush(stdout);
     fputs(res.diag, stderr);
     int status = ok ? write_output(cli.output, res.text) : 1;
+    if (ok && cli.stats) print_stats(cli.output ? stdout : stderr, &res);
     rt_result_free(&res);
     for (int i = 0; i < cli.n_search_path; i++) free((void *)cli.search_path[i]);
     free(cli.search_path);

@@ -186,6 +186,10 @@ typedef struct IrFunc {
     Layout *layouts;
     uint32_t n_layouts, cap_layouts;
     int32_t shared_bytes;   /* shared memory the kernel needs (set by passes) */
+    /* pass_regs (opt/regs.c): estimated 32-bit registers per thread at the
+     * peak (0 = not estimated), predicates there, and the op at the peak */
+    int32_t est_regs, est_preds;
+    struct IrOp *est_regs_op;
 } IrFunc;
 
 /* ---- ir.c: construction and editing ---- */

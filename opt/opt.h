@@ -6,6 +6,7 @@
  *   dce.c        pass_dce         dead code elimination
  *   axisinfo.c   axisinfo_*       analysis: contiguity/divisibility/constancy
  *   layout.c     pass_layout      layout assignment + convert insertion
+ *   regs.c       pass_regs        estimated registers per thread (before ptxas)
  */
 #ifndef TRIC_OPT_H
 #define TRIC_OPT_H
@@ -26,6 +27,11 @@ void pass_dce(IrFunc *fn);
  * as contiguity and alignment allow (up to 16 bytes); inserts convert_layout
  * where two choices meet. After it every tile value has a layout. */
 void pass_layout(IrFunc *fn);
+/* requires: layout (without layouts each tile counts as spread evenly over
+ * the threads). changes: nothing in the IR; sets fn->est_regs (estimated
+ * peak 32-bit registers per thread), fn->est_preds and fn->est_regs_op
+ * (the op at the peak) from liveness over the structured IR. */
+void pass_regs(IrFunc *fn);
 
 /* ---- axisinfo.c ----
  * Per dimension of an integer or pointer value: contiguity (length of runs

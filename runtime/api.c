@@ -220,6 +220,7 @@ const char *tric_kernel_arch(const tric_kernel *k) { return k ? k->arch : NULL; 
 int tric_kernel_num_params(const tric_kernel *k) { return k ? k->res.n_params : 0; }
 int tric_kernel_num_warps(const tric_kernel *k) { return k ? k->res.num_warps : 0; }
 int tric_kernel_shared_bytes(const tric_kernel *k) { return k ? k->res.shared_bytes : 0; }
+int tric_kernel_estimated_registers(const tric_kernel *k) { return k ? k->res.est_regs : 0; }
 const char *tric_kernel_ir(const tric_kernel *k) { return k ? k->res.ir : NULL; }
 int tric_kernel_cache_hit(const tric_kernel *k) { return k ? k->cache_hit : 0; }
 const char *tric_kernel_log(const tric_kernel *k) { return k ? (k->res.diag ? k->res.diag : "") : NULL; }

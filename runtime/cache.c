@@ -11,10 +11,11 @@
  * the cache off), a small text header, the PTX and the IR, and last a
  * SHA-256 of everything before it:
  *
- *   tric-cache 1
+ *   tric-cache 3
  *   name add_kernel
  *   num_warps 4
  *   shared_bytes 0
+ *   est_regs 26                    (pass_regs's estimate of registers per thread)
  *   params 2
  *   param 0 8 x_ptr *fp32          (kind, bytes, name, type)
  *   param 1 4 n i32
@@ -44,7 +45,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CACHE_FORMAT "tric-cache 2"
+#define CACHE_FORMAT "tric-cache 3"
 
 /* ---- SHA-256 (FIPS 180-4) ---- */
 
@@ -351,6 +352,7 @@ static void parse_entry(Reader *r, RtResult *out) {
     out->kernel_name = read_name(r);
     out->num_warps = read_count(r, "num_warps");
     out->shared_bytes = read_count(r, "shared_bytes");
+    out->est_regs = read_count(r, "est_regs");
     int np = read_count(r, "params");
     if (r->bad || np > 4096) {
         r->bad = true;
@@ -443,8 +445,8 @@ bool rt_cache_load(const char *dir, const char *hex, const RtRequest *rq, RtResu
 /* ---- writing an entry ---- */
 
 static void write_entry(Buf *b, const RtResult *res) {
-    buf_printf(b, "%s\nname %s\nnum_warps %d\nshared_bytes %d\nparams %d\n", CACHE_FORMAT, res->kernel_name,
-               res->num_warps, res->shared_bytes, res->n_params);
+    buf_printf(b, "%s\nname %s\nnum_warps %d\nshared_bytes %d\nest_regs %d\nparams %d\n", CACHE_FORMAT,
+               res->kernel_name, res->num_warps, res->shared_bytes, res->est_regs, res->n_params);
     for (int i = 0; i < res->n_params; i++) {
         const RtParam *p = &res->params[i];
         buf_printf(b, "param %d %d %s %s\n", (int)p->kind, p->bytes, p->name, p->type);

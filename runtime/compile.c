@@ -144,6 +144,18 @@ static void check_laid_out_op(IrFunc *fn, IrOp *op, void *ud) {
     }
 }
 
+/* pass_regs's estimate and where its peak is, for --stats and the API. */
+static void collect_estimate(IrFunc *fn, RtResult *out) {
+    out->est_regs = fn->est_regs;
+    out->est_preds = fn->est_preds;
+    IrOp *op = fn->est_regs_op;
+    if (!fn->est_regs || !op) return;
+    Buf b = {0};
+    if (op->loc.file) buf_printf(&b, "%s:%d ", op->loc.file->path, (int)op->loc.line);
+    buf_printf(&b, "%s", ir_info(op->opc)->name);
+    out->est_peak = buf_take(&b);
+}
+
 static void emit_ptx(Ctx *c, IrFunc *fn, RtResult *out) {
     bool missing = false;
     ir_walk(fn, fn->body, check_laid_out_op, &missing);
@@ -152,6 +164,7 @@ static void emit_ptx(Ctx *c, IrFunc *fn, RtResult *out) {
     out->text = ptx_emit(fn);
     out->kernel_name = rt_strdup(fn->name);
     out->shared_bytes = fn->shared_bytes;
+    collect_estimate(fn, out);
     collect_params(fn, out);
 }
 
@@ -198,6 +211,8 @@ static void compile_ir(Ctx *c, const RtRequest *rq, RtResult *out) {
     if (rq->emit == RT_EMIT_IR) {
         out->text = print_ir(fn);
         out->kernel_name = rt_strdup(fn->name);
+        out->shared_bytes = fn->shared_bytes;
+        collect_estimate(fn, out);
         return;
     }
     emit_ptx(c, fn, out);
@@ -277,8 +292,10 @@ bool rt_compile(const RtRequest *rq, RtResult *out) {
         free(out->kernel_name);
         free(out->ir);
         free(out->imports);
+        free(out->est_peak);
         free_params(out);
-        out->text = out->kernel_name = out->ir = out->imports = NULL;
+        out->text = out->kernel_name = out->ir = out->imports = out->est_peak = NULL;
+        out->est_regs = out->est_preds = 0;
         out->ok = false;
     }
     out->num_warps = rq->target.num_warps;
@@ -296,6 +313,7 @@ void rt_result_free(RtResult *r) {
     free(r->kernel_name);
     free(r->ir);
     free(r->imports);
+    free(r->est_peak);
     free_params(r);
     memset(r, 0, sizeof *r);
 }

@@ -53,6 +53,11 @@ typedef struct RtResult {
     int n_params;
     int num_warps;
     int shared_bytes;        /* dynamic shared memory the launch passes */
+    /* pass_regs's estimate (PTX, and IR after the regs pass): 32-bit
+     * registers per thread (0 = none), predicates, and where the peak is
+     * ("file:line op", heap; NULL when none) */
+    int est_regs, est_preds;
+    char *est_peak;
     char *ir;                /* Python input emitting PTX: the IR after all passes */
     /* Python input emitting PTX: the user's modules it imported
      * (rt_cache_imports); "" when none. A disk cache entry is valid only

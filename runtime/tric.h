@@ -102,6 +102,10 @@ int tric_kernel_num_params(const tric_kernel *k);
 const tric_param *tric_kernel_param(const tric_kernel *k, int i);   /* NULL if out of range */
 int tric_kernel_num_warps(const tric_kernel *k);         /* block = 32 * num_warps threads */
 int tric_kernel_shared_bytes(const tric_kernel *k);      /* dynamic shared memory per launch */
+/* tric's estimate of the 32-bit registers per thread ptxas will use, made
+ * before ptxas (opt/regs.c); above 255 the kernel would spill. Needs no
+ * driver; kept in the disk cache. */
+int tric_kernel_estimated_registers(const tric_kernel *k);
 const char *tric_kernel_ir(const tric_kernel *k);        /* the IR after all passes */
 int tric_kernel_cache_hit(const tric_kernel *k);         /* 1: read from the disk cache */
 /* The notes the compilation wrote (tl.static_print's output, formatted as

@@ -99,6 +99,7 @@ _PROTOTYPES = {
     "tric_kernel_param": (ctypes.POINTER(_Param), [_P, ctypes.c_int]),
     "tric_kernel_num_warps": (ctypes.c_int, [_P]),
     "tric_kernel_shared_bytes": (ctypes.c_int, [_P]),
+    "tric_kernel_estimated_registers": (ctypes.c_int, [_P]),
     "tric_kernel_cache_hit": (ctypes.c_int, [_P]),
     "tric_kernel_attributes": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int), _ERR]),
     "tric_launch_packed": (ctypes.c_int, [_P, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, _P, _P, _ERR]),

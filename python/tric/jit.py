@@ -331,7 +331,9 @@ def _pointer_of(a):
 
 class CompiledKernel:
     """One specialization, compiled: asm['ptx'], asm['ir'] (the IR after all
-    passes), metadata, n_regs and n_spills (from the driver), and a launch
+    passes), metadata, n_regs and n_spills (from the driver), est_regs
+    (tric's estimate of n_regs made before ptxas; above 255 the kernel would
+    spill), and a launch
     entry point. compiled[grid](*args) launches it with the arguments of the
     @jit function (all of them, constexprs included, in order)."""
 
@@ -348,6 +350,8 @@ class CompiledKernel:
             name=self.name, num_warps=lib.tric_kernel_num_warps(handle), num_stages=num_stages,
             shared=lib.tric_kernel_shared_bytes(handle), arch=lib.tric_kernel_arch(handle).decode(),
             signature=signature, cache_hit=bool(lib.tric_kernel_cache_hit(handle)))
+        # tric's estimate of the registers per thread, before ptxas (no GPU needed)
+        self.est_regs = lib.tric_kernel_estimated_registers(handle)
         self.arg_names = list(arg_names)
         self._attrs = None
         self._launch = self._make_launcher()

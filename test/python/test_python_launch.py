@@ -268,6 +268,26 @@ def test_autotune_warmup_and_prune():
     check_eq(timer.calls, 3, "only top_k configs timed")
 
 
+def test_autotune_skips_spilling():
+    mod = T.write_module(TUNED)
+    timer = FakeTimer()
+    # BLOCK 16384 in one warp holds 512 f32 per thread: far above 255
+    configs = [triton.Config({"BLOCK": 16384}, num_warps=1), triton.Config({"BLOCK": 128}, num_warps=4)]
+    k = make(mod, configs, timer)
+    x, out = T.FakeTensor(0x10000), T.FakeTensor(0x20000)
+    timer.times = {32: 0.1, 128: 1.0}
+    expect_params(8, 8, 4)
+    k[lambda meta: (1,)](x, out, 200)
+    check_eq(timer.calls, 1, "the config whose estimate is far above 255 is not timed")
+    check_eq(k.best_config.kwargs["BLOCK"], 128, "the config that fits")
+    big = k.warmup(tl.float32, tl.float32, 200, grid=(1,))
+    est = sorted(c.est_regs for c in big)
+    check(est[0] < 64 and est[1] > 459, "est_regs of the two configs: %s" % est)
+    k2 = make(mod, [configs[0], triton.Config({"BLOCK": 16384}, num_warps=1, num_stages=2)], timer)
+    k2[lambda meta: (1,)](x, out, 200)
+    check_eq(timer.calls, 3, "when every config would spill, all are timed")
+
+
 def test_heuristics():
     mod = T.write_module(TUNED)
     x, out = T.FakeTensor(0x10000), T.FakeTensor(0x20000)
@@ -304,5 +324,6 @@ def test_launch_overhead():
     check(best < 200, "launch path under 200 us even on a slow CI machine")
 
 
-T.run([test_packing, test_torch_stream, test_grid, test_do_bench, test_autotune, test_autotune_warmup_and_prune, test_heuristics,
+T.run([test_packing, test_torch_stream, test_grid, test_do_bench, test_autotune, test_autotune_warmup_and_prune, test_autotune_skips_spilling,
+       test_heuristics,
        test_launch_overhead])

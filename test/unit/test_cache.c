@@ -88,6 +88,8 @@ static void same_kernel(const tric_kernel *a, const tric_kernel *b) {
     CHECK(strcmp(tric_kernel_name(a), tric_kernel_name(b)) == 0);
     CHECK(tric_kernel_num_warps(a) == tric_kernel_num_warps(b));
     CHECK(tric_kernel_shared_bytes(a) == tric_kernel_shared_bytes(b));
+    CHECK(tric_kernel_estimated_registers(a) == tric_kernel_estimated_registers(b) &&
+          tric_kernel_estimated_registers(a) > 0);
     CHECK(tric_kernel_num_params(a) == tric_kernel_num_params(b));
     for (int i = 0; i < tric_kernel_num_params(a); i++) {
         const tric_param *p = tric_kernel_param(a, i), *q = tric_kernel_param(b, i);
