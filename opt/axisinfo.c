@@ -412,6 +412,23 @@ static AxisInfo constancy_only(AxisState *s, IrOp *op, IrType t) {
     return a;
 }
 
+/* x % y, x >= 0, y unknown but a multiple of m along d (its divisibility)
+ * and equal over runs of its constancy: the tutorial matmul's
+ * `(pid * BLOCK + arange) % N` with N:16. |y| is a multiple of m, so a
+ * window of x's run that starts at a multiple of g (g | m) holds no multiple
+ * of |y| past its start and stays consecutive; its start x0 - q*y keeps the
+ * divisibility both share. As x % m (floor_mod_info), but with runs also cut
+ * where y changes. */
+static void rem_by_multiple(AxisState *s, AxisInfo *a, ValId x, ValId y, IrType t) {
+    AxisInfo l = operand(s, x, t), yi = operand(s, y, t);
+    for (int d = 0; d < n_dims(t); d++) {
+        int64_t m = yi.divisibility[d];
+        int64_t g = min64(min64(l.contiguity[d], m), min64(l.divisibility[d], yi.constancy[d]));
+        a->contiguity[d] = g;
+        a->divisibility[d] = min64(run_div(&l, d, g), m);
+    }
+}
+
 static void visit_div_rem(AxisState *s, IrOp *op) {
     ValId r = op->results[0], x = op->operands[0], y = op->operands[1];
     IrType t = ir_type(s->fn, r);
@@ -432,6 +449,11 @@ static void visit_div_rem(AxisState *s, IrOp *op) {
             }
         else if (s->nonneg[x] && (c & (c - 1)) == 0) a = floor_mod_info(&l, t, c);
         s->nonneg[r] = s->nonneg[x];
+    } else if (integer && op->opc == OP_REM && s->nonneg[x] && !s->has_const[y]) {
+        rem_by_multiple(s, &a, x, y, t);
+        s->nonneg[r] = true;
+    } else if (integer && !s->has_const[y]) {
+        s->nonneg[r] = s->nonneg[x] && s->nonneg[y];   /* a quotient of non-negatives */
     }
     if (integer && s->has_const[x] && c != 0 && !(c == -1 && s->cval[x] == INT64_MIN)) {
         set_const(s, r, wrap_to(t, (uint64_t)(op->opc == OP_DIV ? s->cval[x] / c : s->cval[x] % c)));

@@ -16,6 +16,7 @@
 #include "base/base.h"
 #include "interp/interp.h"
 #include "interp/scalar.h"
+#include "opt/opt.h"
 #include "runtime/rt.h"
 
 #include <math.h>
@@ -415,7 +416,7 @@ static void test_fold_cse_ir(void) {
     Diff d = {.where = "fold_cse.tir", .args = "x = arange(8, i32) - 1; out = zeros(8, i32)", .grid = "1", .seed = 12345};
     char *diag = NULL;
     bool ok = rt_each_stage(&rq, diff_on_stage, &d, &diag);
-    CHECK_MSG(ok && !d.unsupported && !d.failed && d.stages == 7, "fold_cse.tir: %s%s", diag, d.unsupported_why ? d.unsupported_why : "");
+    CHECK_MSG(ok && !d.unsupported && !d.failed && d.stages == opt_n_standard_pipeline + 1, "fold_cse.tir: %s%s", diag, d.unsupported_why ? d.unsupported_why : "");
     if (d.failed) failures++;
     /* and the values are right: j = (-2 * -7 - -7 / 3) + ((-7 >> 3) | (-7 % 3 ^ 5 << 3)) = 15 */
     if (d.prev.ok && d.prev.n == 2) {
@@ -855,7 +856,7 @@ static void test_fold_cse_more(uint64_t seed) {
         Diff d = {.where = cases[i].name, .args = cases[i].args, .grid = "1", .seed = seed};
         char *diag = NULL;
         bool ok = rt_each_stage(&rq, diff_on_stage, &d, &diag);
-        CHECK_MSG(ok && !d.unsupported && !d.failed && d.stages == 7, "%s: %s%s", cases[i].name, diag ? diag : "",
+        CHECK_MSG(ok && !d.unsupported && !d.failed && d.stages == opt_n_standard_pipeline + 1, "%s: %s%s", cases[i].name, diag ? diag : "",
               d.unsupported_why ? d.unsupported_why : "");
         if (d.failed) failures++;
         diff_free(&d);
