@@ -87,8 +87,9 @@ static const InterpBuffer *find_buffer(Interp *in, uint64_t addr, int n, const I
 static void *check_access(Interp *in, const IrOp *op, ValId ptrv, int64_t i, uint64_t addr, int n) {
     const InterpBuffer *near = NULL;
     const InterpBuffer *b = find_buffer(in, addr, n, &near);
-    const char *what = op->opc == OP_LOAD ? "load" : op->opc == OP_STORE ? "store" : "atomic";
-    const char *verb = op->opc == OP_LOAD ? "reads" : op->opc == OP_STORE ? "writes" : "updates";
+    bool reads = op->opc == OP_LOAD || op->opc == OP_ASYNC_COPY;
+    const char *what = reads ? (op->opc == OP_LOAD ? "load" : "async copy") : op->opc == OP_STORE ? "store" : "atomic";
+    const char *verb = reads ? "reads" : op->opc == OP_STORE ? "writes" : "updates";
     if (b && addr % (uint64_t)n == 0) return (void *)(uintptr_t)addr;
     Buf m = {.arena = in->arena};
     buf_printf(&m, "%s %s: ", b ? "misaligned" : "out-of-bounds", what);
@@ -129,6 +130,35 @@ static void exec_load(Interp *in, IrOp *op) {
         }
         d[i] = mem_read(check_access(in, op, op->operands[0], i, ptr[i], elem_bytes(e)), e);
     }
+}
+
+/* ---- shared-memory buffers ----
+ * A buffer is the local_alloc value's own slots; an async copy completes
+ * at once (a legal schedule: the program may only read the slot after an
+ * async_wait and a barrier), so commit and wait do nothing. */
+
+/* the first element of slot `slot` of buffer v; fails on a slot out of range */
+static uint64_t *buffer_slot(Interp *in, IrOp *op, ValId buf, ValId slot) {
+    IrType t = ir_type(in->fn, buf);
+    int64_t s = (int64_t)*slots_of(in, slot);
+    if (s < 0 || s >= t.shape[0])
+        fail(in, op, arena_printf(in->arena, "slot %" PRId64 " of a buffer of %d slots", s, (int)t.shape[0]));
+    return slots_of(in, buf) + s * (ir_numel(t) / t.shape[0]);
+}
+
+static void exec_async_copy(Interp *in, IrOp *op) {
+    ValId pv = op->operands[2];
+    ElemType e = (ElemType)ir_type(in->fn, pv).pointee;
+    uint64_t *d = buffer_slot(in, op, op->operands[0], op->operands[1]), *ptr = slots_of(in, pv);
+    uint64_t *mask = op->n_operands > 3 ? slots_of(in, op->operands[3]) : NULL;
+    int64_t n = numel(in, pv);
+    for (int64_t i = 0; i < n; i++)
+        d[i] = mask && !mask[i] ? 0 : mem_read(check_access(in, op, pv, i, ptr[i], elem_bytes(e)), e);
+}
+
+static void exec_local_load(Interp *in, IrOp *op) {
+    ValId r = op->results[0];
+    memcpy(slots_of(in, r), buffer_slot(in, op, op->operands[0], op->operands[1]), sizeof(uint64_t) * (size_t)numel(in, r));
 }
 
 static void exec_store(Interp *in, IrOp *op) {
@@ -656,6 +686,11 @@ static void exec_op(Interp *in, IrOp *op) {
     case OP_REDUCE: exec_reduce(in, op); break;
     case OP_SCAN: exec_scan(in, op); break;
     case OP_DOT: exec_dot(in, op); break;
+    case OP_LOCAL_ALLOC: slots_of(in, op->results[0]); break;
+    case OP_ASYNC_COPY: exec_async_copy(in, op); break;
+    case OP_LOCAL_LOAD: exec_local_load(in, op); break;
+    case OP_ASYNC_COMMIT:
+    case OP_ASYNC_WAIT: break;
     default:
         TRIC_ASSERT(ir_info(op->opc)->flags & F_ELEMWISE);
         exec_elementwise(in, op);

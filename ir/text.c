@@ -233,6 +233,10 @@ static void print_attrs(Printer *P, IrOp *op) {
         if (op->opc == OP_LOAD && (at->flags & LOADF_VOLATILE)) buf_puts(&a, ", volatile");
         if (at->vec) buf_printf(&a, ", vec = %d", at->vec);
         break;
+    case OP_ASYNC_WAIT: buf_printf(&a, ", pending = %lld", (long long)at->i); break;
+    case OP_ASYNC_COPY:
+        if (at->vec) buf_printf(&a, ", vec = %d", at->vec);
+        break;
     case OP_ATOMIC:
     case OP_ATOMIC_CAS:
         if (at->i2 > 0 && at->i2 < SEM_COUNT) buf_printf(&a, ", sem = %s", mem_sem_names[at->i2]);
@@ -775,7 +779,11 @@ static TypeL parse_type(Parser *P) {
         errno = 0;
         long long d = strtoll(P->p, &e, 10);
         if (e >= P->end || *e != 'x') parse_error(P, loc_here(P), "expected 'x' after a tile dimension");
-        if (errno || !is_pow2(d) || d > INT32_MAX) parse_error(P, dl, "tile dimension %lld is not a power of two", d);
+        /* the first of several dims may be a buffer's slot count (any
+         * number; the verifier allows it for local_alloc only) */
+        bool slots = rank == 0 && d > 0 && d <= 64 && isdigit((unsigned char)e[1]);
+        if (errno || (!is_pow2(d) && !slots) || d > INT32_MAX)
+            parse_error(P, dl, "tile dimension %lld is not a power of two", d);
         if (rank == IR_MAX_RANK) parse_error(P, dl, "a tile has at most %d dimensions", IR_MAX_RANK);
         shape[rank++] = (int32_t)d;
         P->p = e + 1;
@@ -901,9 +909,12 @@ static void parse_attr(Parser *P, Opcode opc, IrAttr *attr) {
         int scope = find_name(mem_scope_names, SCOPE_COUNT, v);
         if (scope < 0) expected(P, v, "a memory scope (gpu, cta, sys)");
         attr->flags = (uint8_t)scope;
+    } else if (opc == OP_ASYNC_WAIT && tok_is(key, "pending")) {
+        expect(P, "=");
+        attr->i = parse_int(P, 0, 7, "pending groups");
     } else if (opc == OP_PRINT && tok_is(key, "hex")) {
         attr->i = 1;
-    } else if (mem && tok_is(key, "vec")) {
+    } else if ((mem || opc == OP_ASYNC_COPY) && tok_is(key, "vec")) {
         expect(P, "=");
         attr->vec = (int32_t)parse_int(P, 1, 64, "vector width");
     } else {
@@ -952,6 +963,8 @@ static void check_operand_count(Parser *P, Opcode opc, SrcLoc loc, uint32_t n) {
     if (opc == OP_LOAD && (n < 1 || n > 3)) parse_error(P, loc, "'load' takes 1 to 3 operands (ptr, mask, other), got %u", n);
     if (opc == OP_STORE && (n < 2 || n > 3)) parse_error(P, loc, "'store' takes 2 or 3 operands (ptr, value, mask), got %u", n);
     if (opc == OP_ATOMIC && (n < 2 || n > 3)) parse_error(P, loc, "'atomic' takes 2 or 3 operands (ptr, value, mask), got %u", n);
+    if (opc == OP_ASYNC_COPY && (n < 3 || n > 4))
+        parse_error(P, loc, "'async_copy' takes 3 or 4 operands (buffer, slot, ptr, mask), got %u", n);
 }
 
 /* The value of `const` (token t) at type `ty`: an integer that fits the

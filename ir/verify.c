@@ -124,15 +124,17 @@ static void check_value(Verifier *V, IrOp *op, ValId v, const char *what) {
         verr(V, op, "%s has a malformed type", what);
         return;
     }
+    bool buffer = val->def && val->def->opc == OP_LOCAL_ALLOC;   /* shared memory: no layout, any slot count */
     for (int d = 0; d < t.rank; d++)
-        if (t.shape[d] <= 0 || (t.shape[d] & (t.shape[d] - 1)))
+        if (t.shape[d] <= 0 || ((t.shape[d] & (t.shape[d] - 1)) && !(buffer && d == 0)))
             verr(V, op, "%s has type %s: tile dimensions must be powers of two", what, tstr(V, t));
     if (val->layout >= 0 && (uint32_t)val->layout >= V->fn->n_layouts) {
         verr(V, op, "%s refers to layout #L%d, but the function has %u layouts", what, val->layout, V->fn->n_layouts);
         return;
     }
     if (t.rank == 0 && val->layout >= 0) verr(V, op, "%s is a scalar but has layout #L%d", what, val->layout);
-    if (t.rank > 0 && V->layouts && val->layout < 0) verr(V, op, "%s (%s) has no layout, but other tiles do", what, tstr(V, t));
+    if (buffer && val->layout >= 0) verr(V, op, "%s is a shared-memory buffer but has layout #L%d", what, val->layout);
+    if (t.rank > 0 && V->layouts && val->layout < 0 && !buffer) verr(V, op, "%s (%s) has no layout, but other tiles do", what, tstr(V, t));
     if (t.rank > 0 && val->layout >= 0) {
         const Layout *l = &V->fn->layouts[val->layout];
         IrType lt = t;
@@ -421,6 +423,54 @@ static void check_memory(Verifier *V, IrOp *op) {
     if (op->attr.i2 < EVICT_NONE || op->attr.i2 > EVICT_LAST) verr(V, op, "unknown eviction policy %lld", (long long)op->attr.i2);
 }
 
+/* ---- shared-memory buffers and async copies ---- */
+
+/* The element types cp.async moves: whole bytes, not pointers or i1. */
+static bool buffer_elem_ok(ElemType e) { return e != ET_PTR && e != ET_I1 && elem_bytes(e) <= 8; }
+
+/* local_alloc: S slots of a tile, S x d1 x ...: rank 2 or more */
+static void check_local_alloc(Verifier *V, IrOp *op) {
+    IrType t = vtype(V, op->results[0]);
+    if (t.rank < 2 || !buffer_elem_ok((ElemType)t.elem))
+        verr(V, op, "result has type %s, expected slots of a tile (rank 2 or more) of numbers", tstr(V, t));
+}
+
+/* operand 0 a local_alloc's buffer, operand 1 the slot (i32); *slot gets
+ * the type of one slot's tile */
+static bool check_buffer_slot(Verifier *V, IrOp *op, IrType *slot) {
+    ValId b = op->operands[0], s = op->operands[1];
+    IrOp *def = V->fn->vals[b].def;
+    if (!def || def->opc != OP_LOCAL_ALLOC) {
+        verr(V, op, "operand 0 is not a shared-memory buffer (a local_alloc result)");
+        return false;
+    }
+    IrType bt = vtype(V, b);
+    want_type(V, op, "operand 1 (the slot)", s, ir_scalar(ET_I32));
+    *slot = bt;
+    slot->rank = (uint8_t)(bt.rank - 1);
+    for (int d = 0; d < slot->rank; d++) slot->shape[d] = bt.shape[d + 1];
+    return true;
+}
+
+/* local_load buf, slot: one slot's tile */
+static void check_local_load(Verifier *V, IrOp *op) {
+    IrType slot;
+    if (check_buffer_slot(V, op, &slot)) want_type(V, op, "result", op->results[0], slot);
+}
+
+/* async_copy buf, slot, ptrs [, mask]: pointers to the slot's elements,
+ * the mask in the pointers' shape and layout */
+static void check_async_copy(Verifier *V, IrOp *op) {
+    IrType slot;
+    if (!check_buffer_slot(V, op, &slot)) return;
+    ValId p = op->operands[2];
+    IrType want = ir_with_elem(slot, ir_ptr((ElemType)slot.elem));
+    if (!want_type(V, op, "operand 2 (the pointers)", p, want)) return;
+    if (op->n_operands > 3 && want_type(V, op, "operand 3 (the mask)", op->operands[3], ir_with_elem(slot, ir_scalar(ET_I1))))
+        want_layout_of(V, op, "operand 3", op->operands[3], p, "the pointers");
+    check_vec(V, op, p);
+}
+
 /* The element types PTX's atom takes for each operation (32- and 64-bit
  * integers everywhere; floats for add, for max/min through their bit
  * patterns, for xchg; f16 and bf16 for add only; cas at 16, 32, 64 bits). */
@@ -661,6 +711,7 @@ static bool check_counts(Verifier *V, IrOp *op) {
     if (op->opc == OP_STORE) lo = 2, hi = 3;
     if (op->opc == OP_ATOMIC) lo = 2, hi = 3;
     if (op->opc == OP_FOR) lo = 3;
+    if (op->opc == OP_ASYNC_COPY) lo = 3, hi = 4;
     if (op->opc == OP_REDUCE || op->opc == OP_SCAN) lo = 1;
     if (op->n_operands < lo || op->n_operands > hi) {
         verr(V, op, "has %u operands, expected %u to %u", op->n_operands, lo, hi == UINT32_MAX ? op->n_operands : hi);
@@ -755,6 +806,13 @@ static void check_op_types(Verifier *V, IrOp *op) {
     case OP_ASSERT: check_assert(V, op); break;
     case OP_DOT: check_dot(V, op); break;
     case OP_PRINT: case OP_BARRIER: break;
+    case OP_LOCAL_ALLOC: check_local_alloc(V, op); break;
+    case OP_LOCAL_LOAD: check_local_load(V, op); break;
+    case OP_ASYNC_COPY: check_async_copy(V, op); break;
+    case OP_ASYNC_COMMIT: break;
+    case OP_ASYNC_WAIT:
+        if (op->attr.i < 0 || op->attr.i > 7) verr(V, op, "pending = %lld, expected 0 to 7", (long long)op->attr.i);
+        break;
     default:
         if (flags & F_ELEMWISE) check_arith(V, op);
         break;

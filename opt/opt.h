@@ -6,6 +6,7 @@
  *   dce.c        pass_dce         dead code elimination
  *   axisinfo.c   axisinfo_*       analysis: contiguity/divisibility/constancy
  *   layout.c     pass_layout      layout assignment + convert insertion
+ *   pipeline.c   pass_pipeline    software pipelining of dot loops (cp.async)
  *   regs.c       pass_regs        estimated registers per thread (before ptxas)
  */
 #ifndef TRIC_OPT_H
@@ -27,6 +28,10 @@ void pass_dce(IrFunc *fn);
  * as contiguity and alignment allow (up to 16 bytes); inserts convert_layout
  * where two choices meet. After it every tile value has a layout. */
 void pass_layout(IrFunc *fn);
+/* requires: layout. changes: loops whose loads feed dot operands (through a
+ * convert_layout) load them target.num_stages - 1 iterations ahead into
+ * rings of shared-memory slots by async copies (pipeline.c); layouts kept. */
+void pass_pipeline(IrFunc *fn);
 /* requires: layout (without layouts each tile counts as spread evenly over
  * the threads). changes: nothing in the IR; sets fn->est_regs (estimated
  * peak 32-bit registers per thread), fn->est_preds and fn->est_regs_op

@@ -186,7 +186,8 @@ static void mark_other_uses(IrFunc *fn, IrOp *op, void *ud) {
     (void)fn;
     bool *other = ud;
     for (uint32_t i = 0; i < op->n_operands; i++)
-        if (!((op->opc == OP_LOAD || op->opc == OP_STORE) && i == 0)) other[op->operands[i]] = true;
+        if (!((op->opc == OP_LOAD || op->opc == OP_STORE) && i == 0) && !(op->opc == OP_ASYNC_COPY && i == 2))
+            other[op->operands[i]] = true;
 }
 
 /* A pointer tile used only as the address of loads and stores, which then

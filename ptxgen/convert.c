@@ -390,18 +390,27 @@ typedef struct SmemAddr {
 
 /* Where convert_layout's buffer starts: after the reductions' (reduce.c),
  * so that a convert never overwrites partials another thread still reads. */
+/* The scratch space starts after the reductions' buffers and after the
+ * pipeline buffers live at the op being emitted (ptx_smem_buffers_plan). */
+static int32_t scratch_off(Ptx *P) { return P->scratch_at > P->red_bytes ? P->scratch_at : P->red_bytes; }
+
 static Reg convert_base(Ptx *P) {
-    if (!P->red_bytes) return ptx_smem_base(P);
-    if (P->conv_base) return P->conv_base;
+    if (P->dyn_base) return P->dyn_base;   /* a pipeline buffer's slot */
+    int32_t off = scratch_off(P);
+    if (!off) return ptx_smem_base(P);
+    for (uint32_t i = 0; i < P->n_conv_bases; i++)
+        if (P->conv_bases[i].off == off) return P->conv_bases[i].reg;
     Reg base = ptx_smem_base(P);
     Buf *saved = P->out;
     int n_insts = P->n_insts;
     P->out = &P->prologue;
-    P->conv_base = ptx_reg(P, RC_B32);
-    ptx_ins(P, "add.u32 %R, %R, %d;", P->conv_base, base, (int)P->red_bytes);
+    Reg r = ptx_reg(P, RC_B32);
+    ptx_ins(P, "add.u32 %R, %R, %d;", r, base, (int)off);
     P->out = saved;
     P->n_insts = n_insts;
-    return P->conv_base;
+    PtxConvBase cb = {off, r};
+    VEC_PUSH(P->arena, P->conv_bases, P->n_conv_bases, P->cap_conv_bases, cb);
+    return r;
 }
 
 /* smem + slot(i) * bytes for a run-time index i (unswizzled shapes) */
@@ -454,6 +463,25 @@ static Reg swz_base(Ptx *P, SmemAddr *a, int32_t lo) {
     for (int i = 0; i < a->n_lo; i++)
         if (a->lo_key[i] == lo) return a->lo_base[i];
     Reg smem = convert_base(P);
+    if (P->dyn_base) {   /* a run-time slot base: the xor in the prologue, the add here */
+        Buf *saved = P->out;
+        int n_insts = P->n_insts;
+        P->out = &P->prologue;
+        Reg x = a->rel;
+        if (lo) {
+            x = ptx_reg(P, RC_B32);
+            ptx_ins(P, "xor.b32 %R, %R, %d;", x, a->rel, (int)lo);
+        }
+        P->out = saved;
+        P->n_insts = n_insts;
+        Reg b = ptx_reg(P, RC_B32);
+        ptx_ins(P, "add.u32 %R, %R, %R;", b, x, smem);
+        if (a->n_lo < 8) {
+            a->lo_key[a->n_lo] = lo;
+            a->lo_base[a->n_lo++] = b;
+        }
+        return b;
+    }
     if (a->n_lo == 8) {
         Reg x = ptx_reg(P, RC_B32), b = ptx_reg(P, RC_B32);
         ptx_ins(P, "xor.b32 %R, %R, %d;", x, a->rel, (int)lo);
@@ -654,7 +682,7 @@ void ptx_convert_layout(Ptx *P, IrOp *op) {
     SmemPlan plan = smem_plan(&ty, &P->fn->layouts[lw], dup, &P->fn->layouts[lr], false);
     int64_t rows = ir_numel(ty) >> plan.shape.lb;
     int64_t size = rows * (((int64_t)1 << plan.shape.lb) + plan.shape.pad) * plan.shape.bytes;
-    size += P->red_bytes;
+    size += scratch_off(P);
     TRIC_ASSERT(size <= INT32_MAX);
     if (size > P->fn->shared_bytes) P->fn->shared_bytes = (int32_t)size;
     write_tile(P, op, src, ptx_regs(P, src, NULL), REG_NONE, e, &plan.shape, plan.vec_w);
@@ -675,7 +703,7 @@ void ptx_smem_share(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg owner) {
     ElemType e = (ElemType)ty.elem;
     int64_t size;
     if (ty.rank == 0) {
-        size = elem_bytes(e) + P->red_bytes;
+        size = elem_bytes(e) + scratch_off(P);
         if (size > P->fn->shared_bytes) P->fn->shared_bytes = (int32_t)size;
         Reg base = convert_base(P), *d = ptx_def(P, op, v);
         ptx_ins(P, "@%R st.shared.%s [%R], %R;", owner, smem_type(e, false), base, regs[0]);
@@ -690,11 +718,255 @@ void ptx_smem_share(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg owner) {
     ptx_layout_owner(P, li, &dup);
     SmemPlan plan = smem_plan(&ty, l, dup, l, false);
     int64_t rows = ir_numel(ty) >> plan.shape.lb;
-    size = rows * (((int64_t)1 << plan.shape.lb) + plan.shape.pad) * plan.shape.bytes + P->red_bytes;
+    size = rows * (((int64_t)1 << plan.shape.lb) + plan.shape.pad) * plan.shape.bytes + scratch_off(P);
     TRIC_ASSERT(size <= INT32_MAX);
     if (size > P->fn->shared_bytes) P->fn->shared_bytes = (int32_t)size;
     write_tile(P, op, v, regs, owner, e, &plan.shape, plan.vec_w);
     ptx_ins(P, "bar.sync 0;");
     read_plan(P, op, v, e, &plan);
     ptx_ins(P, "bar.sync 0;");
+}
+
+/* ---- pipeline buffers (local_alloc) ----
+ *
+ * A buffer holds S slots of one tile, each laid out as a convert_layout
+ * buffer would be from the async copies' pointer layout (the writer) to
+ * the local_load's layout (the reader): smem_plan picks the swizzle once,
+ * so both sides agree; cp.async writes whole vectors, so a pad keeps them
+ * aligned. Slots are 128-byte aligned.
+ *
+ * Allocation by liveness: ops are numbered in program order (pre-order);
+ * a buffer lives from its local_alloc to the end of the outermost op of
+ * its block that holds its last use (the loop). Buffers go after the
+ * reductions' area, first fit among those live at the same time; the
+ * scratch of a convert_layout (or smem_share) goes after the buffers live
+ * at it, so the epilogue's conversions reuse the ring's space. */
+typedef struct SmemBuf {
+    ValId v;
+    SmemPlan plan;
+    int32_t lw, lr;        /* the writer's (async_copy pointers) and the reader's layout, -1: none */
+    int32_t slot_bytes, off, size;
+    int32_t first, last;   /* live range, op numbers */
+} SmemBuf;
+
+typedef struct OpLive {
+    const IrOp *op;
+    int32_t idx, end;      /* number, and the last number inside it */
+    int32_t live_end;      /* end offset of the buffers live at it */
+} OpLive;
+
+static uint32_t live_hash(const IrOp *op, uint32_t cap) {
+    uint64_t h = (uint64_t)(uintptr_t)op * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(h >> 32) & (cap - 1);
+}
+
+static OpLive *live_find(Ptx *P, const IrOp *op) {
+    if (!P->live) return NULL;
+    for (uint32_t i = live_hash(op, P->live_cap);; i = (i + 1) & (P->live_cap - 1)) {
+        if (P->live[i].op == op) return &P->live[i];
+        if (!P->live[i].op) return NULL;
+    }
+}
+
+static OpLive *live_add(Ptx *P, const IrOp *op) {
+    uint32_t i = live_hash(op, P->live_cap);
+    while (P->live[i].op) i = (i + 1) & (P->live_cap - 1);
+    P->live[i].op = op;
+    return &P->live[i];
+}
+
+static uint32_t count_ops(IrBlock *b) {
+    uint32_t n = 0;
+    for (IrOp *op = b->first; op; op = op->next) {
+        n++;
+        for (uint32_t r = 0; r < op->n_regions; r++) n += count_ops(op->regions[r]);
+    }
+    return n;
+}
+
+static int32_t number_ops(Ptx *P, IrBlock *b, int32_t next) {
+    for (IrOp *op = b->first; op; op = op->next) {
+        OpLive *l = live_add(P, op);
+        l->idx = next++;
+        for (uint32_t r = 0; r < op->n_regions; r++) next = number_ops(P, op->regions[r], next);
+        l->end = next - 1;
+        if (op->opc == OP_LOCAL_ALLOC) {
+            SmemBuf sb = {0};
+            sb.v = op->results[0];
+            sb.lw = sb.lr = -1;
+            sb.first = sb.last = l->idx;
+            VEC_PUSH(P->arena, P->bufs, P->n_bufs, P->cap_bufs, sb);
+        }
+    }
+    return next;
+}
+
+static SmemBuf *find_buf(Ptx *P, ValId v) {
+    for (uint32_t i = 0; i < P->n_bufs; i++)
+        if (P->bufs[i].v == v) return &P->bufs[i];
+    TRIC_ASSERT(!"a buffer without its local_alloc");
+    return NULL;
+}
+
+/* a use of a buffer: the writer's and reader's layouts, the live range */
+static void note_use(IrFunc *fn, IrOp *op, void *ud) {
+    Ptx *P = ud;
+    if (op->opc != OP_ASYNC_COPY && op->opc != OP_LOCAL_LOAD) return;
+    SmemBuf *sb = find_buf(P, op->operands[0]);
+    IrOp *alloc = fn->vals[sb->v].def, *top = op;
+    while (top->parent != alloc->parent) top = top->parent->parent;
+    int32_t end = live_find(P, top)->end;
+    if (end > sb->last) sb->last = end;
+    if (op->opc == OP_LOCAL_LOAD && sb->lr < 0) sb->lr = fn->vals[op->results[0]].layout;
+    if (op->opc == OP_ASYNC_COPY && sb->lw < 0) sb->lw = fn->vals[op->operands[2]].layout;
+}
+
+/* the bytes of one async copy vector of op */
+static int copy_vec(Ptx *P, IrOp *op, int *vec) {
+    int bytes = elem_bytes((ElemType)P->fn->vals[op->operands[2]].type.pointee);
+    int v = op->attr.vec > 0 ? op->attr.vec : 1;
+    while (v * bytes > 16) v /= 2;
+    *vec = v;
+    return v * bytes;
+}
+
+static void plan_buffer(Ptx *P, SmemBuf *sb) {
+    IrFunc *fn = P->fn;
+    IrType bt = fn->vals[sb->v].type, ty = bt;
+    ty.rank = (uint8_t)(bt.rank - 1);
+    for (int d = 0; d < ty.rank; d++) ty.shape[d] = bt.shape[d + 1];
+    int32_t lw = sb->lw >= 0 ? sb->lw : sb->lr;
+    int32_t lr = sb->lr >= 0 ? sb->lr : lw;
+    if (lw < 0) {   /* neither written nor read: plain rows */
+        sb->plan.shape = (SmemShape){elem_bytes((ElemType)ty.elem), log2_dim(ty.shape[ty.rank - 1]), 0, 0, 0};
+    } else {
+        sb->plan = smem_plan(&ty, &fn->layouts[lw], 0, &fn->layouts[lr], false);
+        /* cp.async vectors of up to 16 bytes stay aligned in every row */
+        int32_t align = 16 / sb->plan.shape.bytes;
+        if (sb->plan.shape.pad % align) sb->plan.shape.pad = (sb->plan.shape.pad + align - 1) / align * align;
+    }
+    sb->lr = lr;
+    int64_t rows = ir_numel(ty) >> sb->plan.shape.lb;
+    int64_t bytes = rows * (((int64_t)1 << sb->plan.shape.lb) + sb->plan.shape.pad) * sb->plan.shape.bytes;
+    bytes = (bytes + 127) / 128 * 128;
+    TRIC_ASSERT(bytes * bt.shape[0] <= INT32_MAX / 2);
+    sb->slot_bytes = (int32_t)bytes;
+    sb->size = (int32_t)(bytes * bt.shape[0]);
+}
+
+static void mark_live(Ptx *P) {
+    for (uint32_t i = 0; i < P->live_cap; i++) {
+        OpLive *l = &P->live[i];
+        if (!l->op) continue;
+        for (uint32_t k = 0; k < P->n_bufs; k++) {
+            SmemBuf *sb = &P->bufs[k];
+            if (l->idx >= sb->first && l->idx <= sb->last && sb->off + sb->size > l->live_end)
+                l->live_end = sb->off + sb->size;
+        }
+    }
+}
+
+void ptx_smem_buffers_plan(Ptx *P) {
+    IrFunc *fn = P->fn;
+    uint32_t n = count_ops(fn->body), cap = 16;
+    while (cap < 2 * n + 2) cap *= 2;
+    P->live = arena_alloc(P->arena, sizeof(OpLive) * cap);
+    P->live_cap = cap;
+    number_ops(P, fn->body, 0);
+    if (!P->n_bufs) return;
+    ir_walk(fn, fn->body, note_use, P);
+    int32_t start = (P->red_bytes + 127) / 128 * 128;
+    for (uint32_t i = 0; i < P->n_bufs; i++) {
+        SmemBuf *sb = &P->bufs[i];
+        plan_buffer(P, sb);
+        /* first fit after every earlier buffer whose range overlaps */
+        sb->off = start;
+        for (uint32_t k = 0; k < i; k++) {
+            SmemBuf *o = &P->bufs[k];
+            if (o->first <= sb->last && sb->first <= o->last && o->off + o->size > sb->off) sb->off = o->off + o->size;
+        }
+        if (sb->off + sb->size > fn->shared_bytes) fn->shared_bytes = sb->off + sb->size;
+    }
+    mark_live(P);
+    P->uses_smem = true;
+}
+
+void ptx_smem_live_at(Ptx *P, IrOp *op) {
+    OpLive *l = live_find(P, op);
+    P->scratch_at = l ? l->live_end : 0;
+}
+
+/* smem + off + slot * slot_bytes, for this op */
+static Reg slot_base(Ptx *P, const SmemBuf *sb, ValId slot) {
+    Reg s = ptx_regs(P, slot, NULL)[0], b = ptx_reg(P, RC_B32);
+    ptx_ins(P, "mad.lo.u32 %R, %R, %d, %R;", b, s, (int)sb->slot_bytes, ptx_smem_base(P));
+    if (!sb->off) return b;
+    Reg c = ptx_reg(P, RC_B32);
+    ptx_ins(P, "add.u32 %R, %R, %d;", c, b, (int)sb->off);
+    return c;
+}
+
+/* cp.async of each vector of the pointer tile into the slot, zero-filled
+ * where the mask is false (src-size 0: nothing is read) */
+void ptx_async_copy(Ptx *P, IrOp *op) {
+    IrFunc *fn = P->fn;
+    SmemBuf *sb = find_buf(P, op->operands[0]);
+    ValId pv = op->operands[2];
+    int n, vec;
+    Reg *ptr = ptx_regs(P, pv, &n);
+    Reg *mask = op->n_operands > 3 ? ptx_regs(P, op->operands[3], NULL) : NULL;
+    int cpb = copy_vec(P, op, &vec);
+    TRIC_ASSERT(cpb == 4 || cpb == 8 || cpb == 16);
+    int64_t *delta = arena_alloc(P->arena, sizeof(int64_t) * (size_t)n);
+    bool affine = ptx_affine_deltas(P, op, pv, delta, n);
+    int32_t li = ptx_layout_index(P, op, pv);
+    const Layout *l = &fn->layouts[li];
+    TRIC_ASSERT(layout_contig_regs(l, l->rank - 1) >= vec);
+    uint32_t dup;
+    ptx_layout_owner(P, li, &dup);
+    P->dyn_base = slot_base(P, sb, op->operands[1]);
+    SmemAddr a = smem_addr_layout(P, li, &sb->plan.shape);
+    const char *cache = cpb == 16 ? "cg" : "ca";
+    Reg size_of[8] = {0}, size_reg[8] = {0};   /* the src-size register made for a mask register */
+    int n_sizes = 0;
+    for (int r = 0; r < n; r += vec) {
+        if ((uint32_t)r & dup) continue;
+        const char *dst = smem_addr(P, &a, ptx_ll_reg_flat(l, r));
+        Reg src = affine ? ptr[0] : ptr[r];
+        int64_t off = affine ? delta[r] : 0;
+        Buf sb_ = {0};
+        ptx_put_reg(&sb_, src);
+        if (off) buf_printf(&sb_, "+%lld", (long long)off);
+        const char *s = arena_strdup(P->arena, sb_.data);
+        buf_free(&sb_);
+        if (!mask) {
+            ptx_ins(P, "cp.async.%s.shared.global %s, [%s], %d;", cache, dst, s, cpb);
+            continue;
+        }
+        Reg sz = REG_NONE;
+        for (int i = 0; i < n_sizes; i++)
+            if (size_of[i] == mask[r]) sz = size_reg[i];
+        if (!sz) {
+            sz = ptx_reg(P, RC_B32);
+            ptx_ins(P, "selp.b32 %R, %d, 0, %R;", sz, cpb, mask[r]);
+            if (n_sizes < 8) size_of[n_sizes] = mask[r], size_reg[n_sizes++] = sz;
+        }
+        ptx_ins(P, "cp.async.%s.shared.global %s, [%s], %d, %R;", cache, dst, s, cpb, sz);
+    }
+    P->dyn_base = REG_NONE;
+    if (P->version < 70) P->version = 70;
+}
+
+/* The slot's tile in the result's layout: the buffer's plan where the
+ * result has the layout it was made for (ldmatrix), else element reads */
+void ptx_local_load(Ptx *P, IrOp *op) {
+    IrFunc *fn = P->fn;
+    SmemBuf *sb = find_buf(P, op->operands[0]);
+    ValId res = op->results[0];
+    ElemType e = (ElemType)fn->vals[res].type.elem;
+    int32_t lr = ptx_layout_index(P, op, res);
+    P->dyn_base = slot_base(P, sb, op->operands[1]);
+    if (sb->lr >= 0 && layout_eq(&fn->layouts[lr], &fn->layouts[sb->lr])) read_plan(P, op, res, e, &sb->plan);
+    else read_tile(P, op, res, e, &sb->plan.shape, 1);
+    P->dyn_base = REG_NONE;
 }

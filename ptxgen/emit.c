@@ -709,6 +709,7 @@ static void emit_while(Ptx *P, IrOp *op) {
 
 static void emit_op(Ptx *P, IrOp *op) {
     OpMark m = op_begin(P, op);
+    ptx_smem_live_at(P, op);
     switch (op->opc) {
     case OP_CONST: emit_const(P, op); break;
     case OP_PROGRAM_ID:
@@ -738,6 +739,11 @@ static void emit_op(Ptx *P, IrOp *op) {
     case OP_ASSERT: ptx_assert(P, op); break;
     case OP_BARRIER: ptx_ins(P, "bar.sync 0;"); break;
     case OP_DOT: ptx_dot(P, op); break;
+    case OP_LOCAL_ALLOC: break;   /* placed by ptx_smem_buffers_plan */
+    case OP_ASYNC_COPY: ptx_async_copy(P, op); break;
+    case OP_ASYNC_COMMIT: ptx_ins(P, "cp.async.commit_group;"); break;
+    case OP_ASYNC_WAIT: ptx_ins(P, "cp.async.wait_group %d;", (int)op->attr.i); break;
+    case OP_LOCAL_LOAD: ptx_local_load(P, op); break;
     default:
         TRIC_ASSERT(ir_info(op->opc)->flags & F_ELEMWISE);
         ptx_elementwise(P, op);
@@ -863,6 +869,7 @@ static void emit_function(Ptx *P) {
     P->out = &P->prologue;
     load_params(P);
     ptx_reduce_plan(P);
+    ptx_smem_buffers_plan(P);
     P->out = &P->body;
     IrOp *term = emit_block(P, P->fn->body);
     TRIC_ASSERT(term == NULL);

@@ -43,6 +43,14 @@ typedef struct ConstReg {
 } ConstReg;
 
 struct ReducePlan;
+struct SmemBuf;
+struct OpLive;
+
+/* convert_layout's buffer base for one scratch offset (made in the prologue) */
+typedef struct PtxConvBase {
+    int32_t off;
+    Reg reg;
+} PtxConvBase;
 
 typedef struct Ptx {
     IrFunc *fn;
@@ -76,7 +84,17 @@ typedef struct Ptx {
     struct ReducePlan *reds;   /* reduce.c: reductions through shared memory */
     uint32_t n_reds, cap_reds;
     int32_t red_bytes;      /* their buffers, at the start of shared memory */
-    Reg conv_base;          /* convert_layout's buffer: smem + red_bytes */
+    /* convert.c: pipeline buffers (local_alloc) and shared memory by
+     * liveness: scratch (convert_layout, smem_share) at an op starts after
+     * the reductions' buffers and the pipeline buffers live there */
+    PtxConvBase *conv_bases;
+    uint32_t n_conv_bases, cap_conv_bases;
+    struct SmemBuf *bufs;
+    uint32_t n_bufs, cap_bufs;
+    struct OpLive *live;    /* hash: op -> the end of the buffers live at it */
+    uint32_t live_cap;
+    int32_t scratch_at;     /* that end for the op being emitted */
+    Reg dyn_base;           /* set while addressing a buffer slot */
     Reg lane_bit[5];        /* pred: lane bit k is set (butterfly partners) */
     uint32_t *uses;         /* atomic.c: uses per ValId (ir_count_uses), when first needed */
     struct AxisInfo *axis;  /* affine.c: axis analysis of fn, when first needed */
@@ -231,6 +249,13 @@ typedef struct PtxSmemPlanInfo {
 void ptx_smem_plan_info(const IrType *ty, const Layout *lw, uint32_t dup, const Layout *lr, bool legacy,
                         PtxSmemPlanInfo *out);
 Reg ptx_smem_base(Ptx *P);
+/* Before emission, after ptx_reduce_plan: the pipeline buffers' shapes
+ * (one swizzle per buffer, for its writers and readers), offsets by
+ * liveness, the scratch offset at every op; raises fn->shared_bytes. */
+void ptx_smem_buffers_plan(Ptx *P);
+void ptx_smem_live_at(Ptx *P, IrOp *op);   /* sets scratch_at for op */
+void ptx_async_copy(Ptx *P, IrOp *op);     /* cp.async per vector into the slot */
+void ptx_local_load(Ptx *P, IrOp *op);     /* the slot's tile (ldmatrix where it fits) */
 /* v's registers computed only where owner holds (regs, v's layout) to
  * every holder of each element, through shared memory; defines v */
 void ptx_smem_share(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg owner);

@@ -265,6 +265,11 @@ static const char *const every_op =
     "  %77 = convert_layout %69 : tile<4x8xf32, #L8>\n"
     "  %78 = convert_layout %70 : tile<8x4xf32, #L9>\n"
     "  %79 = dot %77, %78, %76 {precision = tf32x3} : tile<4x4xf32, #L7>\n"
+    "  %80 = local_alloc : tile<3x4x8xf16>\n"
+    "  async_copy %80, %1, %35, %33 {vec = 2}\n"
+    "  async_commit\n"
+    "  async_wait {pending = 1}\n"
+    "  %81 = local_load %80, %1 : tile<4x8xf16, #L0>\n"
     "  store %q, %9\n"
     "  ret\n"
     "}\n";
@@ -290,7 +295,8 @@ static void test_text(void) {
             if (opc == OP_FOR || opc == OP_IF || opc == OP_WHILE || opc == OP_YIELD || opc == OP_CONDITION) continue;
             char key[40];
             snprintf(key, sizeof key, " %s ", ir_opinfo[opc].name);
-            if (opc != OP_RET && !strstr(out, opc == OP_BARRIER ? "  barrier\n" : key)) {
+            if (opc == OP_BARRIER || opc == OP_ASYNC_COMMIT) snprintf(key, sizeof key, "  %s\n", ir_opinfo[opc].name);
+            if (opc != OP_RET && !strstr(out, key)) {
                 printf("op %s missing from the every-op text\n", ir_opinfo[opc].name);
                 failures++;
             }
@@ -302,7 +308,7 @@ static void test_text(void) {
     ctx_free(c);
 
     /* the unfixed text fails in the verifier, reported at the op */
-    check_parse_error(every_op, "t.tir:88:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
+    check_parse_error(every_op, "t.tir:93:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
 
     /* floats print exactly */
     c = new_ctx();
