@@ -67,6 +67,9 @@ typedef struct Regs {
     uint8_t *affine;         /* per ValId: 0 not worked out, 1 affine, 2 not */
     bool *other_use;         /* per ValId: used other than as a load/store address */
     bool *in_loop_use;       /* per ValId: used inside a loop it was defined outside of */
+    uint32_t *uses;          /* per ValId: its uses */
+    uint8_t *dot_reads;      /* per ValId: uses as a dot's a or b */
+    int32_t *dot_k;          /* per ValId: that dot's K */
     RegsPos *pos;            /* per position: the op there */
     uint32_t n_pos, cap_pos;
     Loop *loops;
@@ -169,7 +172,8 @@ static void mark_other_uses(IrFunc *fn, IrOp *op, void *ud) {
     (void)fn;
     bool *other = ud;
     for (uint32_t i = 0; i < op->n_operands; i++)
-        if (!((op->opc == OP_LOAD || op->opc == OP_STORE || op->opc == OP_ATOMIC) && i == 0))
+        if (!((op->opc == OP_LOAD || op->opc == OP_STORE || op->opc == OP_ATOMIC) && i == 0) &&
+            !(op->opc == OP_ASYNC_COPY && i == 2))
             other[op->operands[i]] = true;
 }
 
@@ -182,6 +186,11 @@ static int use_need(Regs *R, IrOp *op, uint32_t i, int n) {
     switch (op->opc) {
     case OP_LOAD: case OP_STORE: case OP_ATOMIC: case OP_ATOMIC_CAS: {
         if (i != 0 || op->opc == OP_ATOMIC_CAS) return n;
+        int vec = op->attr.vec > 0 ? op->attr.vec : 1;
+        return max_int(1, n / vec);
+    }
+    case OP_ASYNC_COPY: {   /* one cp.async per vector */
+        if (i != 2) return n;
         int vec = op->attr.vec > 0 ? op->attr.vec : 1;
         return max_int(1, n / vec);
     }
@@ -246,6 +255,7 @@ static void ptr_cost(Regs *R, ValId v) {
 static void value_cost(Regs *R, ValId v) {
     IrValue *iv = &R->fn->vals[v];
     ElemType e = (ElemType)iv->type.elem;
+    if (iv->def && iv->def->opc == OP_LOCAL_ALLOC) return;   /* shared memory, no registers */
     if (e == ET_I1) {
         R->preds[v] = iv->type.rank ? tile_regs(R, v) : 1;
         return;
@@ -259,6 +269,23 @@ static void value_cost(Regs *R, ValId v) {
         return;
     }
     R->quarters[v] = tile_regs(R, v) * elem_quarters(e);
+    if (iv->def && iv->def->opc == OP_LOCAL_LOAD && R->uses[v] == 1 && R->dot_reads[v] == 1) {
+        /* ptxgen reads it k-step by k-step beside the mmas (ptx_need_reg):
+         * about two k-steps of fragments are live, not the whole tile */
+        int32_t k = R->dot_k[v], ks = layout_mma_kstep(elem_bits(e));
+        if (k > 2 * ks) R->quarters[v] = (int32_t)((int64_t)R->quarters[v] * 2 * ks / k);
+    }
+}
+
+/* dot_reads / dot_k: how often v is a dot operand, and its K there */
+static void mark_dot_reads(IrFunc *fn, IrOp *op, void *ud) {
+    Regs *R = ud;
+    if (op->opc != OP_DOT) return;
+    IrType a = fn->vals[op->operands[0]].type;
+    for (int i = 0; i < 2; i++) {
+        R->dot_reads[op->operands[i]]++;
+        R->dot_k[op->operands[i]] = a.shape[a.rank - 1];
+    }
 }
 
 /* ---- which values own registers ---- */
@@ -485,6 +512,10 @@ void pass_regs(IrFunc *fn) {
         R.root[v] = v;
     }
     ir_walk(fn, fn->body, mark_other_uses, R.other_use);
+    R.uses = ir_count_uses(fn);
+    R.dot_reads = arena_alloc(a, nv);
+    R.dot_k = arena_alloc(a, sizeof(int32_t) * nv);
+    ir_walk(fn, fn->body, mark_dot_reads, &R);
     compute_needs(&R);
     number_block(&R, fn->body);
     R.stack = arena_alloc(a, sizeof(int32_t) * (R.n_loops + 1));

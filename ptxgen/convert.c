@@ -632,34 +632,39 @@ static void read_tile(Ptx *P, IrOp *op, ValId v, ElemType e, const SmemShape *sh
  * q x .. q x + x - 1, lane 8j + i addressing row i of the j-th; each
  * 32-bit result is the register pair (m << 1, m << 1 | 1) of 16-bit
  * values (low half first), or register m itself for 4-byte elements. */
-static void read_tile_ldm(Ptx *P, IrOp *op, ValId v, ElemType e, const SmemShape *shape, const LdmPat *p) {
-    int32_t li = ptx_layout_index(P, op, v);
+static void ldm_emit(Ptx *P, SmemAddr *a, const LdmPat *p, bool packed, const Reg *regs, int q) {
+    int x = ldm_x(p);
+    const char *addr = smem_addr(P, a, ldm_inst_flat(p, q));
+    Reg d[4];
+    for (int j = 0; j < x; j++) d[j] = packed ? ptx_reg(P, RC_B32) : regs[q * x + j];
+    Buf b = {0};
+    buf_putc(&b, '{');
+    for (int j = 0; j < x; j++) {
+        if (j) buf_puts(&b, ", ");
+        ptx_put_reg(&b, d[j]);
+    }
+    buf_putc(&b, '}');
+    ptx_ins(P, "ldmatrix.sync.aligned.m8n8.x%d%s.shared.b16 %s, %s;", x, p->trans ? ".trans" : "", b.data, addr);
+    buf_free(&b);
+    if (packed)
+        for (int j = 0; j < x; j++) {
+            int m = q * x + j;
+            ptx_ins(P, "mov.b32 {%R, %R}, %R;", regs[2 * m], regs[2 * m + 1], d[j]);
+        }
+}
+
+static SmemAddr ldm_addr(Ptx *P, const SmemShape *shape, const LdmPat *p) {
     int32_t lane_vals[5];
     ldm_lane_vals(p, lane_vals);
-    SmemAddr a = smem_addr_new(P, shape, lane_vals, 5, p->warp, p->n_warp, REG_NONE);
+    return smem_addr_new(P, shape, lane_vals, 5, p->warp, p->n_warp, REG_NONE);
+}
+
+static void read_tile_ldm(Ptx *P, IrOp *op, ValId v, ElemType e, const SmemShape *shape, const LdmPat *p) {
+    int32_t li = ptx_layout_index(P, op, v);
+    SmemAddr a = ldm_addr(P, shape, p);
     Reg *regs = ptx_def(P, op, v);
     TRIC_ASSERT(ptx_ll_nregs(&P->fn->layouts[li]) == p->n_mat << p->nlow);
-    int x = ldm_x(p);
-    bool packed = elem_bytes(e) == 2;
-    for (int q = 0; q < p->n_mat / x; q++) {
-        const char *addr = smem_addr(P, &a, ldm_inst_flat(p, q));
-        Reg d[4];
-        for (int j = 0; j < x; j++) d[j] = packed ? ptx_reg(P, RC_B32) : regs[q * x + j];
-        Buf b = {0};
-        buf_putc(&b, '{');
-        for (int j = 0; j < x; j++) {
-            if (j) buf_puts(&b, ", ");
-            ptx_put_reg(&b, d[j]);
-        }
-        buf_putc(&b, '}');
-        ptx_ins(P, "ldmatrix.sync.aligned.m8n8.x%d%s.shared.b16 %s, %s;", x, p->trans ? ".trans" : "", b.data, addr);
-        buf_free(&b);
-        if (packed)
-            for (int j = 0; j < x; j++) {
-                int m = q * x + j;
-                ptx_ins(P, "mov.b32 {%R, %R}, %R;", regs[2 * m], regs[2 * m + 1], d[j]);
-            }
-    }
+    for (int q = 0; q < p->n_mat / ldm_x(p); q++) ldm_emit(P, &a, p, elem_bytes(e) == 2, regs, q);
 }
 
 static void read_plan(Ptx *P, IrOp *op, ValId v, ElemType e, const SmemPlan *plan) {
@@ -957,8 +962,61 @@ void ptx_async_copy(Ptx *P, IrOp *op) {
     if (P->version < 70) P->version = 70;
 }
 
+/* ---- ldmatrix reads deferred into the dot ----
+ *
+ * A local_load whose only use is a dot further down its block, with nothing
+ * in between that touches shared memory or synchronizes, is not read at
+ * once: the dot asks for each operand register as an mma needs it
+ * (ptx_need_reg), and the ldmatrix that defines it is emitted then. So the
+ * reads of k-step s sit right before its mmas instead of all reads of the
+ * tile before all mmas: fewer operand registers live at once (a BK = 64
+ * tile's fragments would not fit beside a 128-register accumulator) and
+ * ptxas can overlap the next step's reads with this step's mmas. */
+typedef struct LazyLdm {
+    ValId v;
+    SmemAddr a;
+    LdmPat pat;
+    bool packed;
+    Reg dyn_base;
+    Reg *regs;
+    uint8_t *done;   /* per ldmatrix instruction */
+} LazyLdm;
+
+static bool defers_into_dot(Ptx *P, IrOp *op) {
+    ValId v = op->results[0];
+    if (!P->uses) P->uses = ir_count_uses(P->fn);
+    if (P->uses[v] != 1) return false;
+    for (IrOp *o = op->next; o; o = o->next) {
+        if (o->opc == OP_DOT) return o->operands[0] == v || o->operands[1] == v;
+        bool quiet = (ir_opinfo[o->opc].flags & F_PURE) && o->opc != OP_CONVERT_LAYOUT && o->opc != OP_REDUCE &&
+                     o->opc != OP_SCAN && !o->n_regions;
+        if (!quiet && o->opc != OP_LOCAL_LOAD) return false;
+        for (uint32_t i = 0; i < o->n_operands; i++)
+            if (o->operands[i] == v) return false;
+    }
+    return false;
+}
+
+static LazyLdm *find_lazy(Ptx *P, ValId v) {
+    for (uint32_t i = 0; i < P->n_lazy; i++)
+        if (P->lazy[i].v == v) return &P->lazy[i];
+    return NULL;
+}
+
+void ptx_need_reg(Ptx *P, ValId v, int r) {
+    LazyLdm *z = find_lazy(P, v);
+    if (!z) return;
+    int q = (r >> z->pat.nlow) / ldm_x(&z->pat);
+    if (z->done[q]) return;
+    z->done[q] = 1;
+    P->dyn_base = z->dyn_base;
+    ldm_emit(P, &z->a, &z->pat, z->packed, z->regs, q);
+    P->dyn_base = REG_NONE;
+}
+
 /* The slot's tile in the result's layout: the buffer's plan where the
- * result has the layout it was made for (ldmatrix), else element reads */
+ * result has the layout it was made for (ldmatrix: deferred into the dot
+ * where it may be), else element reads */
 void ptx_local_load(Ptx *P, IrOp *op) {
     IrFunc *fn = P->fn;
     SmemBuf *sb = find_buf(P, op->operands[0]);
@@ -966,7 +1024,17 @@ void ptx_local_load(Ptx *P, IrOp *op) {
     ElemType e = (ElemType)fn->vals[res].type.elem;
     int32_t lr = ptx_layout_index(P, op, res);
     P->dyn_base = slot_base(P, sb, op->operands[1]);
-    if (sb->lr >= 0 && layout_eq(&fn->layouts[lr], &fn->layouts[sb->lr])) read_plan(P, op, res, e, &sb->plan);
-    else read_tile(P, op, res, e, &sb->plan.shape, 1);
+    bool planned = sb->lr >= 0 && layout_eq(&fn->layouts[lr], &fn->layouts[sb->lr]);
+    if (planned && sb->plan.ldm && defers_into_dot(P, op)) {
+        LazyLdm z = {.v = res, .pat = sb->plan.pat, .packed = elem_bytes(e) == 2, .dyn_base = P->dyn_base};
+        z.a = ldm_addr(P, &sb->plan.shape, &z.pat);
+        z.regs = ptx_def(P, op, res);
+        z.done = arena_alloc(P->arena, (size_t)(z.pat.n_mat / ldm_x(&z.pat)));
+        VEC_PUSH(P->arena, P->lazy, P->n_lazy, P->cap_lazy, z);
+    } else if (planned) {
+        read_plan(P, op, res, e, &sb->plan);
+    } else {
+        read_tile(P, op, res, e, &sb->plan.shape, 1);
+    }
     P->dyn_base = REG_NONE;
 }

@@ -75,33 +75,49 @@ static const char *mma_type(ElemType e, bool tf32) {
     }
 }
 
-/* The operand registers packed into the b32 registers mma takes: p
+/* Operand register j packed into the b32 register mma takes: p
  * consecutive layout registers (along K, low part first) per b32. 16-bit:
  * one mov (ptxas removes it); 8-bit (bytes in b16 registers): two movs and
  * a prmt taking bytes 0, 2, 4, 6; tf32: cvt.rna.tf32.f32, and for tf32x3
- * `lo` gets the tf32 of what is left (x - hi is exact in f32). */
-static Reg *pack_operand(Ptx *P, const Reg *x, int n, int p, Reg **lo) {
-    Reg *out = arena_alloc(P->arena, sizeof(Reg) * (size_t)(n / p));
-    for (int j = 0; j < n / p; j++) {
-        const Reg *s = x + j * p;
-        out[j] = ptx_reg(P, RC_B32);
-        if (p == 2) ptx_ins(P, "mov.b32 %R, {%R, %R};", out[j], s[0], s[1]);
+ * `lo` gets the tf32 of what is left (x - hi is exact in f32). Each once,
+ * when the first mma needs it: a local_load's ldmatrix deferred into the
+ * dot (ptx_need_reg) is emitted here, next to its k-step's mmas. */
+typedef struct Packed {
+    ValId v;
+    const Reg *x;
+    int p;
+    Reg *hi, *lo;   /* per b32 register, 0 until packed; lo only for tf32x3 */
+} Packed;
+
+static Packed packed_new(Ptx *P, ValId v, const Reg *x, int n, int p, bool x3) {
+    Packed k = {v, x, p, arena_alloc(P->arena, sizeof(Reg) * (size_t)(n / p)), NULL};   /* zeroed */
+    if (x3) k.lo = arena_alloc(P->arena, sizeof(Reg) * (size_t)(n / p));
+    return k;
+}
+
+static Reg pack(Ptx *P, Packed *k, int j, bool lo) {
+    if (!k->hi[j]) {
+        int p = k->p;
+        for (int i = 0; i < p; i++) ptx_need_reg(P, k->v, j * p + i);
+        const Reg *s = k->x + j * p;
+        Reg out = k->hi[j] = ptx_reg(P, RC_B32);
+        if (p == 2) ptx_ins(P, "mov.b32 %R, {%R, %R};", out, s[0], s[1]);
         else if (p == 4) {
             Reg t0 = ptx_reg(P, RC_B32), t1 = ptx_reg(P, RC_B32);
             ptx_ins(P, "mov.b32 %R, {%R, %R};", t0, s[0], s[1]);
             ptx_ins(P, "mov.b32 %R, {%R, %R};", t1, s[2], s[3]);
-            ptx_ins(P, "prmt.b32 %R, %R, %R, 0x6420;", out[j], t0, t1);
+            ptx_ins(P, "prmt.b32 %R, %R, %R, 0x6420;", out, t0, t1);
         } else {
-            ptx_ins(P, "cvt.rna.tf32.f32 %R, %R;", out[j], s[0]);
-            if (lo) {
+            ptx_ins(P, "cvt.rna.tf32.f32 %R, %R;", out, s[0]);
+            if (k->lo) {
                 Reg rest = ptx_reg(P, RC_F32);
-                (*lo)[j] = ptx_reg(P, RC_B32);
-                ptx_ins(P, "sub.rn.f32 %R, %R, %R;", rest, s[0], out[j]);
-                ptx_ins(P, "cvt.rna.tf32.f32 %R, %R;", (*lo)[j], rest);
+                k->lo[j] = ptx_reg(P, RC_B32);
+                ptx_ins(P, "sub.rn.f32 %R, %R, %R;", rest, s[0], out);
+                ptx_ins(P, "cvt.rna.tf32.f32 %R, %R;", k->lo[j], rest);
             }
         }
     }
-    return out;
+    return lo ? k->lo[j] : k->hi[j];
 }
 
 typedef struct MmaShape {
@@ -180,10 +196,8 @@ static void emit_mma(Ptx *P, IrOp *op, const DotRegs *R) {
     bool x3 = ea == ET_F32 && op->attr.i == DOT_TF32X3;
     int p = s.p, n = R->lc->rank;
     int32_t k = R->la->shape[n - 1], ks = 8 * p;
-    Reg *alo = x3 ? arena_alloc(P->arena, sizeof(Reg) * (size_t)R->na) : NULL;
-    Reg *blo = x3 ? arena_alloc(P->arena, sizeof(Reg) * (size_t)R->nb) : NULL;
-    Reg *pa = pack_operand(P, R->a, R->na, p, x3 ? &alo : NULL);
-    Reg *pb = pack_operand(P, R->b, R->nb, p, x3 ? &blo : NULL);
+    Packed pa = packed_new(P, op->operands[0], R->a, R->na, p, x3);
+    Packed pb = packed_new(P, op->operands[1], R->b, R->nb, p, x3);
     int32_t *ta = reg_table(P, R->la), *tb = reg_table(P, R->lb);
     int tiles = R->nc / 4;
     /* C/D per tile: the registers themselves, or f16 pairs packed in b32 */
@@ -206,8 +220,8 @@ static void emit_mma(Ptx *P, IrOp *op, const DotRegs *R) {
             int ia[4], ib[2];
             frag_regs(R, ta, tb, oc, k0, p, ia, ib);
             Reg fa[4], fb[2], flo_a[4], flo_b[2];
-            for (int j = 0; j < 4; j++) fa[j] = pa[ia[j]], flo_a[j] = x3 ? alo[ia[j]] : 0;
-            for (int j = 0; j < 2; j++) fb[j] = pb[ib[j]], flo_b[j] = x3 ? blo[ib[j]] : 0;
+            for (int j = 0; j < 4; j++) fa[j] = pack(P, &pa, ia[j], false), flo_a[j] = x3 ? pack(P, &pa, ia[j], true) : 0;
+            for (int j = 0; j < 2; j++) fb[j] = pack(P, &pb, ib[j], false), flo_b[j] = x3 ? pack(P, &pb, ib[j], true) : 0;
             Reg *d = dout + t * s.nc;
             const Reg *c = k0 == 0 ? cin + t * s.nc : d;
             if (x3) {   /* hi*lo, lo*hi, hi*hi (doc/ir.md) */
@@ -305,6 +319,11 @@ void ptx_dot(Ptx *P, IrOp *op) {
     R.b = ptx_regs(P, op->operands[1], &R.nb);
     R.c = ptx_regs(P, op->operands[2], &R.nc);
     R.d = ptx_def(P, op, op->results[0]);
-    if (mma) emit_mma(P, op, &R);
-    else emit_fma(P, op, &R);
+    if (mma) {
+        emit_mma(P, op, &R);
+    } else {   /* every register at once */
+        for (int i = 0; i < R.na; i++) ptx_need_reg(P, op->operands[0], i);
+        for (int i = 0; i < R.nb; i++) ptx_need_reg(P, op->operands[1], i);
+        emit_fma(P, op, &R);
+    }
 }

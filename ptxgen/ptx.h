@@ -95,6 +95,8 @@ typedef struct Ptx {
     uint32_t live_cap;
     int32_t scratch_at;     /* that end for the op being emitted */
     Reg dyn_base;           /* set while addressing a buffer slot */
+    struct LazyLdm *lazy;   /* convert.c: local_loads read by the dot that uses them */
+    uint32_t n_lazy, cap_lazy;
     Reg lane_bit[5];        /* pred: lane bit k is set (butterfly partners) */
     uint32_t *uses;         /* atomic.c: uses per ValId (ir_count_uses), when first needed */
     struct AxisInfo *axis;  /* affine.c: axis analysis of fn, when first needed */
@@ -256,6 +258,9 @@ void ptx_smem_buffers_plan(Ptx *P);
 void ptx_smem_live_at(Ptx *P, IrOp *op);   /* sets scratch_at for op */
 void ptx_async_copy(Ptx *P, IrOp *op);     /* cp.async per vector into the slot */
 void ptx_local_load(Ptx *P, IrOp *op);     /* the slot's tile (ldmatrix where it fits) */
+/* register r of v is defined from here on (emits v's deferred ldmatrix
+ * that reads it, if v is a deferred local_load; nothing otherwise) */
+void ptx_need_reg(Ptx *P, ValId v, int r);
 /* v's registers computed only where owner holds (regs, v's layout) to
  * every holder of each element, through shared memory; defines v */
 void ptx_smem_share(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg owner);
