@@ -47,17 +47,18 @@ def cfg(lib, bm, bn, bk, warps, stages):
 
 def tric_configs(tric):
     """For an H100 on mma.sync (228 KB shared memory and 64K registers per SM):
-    - 128x256 and 256x128 tiles, BK 64, 8 warps, 3 stages: each warp owns a
+    - 128x256 and 256x128 tiles, BK 64, 8 warps, 3 or 4 stages: each warp owns a
       64x64 piece, so every ldmatrix'ed A and B fragment feeds 4 and 8
       m16n8k16 mma.sync (the most mma per shared-memory read), 48 KB per
-      stage, 144 KB for 3; 128 fp32 accumulators per thread;
+      stage, 144 KB for 3, 192 KB for 4; 128 fp32 accumulators per thread;
     - 128x256, BK 32, 4 stages: the same warp tile with half the shared
       memory per stage and more stages in flight (fewer registers live);
     - 128x128, 8 warps (BK 64 / 32): 64 accumulators per thread, room for
       two CTAs per SM in shared memory; 4 warps: 64x64 per warp again;
     - 64x128 / 128x64 / 64x64, 4 warps: enough CTAs for the 132 SMs at the
       small sizes (1024^2 has 32 tiles of 128x256 but 128 of 64x128)."""
-    return [cfg(tric, 128, 256, 64, 8, 3), cfg(tric, 256, 128, 64, 8, 3), cfg(tric, 128, 256, 32, 8, 4),
+    return [cfg(tric, 128, 256, 64, 8, 3), cfg(tric, 256, 128, 64, 8, 3), cfg(tric, 128, 256, 64, 8, 4),
+            cfg(tric, 256, 128, 64, 8, 4), cfg(tric, 128, 256, 32, 8, 4),
             cfg(tric, 128, 128, 64, 8, 4), cfg(tric, 128, 128, 32, 8, 4), cfg(tric, 128, 128, 32, 4, 4),
             cfg(tric, 64, 128, 64, 4, 4), cfg(tric, 128, 64, 64, 4, 4), cfg(tric, 64, 64, 64, 4, 4)]
 

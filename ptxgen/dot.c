@@ -306,6 +306,19 @@ static void emit_fma(Ptx *P, IrOp *op, const DotRegs *R) {
     }
 }
 
+/* The result may take the accumulator's registers when nothing else reads
+ * them: a loop-carried accumulator (a block argument) or a chained dot's
+ * result used only here. Then the mmas of a K loop update the carried
+ * registers themselves, and the yield's moves vanish (a constant or splat
+ * accumulator may share registers with other values: never in place). */
+static bool accumulates_in_place(Ptx *P, IrOp *op) {
+    ValId c = op->operands[2];
+    IrOp *def = P->fn->vals[c].def;
+    if (def && def->opc != OP_DOT) return false;
+    if (!P->uses) P->uses = ir_count_uses(P->fn);
+    return P->uses[c] == 1;
+}
+
 void ptx_dot(Ptx *P, IrOp *op) {
     IrFunc *fn = P->fn;
     DotRegs R;
@@ -318,7 +331,8 @@ void ptx_dot(Ptx *P, IrOp *op) {
     R.a = ptx_regs(P, op->operands[0], &R.na);
     R.b = ptx_regs(P, op->operands[1], &R.nb);
     R.c = ptx_regs(P, op->operands[2], &R.nc);
-    R.d = ptx_def(P, op, op->results[0]);
+    R.d = accumulates_in_place(P, op) ? (ptx_alias(P, op->results[0], (Reg *)R.c, R.nc), (Reg *)R.c)
+                                      : ptx_def(P, op, op->results[0]);
     if (mma) {
         emit_mma(P, op, &R);
     } else {   /* every register at once */
