@@ -54,12 +54,14 @@ def tric_configs(tric):
     - 128x256, BK 32, 4 stages: the same warp tile with half the shared
       memory per stage and more stages in flight (fewer registers live);
     - 128x128, 8 warps (BK 64 / 32): 64 accumulators per thread, room for
-      two CTAs per SM in shared memory; 4 warps: 64x64 per warp again;
+      two CTAs per SM in shared memory; 4 warps: 64x64 per warp again, and
+      with 3 stages (96 / 48 KB) two CTAs per SM, whose barriers interleave;
     - 64x128 / 128x64 / 64x64, 4 warps: enough CTAs for the 132 SMs at the
       small sizes (1024^2 has 32 tiles of 128x256 but 128 of 64x128)."""
     return [cfg(tric, 128, 256, 64, 8, 3), cfg(tric, 256, 128, 64, 8, 3), cfg(tric, 128, 256, 64, 8, 4),
             cfg(tric, 256, 128, 64, 8, 4), cfg(tric, 128, 256, 32, 8, 4),
             cfg(tric, 128, 128, 64, 8, 4), cfg(tric, 128, 128, 32, 8, 4), cfg(tric, 128, 128, 32, 4, 4),
+            cfg(tric, 128, 128, 64, 4, 3), cfg(tric, 128, 128, 32, 4, 3),
             cfg(tric, 64, 128, 64, 4, 4), cfg(tric, 128, 64, 64, 4, 4), cfg(tric, 64, 64, 64, 4, 4)]
 
 
