@@ -25,6 +25,7 @@
 
 #include "blocks.h"
 #include "check.h"
+#include "ptxas.h"
 
 typedef struct Row {
     char name[192];
@@ -32,23 +33,10 @@ typedef struct Row {
     char peak[160];
 } Row;
 
-static const char *ptxas_path(void) {
-    const char *p = getenv("PTXAS");
-    if (p && *p) return p;
-    return access("/usr/local/cuda/bin/ptxas", X_OK) == 0 ? "/usr/local/cuda/bin/ptxas" : NULL;
-}
-
 /* ptxas -v's "Used N registers" and "N bytes spill stores"; false on failure. */
 static bool ptxas_usage(const char *ptxas, const char *ptx, int *regs, int *spill) {
     char path[] = "/tmp/tric-regs-XXXXXX.ptx";
-    int fd = mkstemps(path, 4);
-    if (fd < 0) return false;
-    FILE *f = fdopen(fd, "w");
-    fputs(ptx, f);
-    fclose(f);
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "%s -arch=sm_90a -v %s -o /dev/null 2>&1", ptxas, path);
-    FILE *p = popen(cmd, "r");
+    FILE *p = ptxas_popen(ptxas, ptx, "-arch=sm_90a -v", path);
     *regs = *spill = -1;
     char line[512];
     while (p && fgets(line, sizeof line, p)) {
