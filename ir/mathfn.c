@@ -183,20 +183,27 @@ static int expm1_core(MathProg *p, int x) {
     return selp(p, setpk(p, MC_LT, fabs_(p, x), 0.5), small, big);
 }
 
-/* log x for finite x > 0 (log_special replaces the others) */
-static int log_core(MathProg *p, int x) {
-    double c[11];   /* 2/(2n+1), n = 1 .. 11 */
-    for (int n = 1; n <= 11; n++) c[n - 1] = (double)(2.0L / (2 * n + 1));
+/* x = 2^k (1 + f) for finite x > 0 with 1 + f in [sqrt(1/2), sqrt(2));
+ * f exact (subnormals scaled by 2^54 first). k: b32, f: f64. */
+static void log_reduce(MathProg *p, int x, int *k, int *f) {
     int sub_ = setpk(p, MC_LT, x, 0x1p-1022);
     int xs = selp(p, sub_, mulk(p, x, 0x1p54), x);
     int adj = selp(p, sub_, kb(p, (uint32_t)-54), kb(p, 0));
     /* subtracting sqrt(1/2)'s high word moves the exponent step there */
     int h = hi(p, xs), l = lo(p, xs);
     int t = ins(p, MO_ISUB, MT_B32, h, kb(p, 0x3FE6A09E), 0, 0, MC_EQ);
-    int k = ins(p, MO_IADD, MT_B32, ins(p, MO_SHRS, MT_B32, t, kb(p, 20), 0, 0, MC_EQ), adj, 0, 0, MC_EQ);
+    *k = ins(p, MO_IADD, MT_B32, ins(p, MO_SHRS, MT_B32, t, kb(p, 20), 0, 0, MC_EQ), adj, 0, 0, MC_EQ);
     int step = ins(p, MO_AND, MT_B32, t, kb(p, 0xFFF00000u), 0, 0, MC_EQ);
     int m = pack(p, l, ins(p, MO_ISUB, MT_B32, h, step, 0, 0, MC_EQ));
-    int f = addk(p, m, -1.0);
+    *f = addk(p, m, -1.0);
+}
+
+/* log x for finite x > 0 (log_special replaces the others) */
+static int log_core(MathProg *p, int x) {
+    double c[11];   /* 2/(2n+1), n = 1 .. 11 */
+    for (int n = 1; n <= 11; n++) c[n - 1] = (double)(2.0L / (2 * n + 1));
+    int k, f;
+    log_reduce(p, x, &k, &f);
     int s = dvd(p, f, addk(p, f, 2.0));
     int z = mul(p, s, s);
     int s2 = mulk(p, s, 2.0);
@@ -536,15 +543,8 @@ static void log_dd(MathProg *p, int x, int *rh, int *rl) {
     double c[10];   /* 2/(2n+1), n = 2 .. 11 */
     for (int n = 2; n <= 11; n++) c[n - 2] = (double)(2.0L / (2 * n + 1));
     const double TT_HI = 2.0 / 3, TT_LO = (double)(2.0L / 3 - (long double)(2.0 / 3));
-    int sub_ = setpk(p, MC_LT, x, 0x1p-1022);
-    int xs = selp(p, sub_, mulk(p, x, 0x1p54), x);
-    int adj = selp(p, sub_, kb(p, (uint32_t)-54), kb(p, 0));
-    int h = hi(p, xs), l = lo(p, xs);
-    int t = ins(p, MO_ISUB, MT_B32, h, kb(p, 0x3FE6A09E), 0, 0, MC_EQ);
-    int k = ins(p, MO_IADD, MT_B32, ins(p, MO_SHRS, MT_B32, t, kb(p, 20), 0, 0, MC_EQ), adj, 0, 0, MC_EQ);
-    int step = ins(p, MO_AND, MT_B32, t, kb(p, 0xFFF00000u), 0, 0, MC_EQ);
-    int m = pack(p, l, ins(p, MO_ISUB, MT_B32, h, step, 0, 0, MC_EQ));
-    int f = addk(p, m, -1.0);   /* exact */
+    int k, f;
+    log_reduce(p, x, &k, &f);
     int d = addk(p, f, 2.0), dl = add(p, ksub(p, 2.0, d), f);   /* d + dl = f + 2 */
     int s = dvd(p, f, d);
     int sl = dvd(p, sub(p, fma3(p, neg(p, s), d, f), mul(p, s, dl)), d);

@@ -18,11 +18,6 @@
  */
 #include "ptx.h"
 
-static bool result_used(Ptx *P, ValId v) {
-    if (!P->uses) P->uses = ir_count_uses(P->fn);
-    return P->uses[v] > 0;
-}
-
 /* ".acq_rel.gpu" */
 static const char *sem_scope(Ptx *P, IrOp *op) {
     TRIC_ASSERT(op->attr.i2 >= 0 && op->attr.i2 < SEM_COUNT && op->attr.flags < SCOPE_COUNT);
@@ -145,7 +140,7 @@ void ptx_atomic(Ptx *P, IrOp *op) {
     Reg *cmp = cas ? ptx_regs(P, op->operands[1], NULL) : NULL;
     Reg *mask = !cas && op->n_operands > 2 ? ptx_regs(P, op->operands[2], NULL) : NULL;
     TRIC_ASSERT(n == ptx_value_nregs(P, op, res));
-    bool scalar = rt.rank == 0, used = result_used(P, res);
+    bool scalar = rt.rank == 0, used = ptx_uses(P, res) > 0;
     uint32_t dup = 0;
     int32_t li = scalar ? -1 : ptx_layout_index(P, op, res);
     Reg owner = scalar ? ptx_tid0(P) : ptx_layout_owner(P, li, &dup);

@@ -984,8 +984,7 @@ typedef struct LazyLdm {
 
 static bool defers_into_dot(Ptx *P, IrOp *op) {
     ValId v = op->results[0];
-    if (!P->uses) P->uses = ir_count_uses(P->fn);
-    if (P->uses[v] != 1) return false;
+    if (ptx_uses(P, v) != 1) return false;
     for (IrOp *o = op->next; o; o = o->next) {
         if (o->opc == OP_DOT) return o->operands[0] == v || o->operands[1] == v;
         bool quiet = (ir_opinfo[o->opc].flags & F_PURE) && o->opc != OP_CONVERT_LAYOUT && o->opc != OP_REDUCE &&

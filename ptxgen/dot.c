@@ -315,8 +315,7 @@ static bool accumulates_in_place(Ptx *P, IrOp *op) {
     ValId c = op->operands[2];
     IrOp *def = P->fn->vals[c].def;
     if (def && def->opc != OP_DOT) return false;
-    if (!P->uses) P->uses = ir_count_uses(P->fn);
-    return P->uses[c] == 1;
+    return ptx_uses(P, c) == 1;
 }
 
 void ptx_dot(Ptx *P, IrOp *op) {

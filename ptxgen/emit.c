@@ -120,6 +120,11 @@ void ptx_alias(Ptx *P, ValId v, Reg *regs, int n) {
     P->vn[v] = n;
 }
 
+uint32_t ptx_uses(Ptx *P, ValId v) {
+    if (!P->uses) P->uses = ir_count_uses(P->fn);
+    return P->uses[v];
+}
+
 Reg *ptx_def(Ptx *P, IrOp *op, ValId v) {
     int n = ptx_value_nregs(P, op, v);
     RegClass c = ptx_class_of((ElemType)P->fn->vals[v].type.elem);

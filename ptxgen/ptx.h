@@ -98,7 +98,7 @@ typedef struct Ptx {
     struct LazyLdm *lazy;   /* convert.c: local_loads read by the dot that uses them */
     uint32_t n_lazy, cap_lazy;
     Reg lane_bit[5];        /* pred: lane bit k is set (butterfly partners) */
-    uint32_t *uses;         /* atomic.c: uses per ValId (ir_count_uses), when first needed */
+    uint32_t *uses;         /* ptx_uses: uses per ValId (ir_count_uses), when first needed */
     struct AxisInfo *axis;  /* affine.c: axis analysis of fn, when first needed */
     bool *other_use;        /* affine.c: per ValId, used other than as a load/store address */
     struct Affine *affine;  /* affine.c: per ValId, its coefficients once worked out */
@@ -111,6 +111,7 @@ void ptx_put_reg(Buf *b, Reg r);
 Reg ptx_reg(Ptx *P, RegClass c);
 Reg *ptx_regs(Ptx *P, ValId v, int *n);            /* registers of a defined value */
 Reg *ptx_def(Ptx *P, IrOp *op, ValId v);            /* fresh registers for v */
+uint32_t ptx_uses(Ptx *P, ValId v);                 /* v's uses in fn */
 void ptx_alias(Ptx *P, ValId v, Reg *regs, int n);  /* v uses these registers */
 int ptx_value_nregs(Ptx *P, IrOp *op, ValId v);
 Reg ptx_const_reg(Ptx *P, RegClass c, uint64_t bits);   /* cached, in the prologue */
