@@ -631,8 +631,11 @@ static void read_tile(Ptx *P, IrOp *op, ValId v, ElemType e, const SmemShape *sh
 /* v's registers by ldmatrix (pattern p): instruction q reads matrices
  * q x .. q x + x - 1, lane 8j + i addressing row i of the j-th; each
  * 32-bit result is the register pair (m << 1, m << 1 | 1) of 16-bit
- * values (low half first), or register m itself for 4-byte elements. */
-static void ldm_emit(Ptx *P, SmemAddr *a, const LdmPat *p, bool packed, const Reg *regs, int q) {
+ * values (low half first), or register m itself for 4-byte elements.
+ * With words, a 16-bit pair stays packed: words[m] gets the 32-bit result
+ * and the pair is not split (the deferred reads into a dot, whose mma
+ * takes the pairs packed). */
+static void ldm_emit(Ptx *P, SmemAddr *a, const LdmPat *p, bool packed, const Reg *regs, Reg *words, int q) {
     int x = ldm_x(p);
     const char *addr = smem_addr(P, a, ldm_inst_flat(p, q));
     Reg d[4];
@@ -649,7 +652,8 @@ static void ldm_emit(Ptx *P, SmemAddr *a, const LdmPat *p, bool packed, const Re
     if (packed)
         for (int j = 0; j < x; j++) {
             int m = q * x + j;
-            ptx_ins(P, "mov.b32 {%R, %R}, %R;", regs[2 * m], regs[2 * m + 1], d[j]);
+            if (words) words[m] = d[j];
+            else ptx_ins(P, "mov.b32 {%R, %R}, %R;", regs[2 * m], regs[2 * m + 1], d[j]);
         }
 }
 
@@ -664,7 +668,7 @@ static void read_tile_ldm(Ptx *P, IrOp *op, ValId v, ElemType e, const SmemShape
     SmemAddr a = ldm_addr(P, shape, p);
     Reg *regs = ptx_def(P, op, v);
     TRIC_ASSERT(ptx_ll_nregs(&P->fn->layouts[li]) == p->n_mat << p->nlow);
-    for (int q = 0; q < p->n_mat / ldm_x(p); q++) ldm_emit(P, &a, p, elem_bytes(e) == 2, regs, q);
+    for (int q = 0; q < p->n_mat / ldm_x(p); q++) ldm_emit(P, &a, p, elem_bytes(e) == 2, regs, NULL, q);
 }
 
 static void read_plan(Ptx *P, IrOp *op, ValId v, ElemType e, const SmemPlan *plan) {
@@ -967,11 +971,14 @@ void ptx_async_copy(Ptx *P, IrOp *op) {
  * A local_load whose only use is a dot further down its block, with nothing
  * in between that touches shared memory or synchronizes, is not read at
  * once: the dot asks for each operand register as an mma needs it
- * (ptx_need_reg), and the ldmatrix that defines it is emitted then. So the
- * reads of k-step s sit right before its mmas instead of all reads of the
- * tile before all mmas: fewer operand registers live at once (a BK = 64
- * tile's fragments would not fit beside a 128-register accumulator) and
- * ptxas can overlap the next step's reads with this step's mmas. */
+ * (ptx_need_reg, or ptx_need_word for a packed pair), and the ldmatrix that
+ * defines it is emitted then. So the reads of k-step s sit right before its
+ * mmas instead of all reads of the tile before all mmas: fewer operand
+ * registers live at once (a BK = 64 tile's fragments would not fit beside a
+ * 128-register accumulator) and ptxas can overlap the next step's reads
+ * with this step's mmas. 16-bit pairs stay in the ldmatrix's 32-bit
+ * registers, which the mma takes as they are; a pair is split only if
+ * something asks for its halves. */
 typedef struct LazyLdm {
     ValId v;
     SmemAddr a;
@@ -979,7 +986,9 @@ typedef struct LazyLdm {
     bool packed;
     Reg dyn_base;
     Reg *regs;
+    Reg *words;      /* packed: per matrix, its 32-bit register once read (else NULL) */
     uint8_t *done;   /* per ldmatrix instruction */
+    uint8_t *split;  /* packed: per matrix, its pair moved into regs */
 } LazyLdm;
 
 static bool defers_into_dot(Ptx *P, IrOp *op) {
@@ -1002,15 +1011,33 @@ static LazyLdm *find_lazy(Ptx *P, ValId v) {
     return NULL;
 }
 
-void ptx_need_reg(Ptx *P, ValId v, int r) {
-    LazyLdm *z = find_lazy(P, v);
-    if (!z) return;
-    int q = (r >> z->pat.nlow) / ldm_x(&z->pat);
+/* matrix m of z read (its ldmatrix emitted once) */
+static void lazy_read(Ptx *P, LazyLdm *z, int m) {
+    int q = m / ldm_x(&z->pat);
     if (z->done[q]) return;
     z->done[q] = 1;
     P->dyn_base = z->dyn_base;
-    ldm_emit(P, &z->a, &z->pat, z->packed, z->regs, q);
+    ldm_emit(P, &z->a, &z->pat, z->packed, z->regs, z->words, q);
     P->dyn_base = REG_NONE;
+}
+
+void ptx_need_reg(Ptx *P, ValId v, int r) {
+    LazyLdm *z = find_lazy(P, v);
+    if (!z) return;
+    int m = r >> z->pat.nlow;
+    lazy_read(P, z, m);
+    if (z->words && !z->split[m]) {
+        z->split[m] = 1;
+        ptx_ins(P, "mov.b32 {%R, %R}, %R;", z->regs[2 * m], z->regs[2 * m + 1], z->words[m]);
+    }
+}
+
+Reg ptx_need_word(Ptx *P, ValId v, int w) {
+    LazyLdm *z = find_lazy(P, v);
+    if (!z || !z->words) return REG_NONE;
+    TRIC_ASSERT(z->pat.nlow == 1);   /* a packed pair per matrix */
+    lazy_read(P, z, w);
+    return z->words[w];
 }
 
 /* The slot's tile in the result's layout: the buffer's plan where the
@@ -1029,6 +1056,10 @@ void ptx_local_load(Ptx *P, IrOp *op) {
         z.a = ldm_addr(P, &sb->plan.shape, &z.pat);
         z.regs = ptx_def(P, op, res);
         z.done = arena_alloc(P->arena, (size_t)(z.pat.n_mat / ldm_x(&z.pat)));
+        if (z.packed) {
+            z.words = arena_alloc(P->arena, sizeof(Reg) * (size_t)z.pat.n_mat);
+            z.split = arena_alloc(P->arena, (size_t)z.pat.n_mat);
+        }
         VEC_PUSH(P->arena, P->lazy, P->n_lazy, P->cap_lazy, z);
     } else if (planned) {
         read_plan(P, op, res, e, &sb->plan);

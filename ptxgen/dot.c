@@ -81,7 +81,8 @@ static const char *mma_type(ElemType e, bool tf32) {
  * a prmt taking bytes 0, 2, 4, 6; tf32: cvt.rna.tf32.f32, and for tf32x3
  * `lo` gets the tf32 of what is left (x - hi is exact in f32). Each once,
  * when the first mma needs it: a local_load's ldmatrix deferred into the
- * dot (ptx_need_reg) is emitted here, next to its k-step's mmas. */
+ * dot is emitted here, next to its k-step's mmas, and its 16-bit pairs are
+ * taken as the ldmatrix packed them (ptx_need_word). */
 typedef struct Packed {
     ValId v;
     const Reg *x;
@@ -96,6 +97,7 @@ static Packed packed_new(Ptx *P, ValId v, const Reg *x, int n, int p, bool x3) {
 }
 
 static Reg pack(Ptx *P, Packed *k, int j, bool lo) {
+    if (!k->hi[j] && k->p == 2) k->hi[j] = ptx_need_word(P, k->v, j);
     if (!k->hi[j]) {
         int p = k->p;
         for (int i = 0; i < p; i++) ptx_need_reg(P, k->v, j * p + i);

@@ -262,6 +262,7 @@ void ptx_local_load(Ptx *P, IrOp *op);     /* the slot's tile (ldmatrix where it
 /* register r of v is defined from here on (emits v's deferred ldmatrix
  * that reads it, if v is a deferred local_load; nothing otherwise) */
 void ptx_need_reg(Ptx *P, ValId v, int r);
+Reg ptx_need_word(Ptx *P, ValId v, int w);
 /* v's registers computed only where owner holds (regs, v's layout) to
  * every holder of each element, through shared memory; defines v */
 void ptx_smem_share(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg owner);

@@ -3,6 +3,10 @@
  *   - the PTX assembles for sm_80 and sm_90a, issues cp.async (16-byte,
  *     zero-filled by src-size) and waits for S - 2 groups in the loop when
  *     S >= 2, and has no cp.async at all for S = 1;
+ *   - in the loop the copies come after the last mma (the reads of the
+ *     slot start right after the barrier), and where both operands are
+ *     copied the mmas take ldmatrix's registers as they are (no 16-bit
+ *     halves split and packed again: ptxas then shuffles registers);
  *   - the interpreter's results on the pipelined IR are the same bits at
  *     every S (test_interp compares every pass stage at the default S);
  *   - shared memory: the epilogue's conversion reuses the ring's space (the
@@ -53,6 +57,28 @@ static int count_str(const char *s, const char *what) {
     return n;
 }
 
+static bool starts(const char *p, const char *s) {
+    return strncmp(p, s, strlen(s)) == 0;
+}
+
+/* The K loop's body: its copies after its last mma; without synchronous
+ * loads in it (both operands copied) and with an f32 accumulator (an f16
+ * one is packed in pairs for each dot), no mov.b32 packing or splitting. */
+static void check_loop_order(const char *ptx, bool f32_acc, const char *what) {
+    const char *body = strstr(ptx, "$L_for_0:"), *end = body ? strstr(body, "$L_end_0:") : NULL;
+    CHECK_MSG(body && end, "%s: no loop", what);
+    if (!body || !end) return;
+    const char *last_mma = NULL, *first_copy = NULL, *ld_global = NULL, *packing = NULL;
+    for (const char *p = body; p < end; p = strchr(p, '\n') + 1) {
+        if (starts(p, "\tmma.sync")) last_mma = p;
+        if (!first_copy && starts(p, "\tcp.async.cg")) first_copy = p;
+        if (!ld_global && strstr(p, "ld.global") && strstr(p, "ld.global") < strchr(p, '\n')) ld_global = p;
+        if (!packing && starts(p, "\tmov.b32") && strchr(p, '{') && strchr(p, '{') < strchr(p, '\n')) packing = p;
+    }
+    CHECK_MSG(last_mma && first_copy && first_copy > last_mma, "%s: a copy before the loop's last mma", what);
+    if (!ld_global && f32_acc) CHECK_MSG(!packing, "%s: operand registers packed in the loop: %.60s", what, packing);
+}
+
 static void check_ptx(const Config *c, const char *arch, int stages) {
     RtRequest rq = {.path = kfile, .kernel = "matmul_kernel", .signature = c->sig, .emit = RT_EMIT_PTX};
     rt_default_target(&rq.target);
@@ -86,6 +112,8 @@ static void check_ptx(const Config *c, const char *arch, int stages) {
         CHECK_MSG(r.shared_bytes >= ring && r.shared_bytes < ring + 128 * 256 * 4,
                   "%s: %d bytes of shared memory for a ring of %d", what, r.shared_bytes, ring);
     }
+    size_t n = strlen(c->sig);
+    if (stages >= 2) check_loop_order(r.text, n > 3 && !strcmp(c->sig + n - 3, ", 0"), what);
     CHECK(ptxas_accepts(r.text, arch, what));
     rt_result_free(&r);
 }
