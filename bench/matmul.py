@@ -15,7 +15,9 @@ Timing: CUDA events around REPS intervals of LAUNCHES launches each, a GPU
 sleep queued first so that the CPU's launch cost stays outside the
 intervals; the launches cycle over INPUT_SETS input pairs (distinct
 buffers, so no launch finds its inputs in L2 from the one before); the
-median interval over the launches. TFLOP/s = 2 M N K / time.
+median interval over the launches, after 300 ms of the same launches
+(the clock settles to the library's own power draw). TFLOP/s = 2 M N K /
+time.
 
 Then, per size, the config tric's autotuner chose, with its registers per
 thread and spilled bytes (cuFuncGetAttribute, after the driver's JIT) and
@@ -38,6 +40,7 @@ SIZES = (1024, 2048, 4096, 8192)
 REPS = 15
 INPUT_SETS = 4
 SLEEP_CYCLES = 4_000_000   # about 2 ms: covers the CPU side of one interval's launches
+WARM_MS = 300              # launches before the timing, per library and size
 
 
 def cfg(lib, bm, bn, bk, warps, stages):
@@ -87,7 +90,10 @@ def make_launcher(lib, kernel):
 
 
 def gpu_ms(torch, fn, sets):
-    """Median milliseconds of one fn(a, b, c), cycling over the input sets."""
+    """Median milliseconds of one fn(a, b, c), cycling over the input sets,
+    after WARM_MS of the same launches: the card's clock follows its power
+    draw with a lag, so each library is timed in its own steady state, not
+    in the wake of what ran before it."""
     for s in sets:
         fn(*s)
     torch.cuda.synchronize()
@@ -96,6 +102,9 @@ def gpu_ms(torch, fn, sets):
     torch.cuda.synchronize()
     one = max(time.perf_counter() - t0, 1e-6) * 1e3
     launches = max(len(sets), min(100, int(20.0 / one)))
+    for i in range(max(len(sets), int(WARM_MS / one))):
+        fn(*sets[i % len(sets)])
+    torch.cuda.synchronize()
     times = []
     for _ in range(REPS):
         torch.cuda._sleep(SLEEP_CYCLES)
