@@ -262,6 +262,9 @@ void ptx_local_load(Ptx *P, IrOp *op);     /* the slot's tile (ldmatrix where it
 /* register r of v is defined from here on (emits v's deferred ldmatrix
  * that reads it, if v is a deferred local_load; nothing otherwise) */
 void ptx_need_reg(Ptx *P, ValId v, int r);
+/* for a deferred local_load of 16-bit values: the 32-bit register that
+ * holds its registers 2w and 2w + 1 as the ldmatrix packed them (emitting
+ * that ldmatrix here if not yet); REG_NONE for any other value */
 Reg ptx_need_word(Ptx *P, ValId v, int w);
 /* v's registers computed only where owner holds (regs, v's layout) to
  * every holder of each element, through shared memory; defines v */
