@@ -996,9 +996,7 @@ static bool defers_into_dot(Ptx *P, IrOp *op) {
     if (ptx_uses(P, v) != 1) return false;
     for (IrOp *o = op->next; o; o = o->next) {
         if (o->opc == OP_DOT) return o->operands[0] == v || o->operands[1] == v;
-        bool quiet = (ir_opinfo[o->opc].flags & F_PURE) && o->opc != OP_CONVERT_LAYOUT && o->opc != OP_REDUCE &&
-                     o->opc != OP_SCAN && !o->n_regions;
-        if (!quiet && o->opc != OP_LOCAL_LOAD) return false;
+        if (!ptx_quiet_op(o) && o->opc != OP_LOCAL_LOAD) return false;
         for (uint32_t i = 0; i < o->n_operands; i++)
             if (o->operands[i] == v) return false;
     }

@@ -231,6 +231,7 @@ static void emit_mma(Ptx *P, IrOp *op, const DotRegs *R) {
                 put_mma(P, &s, d, flo_a, fb, d);
                 put_mma(P, &s, d, fa, fb, d);
             } else put_mma(P, &s, d, fa, fb, c);
+            if (k0 == 0 && t == tiles - 1) ptx_emit_copies_after(P, op);   /* a pipelined loop's copies */
         }
     if (s.nc == 2)
         for (int i = 0; i < R->nc / 2; i++) ptx_ins(P, "mov.b32 {%R, %R}, %R;", R->d[2 * i], R->d[2 * i + 1], dout[i]);

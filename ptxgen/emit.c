@@ -758,7 +758,8 @@ static void emit_op(Ptx *P, IrOp *op) {
 }
 
 /* Emits every op of b; returns its yield/condition terminator (the parent
- * turns it into moves), NULL if it has none. */
+ * turns it into moves), NULL if it has none. An op may have emitted the
+ * ops after it (P->resume: the last of them). */
 static IrOp *emit_block(Ptx *P, IrBlock *b) {
     for (IrOp *op = b->first; op; op = op->next) {
         if (op->opc == OP_YIELD || op->opc == OP_CONDITION) {
@@ -766,8 +767,42 @@ static IrOp *emit_block(Ptx *P, IrBlock *b) {
             return op;
         }
         emit_op(P, op);
+        if (P->resume) {
+            op = P->resume;
+            P->resume = NULL;
+        }
     }
     return NULL;
+}
+
+bool ptx_quiet_op(const IrOp *o) {
+    return (ir_info(o->opc)->flags & F_PURE) && o->opc != OP_CONVERT_LAYOUT && o->opc != OP_REDUCE &&
+           o->opc != OP_SCAN && !o->n_regions;
+}
+
+/* The pipelined loop's copies (opt/pipeline.c puts them after the dot) go
+ * out between the dot's first k-step and the rest: the warps start their
+ * mmas right after the barrier, and the copies still leave almost a whole
+ * iteration earlier than at the end of the body. Legal because a copy's
+ * bytes land at some time before the wait that covers them, and nothing
+ * may read a slot whose copy is pending (doc/ir.md): the dot's reads and
+ * the copies touch different slots. */
+void ptx_emit_copies_after(Ptx *P, IrOp *dot) {
+    IrOp *end = NULL;
+    for (IrOp *o = dot->next; o && !end; o = o->next) {
+        if (o->opc == OP_ASYNC_COMMIT) end = o;
+        else if (o->opc != OP_ASYNC_COPY && (!ptx_quiet_op(o) || o->opc == OP_DOT)) return;
+        for (uint32_t i = 0; i < o->n_operands; i++)
+            if (o->operands[i] == dot->results[0]) return;
+    }
+    if (!end) return;
+    int32_t scratch = P->scratch_at;
+    for (IrOp *o = dot->next; o != end->next; o = o->next) emit_op(P, o);
+    P->scratch_at = scratch;
+    P->resume = end;
+    if (dot->loc.file && dot->loc.line > 0)   /* the mmas that follow are the dot's again */
+        buf_printf(P->out, "\t.loc %d %d %d\n", file_index(P, dot->loc.file), dot->loc.line,
+                   dot->loc.col > 0 ? dot->loc.col : 0);
 }
 
 IrOp *ptx_emit_block(Ptx *P, IrBlock *b) { return emit_block(P, b); }

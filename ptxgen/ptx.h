@@ -95,6 +95,7 @@ typedef struct Ptx {
     uint32_t live_cap;
     int32_t scratch_at;     /* that end for the op being emitted */
     Reg dyn_base;           /* set while addressing a buffer slot */
+    IrOp *resume;           /* set by an op that emitted the ops after it up to here */
     struct LazyLdm *lazy;   /* convert.c: local_loads read by the dot that uses them */
     uint32_t n_lazy, cap_lazy;
     Reg lane_bit[5];        /* pred: lane bit k is set (butterfly partners) */
@@ -136,6 +137,15 @@ int32_t ptx_layout_index(Ptx *P, IrOp *op, ValId v);
 bool ptx_try_alias_convert(Ptx *P, IrOp *op);
 /* Emits b's ops; returns its yield/condition terminator, NULL if none. */
 IrOp *ptx_emit_block(Ptx *P, IrBlock *b);
+/* An op that reads no shared memory for its value and does not synchronize:
+ * pure, no regions, not a convert_layout, reduce or scan (those may trade
+ * through shared memory with barriers). */
+bool ptx_quiet_op(const IrOp *o);
+/* The copy block that follows dot in its block (quiet ops but dots, and
+ * async_copy, ending at an async_commit, none reading the dot's result),
+ * emitted now:
+ * from inside the dot, after its first k-step. Nothing if there is none. */
+void ptx_emit_copies_after(Ptx *P, IrOp *dot);
 
 /* ---- affine.c ----
  * Whether tile value v (n registers, used by op) is affine in its

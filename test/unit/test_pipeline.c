@@ -3,8 +3,9 @@
  *   - the PTX assembles for sm_80 and sm_90a, issues cp.async (16-byte,
  *     zero-filled by src-size) and waits for S - 2 groups in the loop when
  *     S >= 2, and has no cp.async at all for S = 1;
- *   - in the loop the copies come after the last mma (the reads of the
- *     slot start right after the barrier), and where both operands are
+ *   - in the loop the copies come between the first k-step's mmas and the
+ *     last mma (the reads of the slot start right after the barrier, the
+ *     copies leave almost an iteration ahead), and where both operands are
  *     copied the mmas take ldmatrix's registers as they are (no 16-bit
  *     halves split and packed again: ptxas then shuffles registers);
  *   - the interpreter's results on the pipelined IR are the same bits at
@@ -61,21 +62,23 @@ static bool starts(const char *p, const char *s) {
     return strncmp(p, s, strlen(s)) == 0;
 }
 
-/* The K loop's body: its copies after its last mma; without synchronous
+/* The K loop's body: its copies after its first mma and before its last
+ * (the test configs have two k-steps or more); without synchronous
  * loads in it (both operands copied) and with an f32 accumulator (an f16
  * one is packed in pairs for each dot), no mov.b32 packing or splitting. */
 static void check_loop_order(const char *ptx, bool f32_acc, const char *what) {
     const char *body = strstr(ptx, "$L_for_0:"), *end = body ? strstr(body, "$L_end_0:") : NULL;
     CHECK_MSG(body && end, "%s: no loop", what);
     if (!body || !end) return;
-    const char *last_mma = NULL, *first_copy = NULL, *ld_global = NULL, *packing = NULL;
+    const char *first_mma = NULL, *last_mma = NULL, *first_copy = NULL, *ld_global = NULL, *packing = NULL;
     for (const char *p = body; p < end; p = strchr(p, '\n') + 1) {
-        if (starts(p, "\tmma.sync")) last_mma = p;
+        if (starts(p, "\tmma.sync")) last_mma = p, first_mma = first_mma ? first_mma : p;
         if (!first_copy && starts(p, "\tcp.async.cg")) first_copy = p;
         if (!ld_global && strstr(p, "ld.global") && strstr(p, "ld.global") < strchr(p, '\n')) ld_global = p;
         if (!packing && starts(p, "\tmov.b32") && strchr(p, '{') && strchr(p, '{') < strchr(p, '\n')) packing = p;
     }
-    CHECK_MSG(last_mma && first_copy && first_copy > last_mma, "%s: a copy before the loop's last mma", what);
+    CHECK_MSG(first_mma && first_copy && first_mma < first_copy && first_copy < last_mma,
+              "%s: the copies not between the loop's first and last mma", what);
     if (!ld_global && f32_acc) CHECK_MSG(!packing, "%s: operand registers packed in the loop: %.60s", what, packing);
 }
 
