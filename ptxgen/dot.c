@@ -165,29 +165,28 @@ typedef struct DotRegs {
     int na, nb, nc;
 } DotRegs;
 
+/* Packed index of fragment element j of operand layout l (table t) for
+ * the tile whose rows start at r0 and columns at c0: element j sits at lane
+ * 0's coordinate of register j * p (the layouts start with the fragment
+ * bits), moved to the tile. */
+static int frag_reg(const Layout *l, const int32_t *t, int j, int p, int32_t batch, int32_t r0, int32_t c0) {
+    int n = l->rank;
+    int32_t f[IR_MAX_RANK];
+    ptx_ll_reg_coord(l, j * p, f);
+    int r = table_reg(l, t, batch, r0 ^ f[n - 2], c0 ^ f[n - 1]);
+    TRIC_ASSERT(r % p == 0);
+    return r / p;
+}
+
 /* The 4 b32 registers of a's fragment (b's 2) for the tile whose
- * accumulator fragment starts at lane 0's coordinate oc, k-step at k0:
- * fragment element e (4 * e / 4 .. in order) sits at lane 0's coordinate of
- * operand register e (the layouts start with the fragment bits), moved to
- * the tile. Returns packed indices. */
+ * accumulator fragment starts at lane 0's coordinate oc, k-step at k0, as
+ * packed indices. */
 static void frag_regs(const DotRegs *R, const int32_t *ta, const int32_t *tb, const int32_t *oc, int32_t k0,
                       int p, int *ia, int *ib) {
     int n = R->lc->rank;
     int32_t batch = n == 3 ? oc[0] : 0, m0 = oc[n - 2], n0 = oc[n - 1];
-    for (int j = 0; j < 4; j++) {
-        int32_t f[IR_MAX_RANK];
-        ptx_ll_reg_coord(R->la, j * p, f);
-        int r = table_reg(R->la, ta, batch, m0 ^ f[n - 2], k0 ^ f[n - 1]);
-        TRIC_ASSERT(r % p == 0);
-        ia[j] = r / p;
-    }
-    for (int j = 0; j < 2; j++) {
-        int32_t f[IR_MAX_RANK];
-        ptx_ll_reg_coord(R->lb, j * p, f);
-        int r = table_reg(R->lb, tb, batch, k0 ^ f[n - 2], n0 ^ f[n - 1]);
-        TRIC_ASSERT(r % p == 0);
-        ib[j] = r / p;
-    }
+    for (int j = 0; j < 4; j++) ia[j] = frag_reg(R->la, ta, j, p, batch, m0, k0);
+    for (int j = 0; j < 2; j++) ib[j] = frag_reg(R->lb, tb, j, p, batch, k0, n0);
 }
 
 static void emit_mma(Ptx *P, IrOp *op, const DotRegs *R) {
