@@ -599,13 +599,18 @@ typedef struct OpMark {
     int n_insts;
 } OpMark;
 
+/* the .loc line of op's source position, if it has one */
+static void put_loc(Ptx *P, const IrOp *op) {
+    if (op->loc.file && op->loc.line > 0)
+        buf_printf(P->out, "\t.loc %d %d %d\n", file_index(P, op->loc.file), op->loc.line,
+                   op->loc.col > 0 ? op->loc.col : 0);
+}
+
 static OpMark op_begin(Ptx *P, IrOp *op) {
     if (op->loc.line > 0) buf_printf(P->out, "\t// %s (line %d)\n", ir_info(op->opc)->name, op->loc.line);
     else buf_printf(P->out, "\t// %s\n", ir_info(op->opc)->name);
     OpMark m = {P->out->len, P->n_insts};
-    if (op->loc.file && op->loc.line > 0)
-        buf_printf(P->out, "\t.loc %d %d %d\n", file_index(P, op->loc.file), op->loc.line,
-                   op->loc.col > 0 ? op->loc.col : 0);
+    put_loc(P, op);
     return m;
 }
 
@@ -800,9 +805,7 @@ void ptx_emit_copies_after(Ptx *P, IrOp *dot) {
     for (IrOp *o = dot->next; o != end->next; o = o->next) emit_op(P, o);
     P->scratch_at = scratch;
     P->resume = end;
-    if (dot->loc.file && dot->loc.line > 0)   /* the mmas that follow are the dot's again */
-        buf_printf(P->out, "\t.loc %d %d %d\n", file_index(P, dot->loc.file), dot->loc.line,
-                   dot->loc.col > 0 ? dot->loc.col : 0);
+    put_loc(P, dot);   /* the mmas that follow are the dot's again */
 }
 
 IrOp *ptx_emit_block(Ptx *P, IrBlock *b) { return emit_block(P, b); }
