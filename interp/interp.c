@@ -439,9 +439,10 @@ static IrOp *exec_block(Interp *in, IrBlock *b);
 
 /* ---- reduce ----
  * The elements along the axis are combined in the order the IR defines
- * (layout_reduce_levels): from the operand's layout when it has one, so
- * that the result is the GPU's bit for bit, else a tree over the index
- * bits. Each combination runs the combine region on scalars. */
+ * (doc/ir.md, "reduce"; levels from layout_reduce_levels): from the
+ * operand's layout when it has one, so that the result is the GPU's bit
+ * for bit, else a binary tree over the index bits. Each combination runs
+ * the combine region on scalars. */
 
 /* x[k * len + i] = combine(x[k * len + i], x[k * len + j]) for every operand k */
 static void combine_pair(Interp *in, IrOp *op, uint64_t *x, int64_t len, int64_t i, int64_t j) {
@@ -467,17 +468,39 @@ static uint64_t *reduce_scratch(Interp *in, size_t n) {
     return in->red_scratch;
 }
 
+/* Triton's order (doc/ir.md, "reduce"): the register levels, which are the
+ * low bits of a position, folded left to right, then the lane levels, then
+ * the warp levels, each from the highest bit down; the result lands at 0 */
+static void combine_in_layout_order(Interp *in, IrOp *op, uint64_t *x, int64_t len, int m, const int *kinds) {
+    int nr = 0;
+    while (nr < m && kinds[nr] == LL_REG) nr++;
+    for (int64_t base = 0; base < len; base += (int64_t)1 << nr)
+        for (int64_t j = 1; j < ((int64_t)1 << nr); j++) combine_pair(in, op, x, len, base, base + j);
+    int64_t done = ((int64_t)1 << nr) - 1;   /* positions with these bits set are spent */
+    for (int kind = LL_LANE; kind <= LL_WARP; kind++)
+        for (int lv = m - 1; lv >= nr; lv--) {
+            if (kinds[lv] != kind) continue;
+            int64_t bit = (int64_t)1 << lv;
+            for (int64_t i = 0; i < len; i++)
+                if (!(i & (done | bit))) combine_pair(in, op, x, len, i, i | bit);
+            done |= bit;
+        }
+}
+
 static void exec_reduce(Interp *in, IrOp *op) {
     uint32_t n_ops = op->n_operands;
     IrType t = ir_type(in->fn, op->operands[0]);
     int axis = (int)op->attr.i;
     int32_t steps[3 * LL_MAX_BITS];
-    int m = layout_reduce_levels(ir_layout(in->fn, op->operands[0]), axis, t.shape[axis], steps, NULL, NULL);
+    int kinds[3 * LL_MAX_BITS];
+    const Layout *l = ir_layout(in->fn, op->operands[0]);
+    int m = layout_reduce_levels(l, axis, t.shape[axis], steps, kinds, NULL);
     if (m < 0) fail(in, op, arena_strdup(in->arena, "reduce: the operand's layout mixes the axis with other dims"));
     int64_t len = t.shape[axis], inner = 1;
     for (int d = axis + 1; d < t.rank; d++) inner *= t.shape[d];
     int64_t outer = ir_numel(t) / (len * inner);
-    /* coord[i]: the axis coordinate of tree position i; then the operands */
+    /* coord[i]: the axis coordinate of position i (bit lv: level lv's step);
+     * then the operands */
     uint64_t *coord = reduce_scratch(in, (size_t)len * (n_ops + 1)), *x = coord + len;
     for (int64_t i = 0; i < len; i++) {
         coord[i] = 0;
@@ -490,8 +513,10 @@ static void exec_reduce(Interp *in, IrOp *op) {
                 const uint64_t *src = slots_of(in, op->operands[k]);
                 for (int64_t i = 0; i < len; i++) x[k * len + i] = src[(o * len + (int64_t)coord[i]) * inner + q];
             }
-            for (int lv = 0; lv < m; lv++)
-                for (int64_t i = 0; i < len; i += (int64_t)2 << lv) combine_pair(in, op, x, len, i, i + ((int64_t)1 << lv));
+            if (l) combine_in_layout_order(in, op, x, len, m, kinds);
+            else   /* a binary tree over the index bits */
+                for (int lv = 0; lv < m; lv++)
+                    for (int64_t i = 0; i < len; i += (int64_t)2 << lv) combine_pair(in, op, x, len, i, i + ((int64_t)1 << lv));
             for (uint32_t k = 0; k < n_ops; k++) slots_of(in, op->results[k])[o * inner + q] = x[k * len];
         }
 }

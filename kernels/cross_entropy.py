@@ -59,6 +59,7 @@ def cross_entropy_ignore_kernel(Loss, Logits, Target, stride, N, IGNORE_INDEX: t
 # torch: loss = F.cross_entropy(x, t, reduction='none')
 # check: loss == np.log(np.exp(x).sum(axis=1)) - (x * (np.arange(N).reshape(1, N) == t.reshape(6, 1))).sum(axis=1)
 # tol: 1e-5
+# triton_identical: loss
 #
 # One chunk per row, and rows shifted far from zero (a large common offset, so exp without the max overflows).
 # kernel: cross_entropy_kernel
@@ -68,6 +69,7 @@ def cross_entropy_ignore_kernel(Loss, Logits, Target, stride, N, IGNORE_INDEX: t
 # args: loss = empty(7, fp32); x = randn((7, stride), fp32) + 500; t = randint(0, N, 7, i64); stride = 1001; N = 1000
 # check: loss == np.log(np.exp(x[:, :N] - 500).sum(axis=1)) + 500 - (x[:, :N] * (np.arange(N).reshape(1, N) == t.reshape(7, 1))).sum(axis=1)
 # tol: 1e-4
+# triton_identical: loss
 #
 # kernel: cross_entropy_ignore_kernel
 # signature: *fp32:16, *fp32:16, *i64:16, i32:16, i32:16, -100, 2048
@@ -79,3 +81,4 @@ def cross_entropy_ignore_kernel(Loss, Logits, Target, stride, N, IGNORE_INDEX: t
 # torch: loss = F.cross_entropy(x, t, reduction='none', ignore_index=-100)
 # check: loss == np.where(t == -100, 0, np.log(np.exp(x).sum(axis=1)) - (x * (np.arange(N).reshape(1, N) == t.reshape(8, 1))).sum(axis=1))
 # tol: 1e-5
+# triton_identical: loss

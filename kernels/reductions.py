@@ -141,6 +141,7 @@ def first_zero_kernel(x_ptr, y_ptr, idx_ptr, sum_ptr, n, BLOCK: tl.constexpr):
 # args: x = rand((M, N), fp32) + 1.25; rows = empty(M, fp32); cols = empty(N, fp32); tot = empty(1, fp32); M = 60; N = 32
 # check: rows == x.reshape(M, N).sum(axis=1); cols == x.reshape(M, N).sum(axis=0); tot == x.sum().reshape(1)
 # tol: 1e-5
+# triton_identical: rows cols
 #
 # fp16 sums stay fp16 (as Triton's tl.sum): positive inputs, as above
 # kernel: sum_2d_kernel
@@ -150,6 +151,7 @@ def first_zero_kernel(x_ptr, y_ptr, idx_ptr, sum_ptr, n, BLOCK: tl.constexpr):
 # args: x = rand((M, N), fp16) + 1.25; rows = empty(M, fp16); cols = empty(N, fp16); tot = empty(1, fp16); M = 16; N = 50
 # check: rows == x.reshape(M, N).sum(axis=1); cols == x.reshape(M, N).sum(axis=0); tot == x.sum().reshape(1)
 # tol: 2e-2
+# triton_identical: rows cols
 #
 # kernel: sum_2d_kernel
 # signature: *i8, *i32, *i32, *i32, i32, i32, 32, 128
@@ -158,6 +160,7 @@ def first_zero_kernel(x_ptr, y_ptr, idx_ptr, sum_ptr, n, BLOCK: tl.constexpr):
 # args: x = randint(-128, 128, (M, N), i8); rows = empty(32, i32); cols = empty(128, i32); tot = empty(1, i32); M = 32; N = 128
 # check: rows == x.reshape(M, N).sum(axis=1); cols == x.reshape(M, N).sum(axis=0); tot == x.sum().reshape(1)
 # tol: 0
+# triton_identical: rows cols
 #
 # kernel: sum_2d_kernel
 # signature: *i32, *i32, *i32, *i32, i32, i32, 128, 16
@@ -166,6 +169,7 @@ def first_zero_kernel(x_ptr, y_ptr, idx_ptr, sum_ptr, n, BLOCK: tl.constexpr):
 # args: x = randint(-1000, 1000, (M, N), i32); rows = empty(M, i32); cols = empty(N, i32); tot = empty(1, i32); M = 100; N = 16
 # check: rows == x.reshape(M, N).sum(axis=1); cols == x.reshape(M, N).sum(axis=0); tot == x.sum().reshape(1)
 # tol: 0
+# triton_identical: rows cols
 #
 # kernel: row_sum_kernel
 # signature: *fp32, *fp32, i32, 8192
@@ -174,6 +178,7 @@ def first_zero_kernel(x_ptr, y_ptr, idx_ptr, sum_ptr, n, BLOCK: tl.constexpr):
 # args: x = randn((3, n), fp32); out = empty(3, fp32); n = 8000
 # check: out == x.reshape(3, n).sum(axis=1)
 # tol: 1e-5
+# triton_identical: out
 #
 # kernel: row_sum_kernel
 # signature: *fp32, *fp32, i32, 2048
@@ -182,6 +187,7 @@ def first_zero_kernel(x_ptr, y_ptr, idx_ptr, sum_ptr, n, BLOCK: tl.constexpr):
 # args: x = randn((2, n), fp32); out = empty(2, fp32); n = 2048
 # check: out == x.reshape(2, n).sum(axis=1)
 # tol: 1e-5
+# triton_identical: out
 #
 # kernel: row_sum_kernel
 # signature: *fp32, *fp32, i32, 32
@@ -190,6 +196,7 @@ def first_zero_kernel(x_ptr, y_ptr, idx_ptr, sum_ptr, n, BLOCK: tl.constexpr):
 # args: x = randn((5, n), fp32); out = empty(5, fp32); n = 20
 # check: out == x.reshape(5, n).sum(axis=1)
 # tol: 1e-5
+# triton_identical: out
 #
 # kernel: minmax_kernel
 # signature: *fp32, *fp32, *i32, *fp32, *i32, *i32, *i32, *fp32, 16, 64

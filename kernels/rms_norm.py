@@ -37,6 +37,7 @@ def rms_norm_fwd_kernel(X, Y, W, Rstd, stride, N, eps, BLOCK_SIZE: tl.constexpr)
 # torch: y = F.rms_norm(x, (N,), w, eps)
 # check: rstd == 1 / np.sqrt((x * x).sum(axis=1) / N + eps); y == x / np.sqrt((x * x).sum(axis=1) / N + eps).reshape(3, 1) * w
 # tol: y: 2e-3; rstd: 1e-5
+# triton_identical: rstd y
 #
 # kernel: rms_norm_fwd_kernel
 # signature: *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32:16, i32, fp32, 1024
@@ -58,3 +59,4 @@ def rms_norm_fwd_kernel(X, Y, W, Rstd, stride, N, eps, BLOCK_SIZE: tl.constexpr)
 # args: x = randn((4, stride), fp16); y = empty((4, stride), fp16); w = rand(stride, fp16); rstd = empty(4, fp32); stride = 2064; N = 2000; eps = 1e-6
 # check: rstd == 1 / np.sqrt((x[:, :N] * x[:, :N]).sum(axis=1) / N + eps); y == np.where(np.arange(stride) < N, x / np.sqrt((x[:, :N] * x[:, :N]).sum(axis=1) / N + eps).reshape(4, 1) * w, np.nan)
 # tol: y: 2e-3; rstd: 1e-5
+# triton_identical: rstd y

@@ -54,6 +54,7 @@ def softmax_persistent_kernel(output_ptr, input_ptr, input_row_stride, output_ro
 # torch: out = torch.softmax(x, dim=1)
 # check: out == np.exp(x - x.max(axis=1, keepdims=True)) / np.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True)
 # tol: 1e-5
+# triton_identical: out
 #
 # kernel: softmax_kernel
 # signature: *fp32:16, *fp32:16, i32:16, i32:16, i32, i32:16, 4096
@@ -64,6 +65,7 @@ def softmax_persistent_kernel(output_ptr, input_ptr, input_row_stride, output_ro
 # torch: out = torch.softmax(x, dim=1)
 # check: out == np.exp(x - x.max(axis=1, keepdims=True)) / np.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True)
 # tol: 1e-5
+# triton_identical: out
 #
 # kernel: softmax_kernel
 # signature: *fp32:16, *fp32:16, i32:16, i32:16, i32, i32:16, 16384
@@ -74,6 +76,7 @@ def softmax_persistent_kernel(output_ptr, input_ptr, input_row_stride, output_ro
 # torch: out = torch.softmax(x, dim=1)
 # check: out == np.exp(x - x.max(axis=1, keepdims=True)) / np.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True)
 # tol: 1e-5
+# triton_identical: out
 #
 # kernel: softmax_kernel
 # signature: *fp32, *fp32, i32, i32, i32, i32, 1024
@@ -83,6 +86,7 @@ def softmax_persistent_kernel(output_ptr, input_ptr, input_row_stride, output_ro
 # torch: out = torch.softmax(x, dim=1)
 # check: out == np.exp(x - x.max(axis=1, keepdims=True)) / np.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True)
 # tol: 1e-5
+# triton_identical: out
 #
 # kernel: softmax_persistent_kernel
 # signature: *fp32:16, *fp32:16, i32:16, i32:16, i32, i32:16, 2048
@@ -94,3 +98,4 @@ def softmax_persistent_kernel(output_ptr, input_ptr, input_row_stride, output_ro
 # torch: out = torch.softmax(x, dim=1)
 # check: out == np.exp(x - x.max(axis=1, keepdims=True)) / np.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True)
 # tol: 1e-5
+# triton_identical: out

@@ -62,6 +62,7 @@ if __name__ == "__main__":
 # torch: out = x + y
 # check: out == x + y
 # tol: 1e-6
+# triton_identical: out
 #
 # kernel: add_kernel
 # signature: *fp32, *fp32, *fp32, i32, 256
@@ -72,3 +73,4 @@ if __name__ == "__main__":
 # torch: out = x + y
 # check: out == x + y
 # tol: 1e-6
+# triton_identical: out

@@ -8,9 +8,10 @@
    0xAB bytes) first, and checked against the block's numpy reference with
    run_kernels' comparison;
 2. same source, two compilers: every block run by real Triton and by
-   tric.jit(<Triton's JITFunction>.fn) on the same inputs; vector add must
-   agree bit for bit, the others exactly or within the block's tolerance
-   (approximate math); skipped when Triton is not installed;
+   tric.jit(<Triton's JITFunction>.fn) on the same inputs; the outputs a
+   block names in `# triton_identical:` must agree bit for bit, the others
+   exactly or within the block's tolerance (approximate math); skipped when
+   Triton is not installed;
 3. arguments that are not tensors: objects exposing only a tensor's
    __cuda_array_interface__, and a grid given as lambda META: ...; the host
    function add() of kernels/vector_add.py run unchanged;
@@ -372,8 +373,11 @@ def test_same_source(torch, tric, triton, files, seed, res):
             problems += [f"tric vs triton: {p}" for p in diff if p.split(":")[0] not in differs]
             if differs:
                 note = f"Triton differs in {', '.join(differs)} by design of the block; "
-            if os.path.basename(path) == "vector_add.py" and inexact:
-                problems.append(f"vector add must be bit-identical to Triton's; differs in {', '.join(inexact)}")
+            # "# triton_identical: NAME ...": outputs that must equal Triton's bit
+            # for bit (same element math, same reduction order)
+            identical = [n for n in block.get("triton_identical", "").split(" -- ")[0].split() if n in inexact]
+            if identical:
+                problems.append(f"must be bit-identical to Triton's; differs in {', '.join(identical)}")
             note += f"within tolerance, not bit-identical: {', '.join(inexact)}" if inexact else "bit-identical"
         except Exception as e:
             problems = [f"{type(e).__name__}: {e}"]

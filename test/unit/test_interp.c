@@ -3,7 +3,8 @@
  * 1. Element semantics: integer wrap-around, division and shifts as PTX does
  *    them, f16/bf16 rounding, casts, NaN compares and min/max.
  * 2. Whole IR: masked loads with `other`, a loop with carried values, the
- *    exact messages for an out-of-bounds access and a division by zero.
+ *    exact messages for an out-of-bounds access and a division by zero,
+ *    the order of a reduce with a layout (Triton's).
  * 3. Every kernel test block of kernels/NAME.py: the IR after lowering and
  *    after each pass of the standard pipeline runs on the same fresh random
  *    inputs (seed from TRIC_TEST_SEED, else the clock; printed); every
@@ -378,6 +379,51 @@ static void test_div_zero(void) {
 /* Hand-written IR that the kernels do not contain (their constexprs are
  * folded by the front end): constant integer arithmetic for fold, and
  * compares differing only in their predicate for cse. */
+/* The order of reduce with a layout is Triton's (doc/ir.md, "reduce"): each
+ * thread folds its registers left to right, then the lane levels go from the
+ * highest bit down, then the warp levels. The combine 3 * (a ^ K) + b is
+ * neither commutative nor associative, so only that order gives `want`.
+ * Here a thread holds 4 consecutive elements; lanes hold steps 4, 8, 16 and
+ * warps step 32. */
+static const char reduce_order_tir[] =
+    "#L0 = linear<[64] reg=[[1],[2]] lane=[[4],[8],[16],[0],[0]] warp=[[32],[0]]>\n"
+    "func @k(%x: ptr<i32>, %out: ptr<i32>) {\n"
+    "  %0 = arange 0, 64 : tile<64xi32, #L0>\n"
+    "  %1 = splat %x : tile<64xptr<i32>, #L0>\n"
+    "  %2 = addptr %1, %0 : tile<64xptr<i32>, #L0>\n"
+    "  %3 = load %2 : tile<64xi32, #L0>\n"
+    "  %4 = reduce %3 {axis = 0} -> (i32) combine(%a: i32, %b: i32) {\n"
+    "    %k = const 1540483477 : i32\n"
+    "    %t = const 3 : i32\n"
+    "    %u = xor %a, %k : i32\n"
+    "    %v = mul %u, %t : i32\n"
+    "    %w = add %v, %b : i32\n"
+    "    yield %w\n"
+    "  }\n"
+    "  store %out, %4\n"
+    "  ret\n"
+    "}\n";
+
+static int32_t order_combine(int32_t a, int32_t b) { return (int32_t)(3u * ((uint32_t)a ^ 1540483477u) + (uint32_t)b); }
+
+static void test_reduce_order(void) {
+    int32_t x[64], out[1] = {0}, part[64];
+    for (int i = 0; i < 64; i++) x[i] = (int32_t)(i * 2654435761u >> 7);
+    for (int b = 0; b < 64; b += 4)   /* registers, left to right */
+        part[b] = order_combine(order_combine(order_combine(x[b], x[b + 1]), x[b + 2]), x[b + 3]);
+    int steps[] = {16, 8, 4, 32};     /* lanes from the highest bit down, then the warp */
+    for (int s = 0, done = 3; s < 4; done |= steps[s], s++)
+        for (int b = 0; b < 64; b++)
+            if (!(b & (done | steps[s]))) part[b] = order_combine(part[b], part[b | steps[s]]);
+    InterpBuffer bufs[] = {{x, sizeof x, "x", ET_I32}, {out, sizeof out, "out", ET_I32}};
+    uint64_t args[] = {(uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)out};
+    Run r;
+    run_ir(&r, reduce_order_tir, bufs, 2, args, 2, 1);
+    CHECK_MSG(r.ok, "reduce order run failed: %s", buf_str(&r.err));
+    CHECK_MSG(out[0] == part[0], "reduce order: %d, want %d", out[0], part[0]);
+    run_free(&r);
+}
+
 static const char fold_cse_tir[] =
     "func @fold_cse(%x: ptr<i32>, %out: ptr<i32>) {\n"
     "  %0 = arange 0, 8 : tile<8xi32>\n"
@@ -1304,6 +1350,7 @@ int main(void) {
     test_masked_and_loop();
     test_out_of_bounds();
     test_div_zero();
+    test_reduce_order();
     test_fold_cse_ir();
     test_fold_cse_more(seed);
     test_reference_language();
