@@ -29,7 +29,7 @@ def grid_stride_kernel(x_ptr, flags_ptr, out_ptr, n, BLOCK: tl.constexpr):
         flag = tl.load(flags_ptr + offs, mask=mask, other=False, eviction_policy="evict_first")  # bool
         y = tl.where(flag, x.to(tl.int64) * SCALE, -x.to(tl.int64))
         y = max(y, tl.full((BLOCK,), -1000, tl.int64))
-        tl.store(out_ptr + offs, y, mask=mask, cache_modifier=".cs")
+        tl.store(out_ptr + offs, y, mask=mask, cache_modifier=".cs", eviction_policy="evict_first")
 
 
 @triton.jit

@@ -223,6 +223,18 @@ Reg ptx_tid(Ptx *P) {
     return P->tid;
 }
 
+/* The cache-policy operand of loads and stores with an eviction policy:
+ * all of L2 (fraction 1.0, the default) at that priority, as Triton's
+ * eviction_policy does on sm_80 and later. */
+Reg ptx_l2_policy(Ptx *P, bool evict_last) {
+    if (P->l2_policy[evict_last]) return P->l2_policy[evict_last];
+    PrologueMark m = prologue_begin(P);
+    Reg r = P->l2_policy[evict_last] = ptx_reg(P, RC_B64);
+    ptx_ins(P, "createpolicy.fractional.L2::evict_%s.b64 %R;", evict_last ? "last" : "first", r);
+    prologue_end(P, m);
+    return r;
+}
+
 Reg ptx_tid0(Ptx *P) {
     if (P->tid0) return P->tid0;
     Reg tid = ptx_tid(P);

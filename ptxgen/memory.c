@@ -47,8 +47,16 @@ static int64_t addr_off(const Addresses *a, int r) { return a->delta ? a->delta[
 
 static const char *vec_sfx(int n) { return n == 4 ? ".v4" : n == 2 ? ".v2" : ""; }
 
-/* "ld.global.cg", "st.global.L1::evict_first", "ld.volatile.global" */
-static const char *mem_op(Ptx *P, IrOp *op, bool is_load) {
+/* The instruction's name ("ld.global.cg", "st.global.L1::evict_first.L2::cache_hint",
+ * "ld.volatile.global") and the text after its operands (", %rd3": the L2
+ * cache policy, or ""). An eviction policy sets both the L1 priority (unless
+ * a cache operator is given: PTX allows one or the other, and the operator
+ * is the stronger request) and the L2 priority, through a policy register. */
+typedef struct MemOp {
+    const char *name, *policy;
+} MemOp;
+
+static MemOp mem_op(Ptx *P, IrOp *op, bool is_load) {
     int64_t cm = op->attr.i, ev = op->attr.i2;
     if (cm < CACHE_NONE || cm > CACHE_WT || ev < EVICT_NONE || ev > EVICT_LAST)
         diag_error(P->ctx, op->loc, "invalid cache modifier or eviction policy");
@@ -56,15 +64,14 @@ static const char *mem_op(Ptx *P, IrOp *op, bool is_load) {
     if (!ok)
         diag_error(P->ctx, op->loc, "cache modifier '%s' is not valid for a %s", cache_mod_names[cm],
                    is_load ? "load" : "store");
-    if (is_load && (op->attr.flags & LOADF_VOLATILE)) return "ld.volatile.global";
-    /* PTX allows no cache operator together with an L1 eviction priority;
-     * the operator is the stronger request, the priority only a hint */
-    const char *evict = "";
-    if (cm == CACHE_NONE && ev != EVICT_NONE) {
-        evict = ev == EVICT_FIRST ? ".L1::evict_first" : ".L1::evict_last";
-        if (P->version < 74) P->version = 74;
-    }
-    return arena_printf(P->arena, "%s.global%s%s", is_load ? "ld" : "st", cache_mod_names[cm], evict);
+    if (is_load && (op->attr.flags & LOADF_VOLATILE)) return (MemOp){"ld.volatile.global", ""};
+    if (ev == EVICT_NONE)
+        return (MemOp){arena_printf(P->arena, "%s.global%s", is_load ? "ld" : "st", cache_mod_names[cm]), ""};
+    if (P->version < 74) P->version = 74;
+    const char *l1 = cm != CACHE_NONE ? "" : ev == EVICT_FIRST ? ".L1::evict_first" : ".L1::evict_last";
+    Reg pol = ptx_l2_policy(P, ev == EVICT_LAST);
+    return (MemOp){arena_printf(P->arena, "%s.global%s%s.L2::cache_hint", is_load ? "ld" : "st", cache_mod_names[cm], l1),
+                   arena_printf(P->arena, ", %s", reg_list(P, &pol, 1))};
 }
 
 static int vector_width(IrOp *op, int n, int bytes, bool scalar) {
@@ -84,7 +91,7 @@ static void predicated(Ptx *P, Reg pred, const char *ins) {
 
 typedef struct LoadGroup {
     ElemType e;
-    const char *opname;
+    MemOp op;
     Reg addr, pred;
     int64_t off;       /* bytes past addr */
     Reg *dst;          /* vec registers of the result */
@@ -102,8 +109,8 @@ static void load_wide(Ptx *P, LoadGroup *g) {
     if (g->pred)
         for (int j = 0; j < g->vec; j++)
             ptx_mov(P, g->dst[j], g->other ? g->other[j] : zero_of(P, REG_CLASS(g->dst[j])));
-    predicated(P, g->pred, arena_printf(P->arena, "%s%s.b%d %s, [%s];", g->opname, vec_sfx(g->vec), bits,
-                                        reg_list(P, g->dst, g->vec), address(P, g->addr, g->off)));
+    predicated(P, g->pred, arena_printf(P->arena, "%s%s.b%d %s, [%s]%s;", g->op.name, vec_sfx(g->vec), bits,
+                                        reg_list(P, g->dst, g->vec), address(P, g->addr, g->off), g->op.policy));
 }
 
 /* After a packed or sub-word load: masked-off elements take `other`. */
@@ -136,8 +143,8 @@ static void load_packed(Ptx *P, LoadGroup *g) {
         w[k] = ptx_reg(P, RC_B32);
         if (g->pred) ptx_ins(P, "mov.b32 %R, %x;", w[k], fill);
     }
-    predicated(P, g->pred, arena_printf(P->arena, "%s%s.b32 %s, [%s];", g->opname, vec_sfx(nw),
-                                        reg_list(P, w, nw), address(P, g->addr, g->off)));
+    predicated(P, g->pred, arena_printf(P->arena, "%s%s.b32 %s, [%s]%s;", g->op.name, vec_sfx(nw),
+                                        reg_list(P, w, nw), address(P, g->addr, g->off), g->op.policy));
     for (int k = 0; k < nw; k++) {
         if (bytes == 2) ptx_ins(P, "mov.b32 {%R, %R}, %R;", g->dst[2 * k], g->dst[2 * k + 1], w[k]);
         else
@@ -155,8 +162,8 @@ static void load_small(Ptx *P, LoadGroup *g) {
         if (g->pred) ptx_mov(P, t[j], g->other && !is_bool ? g->other[j] : zero_of(P, RC_B16));
     }
     const char *ty = elem_bytes(g->e) == 2 ? "b16" : g->e == ET_I8 ? "s8" : "u8";
-    predicated(P, g->pred, arena_printf(P->arena, "%s%s.%s %s, [%s];", g->opname, vec_sfx(g->vec), ty,
-                                        reg_list(P, t, g->vec), address(P, g->addr, g->off)));
+    predicated(P, g->pred, arena_printf(P->arena, "%s%s.%s %s, [%s]%s;", g->op.name, vec_sfx(g->vec), ty,
+                                        reg_list(P, t, g->vec), address(P, g->addr, g->off), g->op.policy));
     if (!is_bool) return;
     for (int j = 0; j < g->vec; j++) ptx_ins(P, "setp.ne.b16 %R, %R, 0;", g->dst[j], t[j]);
     load_fill_other(P, g);
@@ -177,9 +184,9 @@ void ptx_load(Ptx *P, IrOp *op) {
     TRIC_ASSERT(n == ptx_value_nregs(P, op, res));
     int bytes = elem_bytes(e);
     int vec = vector_width(op, n, bytes, fn->vals[res].type.rank == 0);
-    const char *opname = mem_op(P, op, true);
+    MemOp mop = mem_op(P, op, true);
     for (int r = 0; r < n; r += vec) {
-        LoadGroup g = {e, opname, addr_base(&at, r), mask ? mask[r] : REG_NONE, addr_off(&at, r), dst + r,
+        LoadGroup g = {e, mop, addr_base(&at, r), mask ? mask[r] : REG_NONE, addr_off(&at, r), dst + r,
                        other ? other + r : NULL, vec,
                        other_def && other_def->opc == OP_CONST, 0};
         if (g.other_const) g.other_bits = ptx_const_bits(P, other_def, e);
@@ -214,18 +221,18 @@ static Reg pack_word(Ptx *P, ElemType e, const Reg *v) {
     return w;
 }
 
-static void store_group(Ptx *P, const char *opname, ElemType e, Reg addr, int64_t off, Reg pred, const Reg *v,
-                        int vec) {
+static void store_group(Ptx *P, MemOp op, ElemType e, Reg addr, int64_t off, Reg pred, const Reg *v, int vec) {
     int bytes = elem_bytes(e);
     const char *a = address(P, addr, off);
     if (bytes >= 4) {
-        predicated(P, pred, arena_printf(P->arena, "%s%s.b%d [%s], %s;", opname, vec_sfx(vec), 8 * bytes, a,
-                                         reg_list(P, v, vec)));
+        predicated(P, pred, arena_printf(P->arena, "%s%s.b%d [%s], %s%s;", op.name, vec_sfx(vec), 8 * bytes, a,
+                                         reg_list(P, v, vec), op.policy));
     } else if (vec * bytes >= 4) {
         int nw = vec * bytes / 4, per = 4 / bytes;
         Reg w[4];
         for (int k = 0; k < nw; k++) w[k] = pack_word(P, e, v + k * per);
-        predicated(P, pred, arena_printf(P->arena, "%s%s.b32 [%s], %s;", opname, vec_sfx(nw), a, reg_list(P, w, nw)));
+        predicated(P, pred, arena_printf(P->arena, "%s%s.b32 [%s], %s%s;", op.name, vec_sfx(nw), a, reg_list(P, w, nw),
+                                         op.policy));
     } else {
         Reg t[2];
         for (int j = 0; j < vec; j++) {
@@ -235,8 +242,8 @@ static void store_group(Ptx *P, const char *opname, ElemType e, Reg addr, int64_
                 ptx_ins(P, "selp.u16 %R, 1, 0, %R;", t[j], v[j]);
             }
         }
-        predicated(P, pred, arena_printf(P->arena, "%s%s.%s [%s], %s;", opname, vec_sfx(vec),
-                                         bytes == 2 ? "b16" : "u8", a, reg_list(P, t, vec)));
+        predicated(P, pred, arena_printf(P->arena, "%s%s.%s [%s], %s%s;", op.name, vec_sfx(vec),
+                                         bytes == 2 ? "b16" : "u8", a, reg_list(P, t, vec), op.policy));
     }
 }
 
@@ -257,7 +264,7 @@ void ptx_store(Ptx *P, IrOp *op) {
     uint32_t dup_regs = 0;
     Reg owner = scalar ? ptx_tid0(P) : ptx_layout_owner(P, ptx_layout_index(P, op, val), &dup_regs);
     int vec = vector_width(op, n, elem_bytes(e), scalar);
-    const char *opname = mem_op(P, op, false);
+    MemOp mop = mem_op(P, op, false);
     for (int r = 0; r < n; r += vec) {
         if ((uint32_t)r & dup_regs) continue;
         Reg pred = mask ? mask[r] : owner;
@@ -265,6 +272,6 @@ void ptx_store(Ptx *P, IrOp *op) {
             pred = ptx_reg(P, RC_PRED);
             ptx_ins(P, "and.pred %R, %R, %R;", pred, mask[r], owner);
         }
-        store_group(P, opname, e, addr_base(&at, r), addr_off(&at, r), pred, v + r, vec);
+        store_group(P, mop, e, addr_base(&at, r), addr_off(&at, r), pred, v + r, vec);
     }
 }

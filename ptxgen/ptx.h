@@ -67,6 +67,7 @@ typedef struct Ptx {
     bool cvt_bf16_f32;      /* cvt.f32.bf16 exists (PTX >= 7.1, which sm_89+ gets) */
     bool uses_smem;
     Reg tid, lane, warp, tid0, smem_base;
+    Reg l2_policy[2];       /* createpolicy results: evict_first, evict_last */
     LayoutRegs *lregs;      /* per layout index */
     ConstReg *consts;
     uint32_t n_consts, cap_consts;
@@ -262,6 +263,8 @@ typedef struct PtxSmemPlanInfo {
 void ptx_smem_plan_info(const IrType *ty, const Layout *lw, uint32_t dup, const Layout *lr, bool legacy,
                         PtxSmemPlanInfo *out);
 Reg ptx_smem_base(Ptx *P);
+/* the L2 cache policy register of an eviction policy (prologue) */
+Reg ptx_l2_policy(Ptx *P, bool evict_last);
 /* Before emission, after ptx_reduce_plan: the pipeline buffers' shapes
  * (one swizzle per buffer, for its writers and readers), offsets by
  * liveness, the scratch offset at every op; raises fn->shared_bytes. */

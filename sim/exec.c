@@ -625,6 +625,7 @@ static bool exec_one(Cta *c, const SimIns *in, uint32_t t) {
     case SO_LD: case SO_ST: return exec_ldst(c, in, t);
     case SO_ATOM: case SO_RED: return exec_atom(c, in, t);
     case SO_MOV: exec_mov(c, in, t); return true;
+    case SO_CREATEPOLICY: write_reg(c, in->opd[0].reg[0], t, 0); return true;   /* an opaque hint */
     case SO_CVTA: exec_cvta(c, in, t); return true;
     case SO_CALL: return in->callee == SF_VPRINTF ? exec_vprintf(c, in, t) : exec_assertfail(c, in, t);
     case SO_CP: return exec_cp(c, in, t);

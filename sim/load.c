@@ -422,9 +422,19 @@ static bool decode_part(Loader *L, SimIns *in, const char *part, int *n_types) {
                 in->mods |= shfl_modes[i].bit;
                 return true;
             }
-    if (in->op == SO_LD || in->op == SO_ST)
+    if (in->op == SO_LD || in->op == SO_ST) {
+        if (!strcmp(part, "L2::cache_hint")) {
+            in->cache_hint = true;
+            return true;
+        }
         for (size_t i = 0; i < ARRAY_LEN(hint_names); i++)
             if (!strcmp(part, hint_names[i])) return true;
+    }
+    /* createpolicy.fractional.L2::evict_{first,last,normal}.b64 d (fraction 1.0) */
+    if (in->op == SO_CREATEPOLICY &&
+        (!strcmp(part, "fractional") || !strcmp(part, "L2::evict_first") || !strcmp(part, "L2::evict_last") ||
+         !strcmp(part, "L2::evict_normal")))
+        return true;
     return fail(L, "unknown instruction '%s' (modifier '.%s')", in->name, part);
 }
 
@@ -615,6 +625,19 @@ static bool check_shape(Loader *L, SimIns *in) {
     }
     if (in->op == SO_MMA) return check_mma(L, in);
     if (in->op == SO_CP) return check_cp(L, in);
+    if (in->cache_hint) {   /* the policy: a 64-bit register, after the operands */
+        const SimOpd *pol = in->n_opd ? &in->opd[in->n_opd - 1] : NULL;
+        if (!pol || pol->kind != SD_REG || L->m->reg_bits[pol->reg[0]] != 64)
+            return fail(L, "'%s' needs a 64-bit cache-policy register last", in->name);
+        in->n_opd--;
+    }
+    if (in->op == SO_CREATEPOLICY) {
+        if (in->ty[0] != ST_B64 || in->n_opd != 1 || in->opd[0].kind != SD_REG ||
+            L->m->reg_bits[in->opd[0].reg[0]] != 64)
+            return fail(L, "'%s': createpolicy.fractional.L2::PRIORITY.b64 of one 64-bit register is modelled",
+                        in->name);
+        return true;
+    }
     int want = op_info[in->op].n_opd;
     if (in->op == SO_CVT && in->ty[1] == ST_F32 && sim_ty_kind(in->ty[0]) == SK_PACKED && in->ty[0] != ST_TF32)
         want = 3;   /* cvt.rn.satfinite.e4m3x2.f32 d, a, b: two inputs */

@@ -21,7 +21,7 @@
     X(ATOM, "atom", -1) X(RED, "red", -1)                                          \
     X(POPC, "popc", 2) X(CLZ, "clz", 2) X(BREV, "brev", 2) X(SIN, "sin", 2)        \
     X(COS, "cos", 2) X(LDMATRIX, "ldmatrix", 2)                                   \
-    X(MMA, "mma", 4) X(CP, "cp", -1)
+    X(MMA, "mma", 4) X(CP, "cp", -1) X(CREATEPOLICY, "createpolicy", 1)
 
 typedef enum SimOp {
 #define X(e, s, n) SO_##e,
@@ -159,6 +159,8 @@ typedef struct SimIns {
     uint8_t mma_k, mma_ty[4];
     uint8_t cp;               /* cp.async: SimCp */
     bool trans;               /* ldmatrix.trans (mods has no bit left) */
+    bool cache_hint;          /* ld/st .L2::cache_hint: the last operand was the
+                                 policy, a hint, dropped after the checks */
 } SimIns;
 
 typedef struct SimParam {

@@ -354,7 +354,9 @@ static char *test_load_kinds(Tgt t) {
     ValId m1 = load(&k, ptrs(&k, pb, offs, &L4), m, tile_const(&k, tile1(ir_scalar(ET_I1), 512), 1, &L4), 1, &L4);
     ValId h = load(&k, ptrs(&k, ph, offs, &L4), m1, VAL_NONE, 4, &L4);
     k.fn->vals[h].def->attr.i = CACHE_CG;
-    store(&k, ptrs(&k, ph, offs, &L4), h, m1, 4)->attr.i = CACHE_CS;
+    IrOp *sh = store(&k, ptrs(&k, ph, offs, &L4), h, m1, 4);
+    sh->attr.i = CACHE_CS;
+    sh->attr.i2 = EVICT_FIRST;   /* with a cache operator: L2's priority only */
     ValId offs2 = block_offsets(&k, 256, &L2);
     ValId d = load(&k, ptrs(&k, pd, offs2, &L2), VAL_NONE, VAL_NONE, 2, &L2);
     k.fn->vals[d].def->attr.flags = LOADF_VOLATILE;
@@ -369,9 +371,15 @@ static char *test_load_kinds(Tgt t) {
     CHECK(has(s, "setp.ne.b32"));
     CHECK(has(s, "ld.global.u8"));
     CHECK(has(s, "ld.global.cg.v2.b32"));
-    CHECK(has(s, "st.global.cs.v2.b32"));
     CHECK(has(s, "ld.volatile.global.v2.b64"));
-    CHECK(has(s, "ld.global.L1::evict_last.v2.b64"));
+    /* eviction policies as Triton emits them: L1's priority and L2's through
+     * one createpolicy register per priority, in the prologue */
+    CHECK(count(s, "createpolicy.fractional.L2::evict_last.b64 %rd") == 1);
+    CHECK(count(s, "createpolicy.fractional.L2::evict_first.b64 %rd") == 1);
+    CHECK(has(s, "ld.global.L1::evict_last.L2::cache_hint.v2.b64"));
+    CHECK(has(s, "st.global.cs.L2::cache_hint.v2.b32"));
+    CHECK(count(s, "], %rd") == 1);   /* the policy operand after the load's address */
+    CHECK(count(s, "}, %rd") >= 1);   /* and after the store's values */
     CHECK(has(s, t.arch_a ? ".version 8.0" : ".version 7.4"));   /* eviction hints need 7.4 */
     CHECK(has(s, "st.global.v2.b64"));
     CHECK(has(s, "cvt.rn.f64.s64"));
