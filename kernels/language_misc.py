@@ -29,7 +29,7 @@ def grid_stride_kernel(x_ptr, flags_ptr, out_ptr, n, BLOCK: tl.constexpr):
         flag = tl.load(flags_ptr + offs, mask=mask, other=False, eviction_policy="evict_first")  # bool
         y = tl.where(flag, x.to(tl.int64) * SCALE, -x.to(tl.int64))
         y = max(y, tl.full((BLOCK,), -1000, tl.int64))
-        tl.store(out_ptr + offs, y, mask=mask, cache_modifier=".cs", eviction_policy="evict_first")
+        tl.store(out_ptr + offs, y, mask=mask, cache_modifier=".cs")
 
 
 @triton.jit
@@ -42,7 +42,7 @@ def narrow_types_kernel(a_ptr, h_ptr, d_ptr, u8_ptr, u16_ptr, bf_ptr, sq_ptr, n,
     d = tl.load(d_ptr + offs, mask=mask, other=1.0)                # fp64
     tl.store(u8_ptr + offs, _clamp_u8(a.to(tl.int32) * 2 - 60), mask=mask)
     wide = (a.to(tl.uint16) << 8) | a.to(tl.uint16)
-    tl.store(u16_ptr + offs, wide, mask=mask)
+    tl.store(u16_ptr + offs, wide, mask=mask, eviction_policy="evict_last")
     acc = tl.zeros((BLOCK,), tl.bfloat16) + h * h
     tl.store(bf_ptr + offs, acc, mask=mask)
     tl.store(sq_ptr + offs, tl.sqrt(tl.abs(d)) + d / 3.0, mask=mask)
