@@ -311,17 +311,16 @@ int layout_contig_regs(const Layout *l, int dim);
  * holder of the element at coord. false if no thread holds it. */
 bool layout_find(const Layout *l, const int32_t *coord, int *reg, int *lane, int *warp);
 void layout_print(Buf *b, const Layout *l);
-/* The order in which `reduce` combines the n elements along dim `axis`
- * (doc/ir.md): a binary tree whose level t pairs the partial results whose
- * axis coordinates differ by steps[t], the one with that step clear being
- * the combine function's first argument. With a layout, the levels are the
- * input bits whose basis vector lies along the axis: register bits, then
- * lane bits, then warp bits, each kind in ascending order (what ptxgen
- * combines in registers, across lanes by shuffles, across warps through
- * shared memory); kinds[t]/bits[t] (if not NULL) name them. Without a
- * layout (l NULL), level t is coordinate bit t. Returns the number of
- * levels, or -1 if a basis vector mixes the axis with other dims or the
- * levels do not cover the axis exactly once. */
+/* The levels of `reduce` along dim `axis` (n = 2^m elements; doc/ir.md
+ * gives the order they are combined in): steps[t] is level t's axis
+ * coordinate. With a layout, the levels are the input bits whose basis
+ * vector lies along the axis: register bits, then lane bits, then warp
+ * bits, each kind in ascending order (ptxgen folds the registers, then
+ * shuffles across lanes, then goes across warps through shared memory);
+ * kinds[t]/bits[t] (if not NULL) name them. Without a layout (l NULL),
+ * level t is coordinate bit t. Returns the number of levels, or -1 if a
+ * basis vector mixes the axis with other dims or the levels do not cover
+ * the axis exactly once. */
 int layout_reduce_levels(const Layout *l, int axis, int32_t n, int32_t *steps, int *kinds, int *bits);
 /* How `scan` splits the n = 2^m positions along dim `axis` (doc/ir.md): the
  * axis coordinate's bits, low to high, must be held by register bits (part
