@@ -65,13 +65,16 @@ static MemOp mem_op(Ptx *P, IrOp *op, bool is_load) {
         diag_error(P->ctx, op->loc, "cache modifier '%s' is not valid for a %s", cache_mod_names[cm],
                    is_load ? "load" : "store");
     if (is_load && (op->attr.flags & LOADF_VOLATILE)) return (MemOp){"ld.volatile.global", ""};
-    if (ev == EVICT_NONE)
-        return (MemOp){arena_printf(P->arena, "%s.global%s", is_load ? "ld" : "st", cache_mod_names[cm]), ""};
-    if (P->version < 74) P->version = 74;
-    const char *l1 = cm != CACHE_NONE ? "" : ev == EVICT_FIRST ? ".L1::evict_first" : ".L1::evict_last";
-    Reg pol = ptx_l2_policy(P, ev == EVICT_LAST);
-    return (MemOp){arena_printf(P->arena, "%s.global%s%s.L2::cache_hint", is_load ? "ld" : "st", cache_mod_names[cm], l1),
-                   arena_printf(P->arena, ", %s", reg_list(P, &pol, 1))};
+    const char *l1 = "", *l2 = "", *policy = "";
+    if (ev != EVICT_NONE) {
+        if (P->version < 74) P->version = 74;
+        if (cm == CACHE_NONE) l1 = ev == EVICT_FIRST ? ".L1::evict_first" : ".L1::evict_last";
+        l2 = ".L2::cache_hint";
+        Reg pol = ptx_l2_policy(P, ev == EVICT_LAST);
+        policy = arena_printf(P->arena, ", %s", reg_list(P, &pol, 1));
+    }
+    return (MemOp){arena_printf(P->arena, "%s.global%s%s%s", is_load ? "ld" : "st", cache_mod_names[cm], l1, l2),
+                   policy};
 }
 
 static int vector_width(IrOp *op, int n, int bytes, bool scalar) {

@@ -144,8 +144,8 @@ IrOp *ptx_emit_block(Ptx *P, IrBlock *b);
 bool ptx_quiet_op(const IrOp *o);
 /* The copy block that follows dot in its block (quiet ops but dots, and
  * async_copy, ending at an async_commit, none reading the dot's result),
- * emitted now:
- * from inside the dot, after its first k-step. Nothing if there is none. */
+ * emitted now: from inside the dot, after its first k-step. Nothing if
+ * there is none. */
 void ptx_emit_copies_after(Ptx *P, IrOp *dot);
 
 /* ---- affine.c ----

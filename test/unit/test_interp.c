@@ -374,15 +374,11 @@ static void test_div_zero(void) {
     run_free(&r);
 }
 
-/* ---- 3. differential testing over kernels/NAME.py ---- */
-
-/* Hand-written IR that the kernels do not contain (their constexprs are
- * folded by the front end): constant integer arithmetic for fold, and
- * compares differing only in their predicate for cse. */
 /* The order of reduce with a layout is Triton's (doc/ir.md, "reduce"): each
  * thread folds its registers left to right, then the lane levels go from the
  * highest bit down, then the warp levels. The combine 3 * (a ^ K) + b is
- * neither commutative nor associative, so only that order gives `want`.
+ * neither commutative nor associative, so only that order gives the value
+ * the test works out by hand.
  * Here a thread holds 4 consecutive elements; lanes hold steps 4, 8, 16 and
  * warps step 32. */
 static const char reduce_order_tir[] =
@@ -424,6 +420,11 @@ static void test_reduce_order(void) {
     run_free(&r);
 }
 
+/* ---- 3. differential testing over kernels/NAME.py ---- */
+
+/* Hand-written IR that the kernels do not contain (their constexprs are
+ * folded by the front end): constant integer arithmetic for fold, and
+ * compares differing only in their predicate for cse. */
 static const char fold_cse_tir[] =
     "func @fold_cse(%x: ptr<i32>, %out: ptr<i32>) {\n"
     "  %0 = arange 0, 8 : tile<8xi32>\n"
