@@ -703,8 +703,9 @@ static LVal bi_range(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     diag_error(L->ctx, loc, "range() can only be used as the iterator of a for loop");
 }
 
-void builtin_range_args(Lower *L, SrcLoc loc, const Builtin *bi, const CallArgs *ca, LArg *lb, LArg *ub, LArg *step) {
-    LArg s[BI_MAX_PARAMS];
+void builtin_range_args(Lower *L, SrcLoc loc, const Builtin *bi, const CallArgs *ca, LArg *lb, LArg *ub, LArg *step,
+                        LArg *num_stages) {
+    LArg s[BI_MAX_PARAMS] = {0};
     LVal *rest;
     int n_rest;
     builtin_bind(L, loc, bi, NULL, ca, s, &rest, &n_rest);
@@ -716,6 +717,7 @@ void builtin_range_args(Lower *L, SrcLoc loc, const Builtin *bi, const CallArgs 
         *ub = s[0];
     }
     *step = s[2].present ? s[2] : (LArg){true, lval_int(1), loc};
+    *num_stages = s[3];   /* tl.range's; static_range has no such parameter */
 }
 
 static LVal bi_len(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {

@@ -979,7 +979,7 @@ static IrType promote_int(IrType a, IrType b) {
     return wb >= wa ? b : a;
 }
 
-static void lower_for_dynamic(Lower *L, AstNode *s, LArg *lbp, LArg *ubp, LArg *stepp);
+static void lower_for_dynamic(Lower *L, AstNode *s, LArg *lbp, LArg *ubp, LArg *stepp, int num_stages);
 
 static void lower_for(Lower *L, AstNode *s) {
     if (s->orelse.n) diag_error(L->ctx, s->orelse.items[0]->loc, "for ... else is not supported");
@@ -990,11 +990,20 @@ static void lower_for(Lower *L, AstNode *s) {
         diag_error(L->ctx, it->loc, "Only `range` and `static_range` iterators are currently supported");
     CallArgs ca;
     lower_call_args(L, it, &ca);
-    LArg lb, ub, step;
-    builtin_range_args(L, it->loc, callee.builtin, &ca, &lb, &ub, &step);
+    LArg lb, ub, step, stages;
+    builtin_range_args(L, it->loc, callee.builtin, &ca, &lb, &ub, &step, &stages);
+    /* a loop's own pipelining depth (0 = the kernel's); 0 and 1 both mean
+     * no pipelining, as for the kernel's num_stages */
+    int num_stages = 0;
+    if (stages.present && stages.v.kind != LV_NONE) {
+        int64_t n = const_int_or_die(L, it->loc, &stages, "tl.range's num_stages");
+        if (n < 0 || n > 16) diag_error(L->ctx, stages.loc, "tl.range's num_stages must be between 0 and 16, got %lld",
+                                        (long long)n);
+        num_stages = n < 1 ? 1 : (int)n;
+    }
     LoopFlags lf = loop_flags_enter(L);
     if (is_static) lower_static_range(L, s, it->loc, &lb, &ub, &step);
-    else lower_for_dynamic(L, s, &lb, &ub, &step);
+    else lower_for_dynamic(L, s, &lb, &ub, &step, num_stages);
     loop_flags_leave(L, &lf);
 }
 
@@ -1057,7 +1066,7 @@ static void lower_for_as_while(Lower *L, AstNode *s, LVal vlb, LVal vub, LVal vs
     for (int i = 0; i < c.n; i++) scope_set(L, c.names[i], lval_tensor(L, op->results[1 + i]));
 }
 
-static void lower_for_dynamic(Lower *L, AstNode *s, LArg *lbp, LArg *ubp, LArg *stepp) {
+static void lower_for_dynamic(Lower *L, AstNode *s, LArg *lbp, LArg *ubp, LArg *stepp, int num_stages) {
     AstNode *it = s->rhs;
     LArg lb = *lbp, ub = *ubp, step = *stepp;
     if (s->lhs->kind != A_NAME) diag_error(L->ctx, s->lhs->loc, "the loop variable must be a single name");
@@ -1109,6 +1118,7 @@ static void lower_for_dynamic(Lower *L, AstNode *s, LArg *lbp, LArg *ubp, LArg *
     ops[2] = vst.id;
     for (int i = 0; i < c.n; i++) ops[3 + i] = inits[i];
     IrOp *op = ir_build(&L->b, OP_FOR, ops, (uint32_t)c.n + 3, c.types, (uint32_t)c.n, 1);
+    op->attr.i = num_stages;
     adopt_region(op, 0, body);
     *L->scope = before;
     for (int i = 0; i < c.n; i++) scope_set(L, c.names[i], lval_tensor(L, op->results[i]));

@@ -280,6 +280,7 @@ static void print_for(Printer *P, IrOp *op, int depth) {
         buf_puts(P->out, i == 0 ? " = " : i == 1 ? " to " : " step ");
         print_value(P, op->operands[i]);
     }
+    if (op->attr.i) buf_printf(P->out, " stages %lld", (long long)op->attr.i);
     if (op->n_operands > 3) {
         buf_puts(P->out, " iter(");
         print_bindings(P, body, 1, op, 3);
@@ -1088,7 +1089,7 @@ static void parse_bindings(Parser *P, Operands *o, Tok **names, uint32_t *n, uin
     expect(P, ")");
 }
 
-/* for_op = "for" VALUE "=" use "to" use "step" use
+/* for_op = "for" VALUE "=" use "to" use "step" use ("stages" NUMBER)?
  *          ("iter" "(" VALUE "=" use ("," VALUE "=" use)* ")")? results region */
 static IrOp *parse_for(Parser *P, IrBlock *b, SrcLoc loc, Tok kw) {
     Operands o = {0};
@@ -1100,6 +1101,7 @@ static IrOp *parse_for(Parser *P, IrBlock *b, SrcLoc loc, Tok kw) {
     operand_push(P, &o, parse_use(P, &t), t);
     expect(P, "step");
     operand_push(P, &o, parse_use(P, &t), t);
+    int64_t stages = accept(P, "stages") ? parse_int(P, 1, 16, "num_stages") : 0;
     Tok *args = NULL;
     uint32_t n_args = 0, cap_args = 0;
     VEC_PUSH(P->c->arena, args, n_args, cap_args, iv);
@@ -1114,6 +1116,7 @@ static IrOp *parse_for(Parser *P, IrBlock *b, SrcLoc loc, Tok kw) {
                     n_res, n_res == 1 ? "" : "s");
     for (uint32_t k = 0; k < n_res; k++) check_type(P, o.tok[3 + k], o.v[3 + k], res[k].t);
     IrOp *op = new_op(P, b, OP_FOR, loc, &o, res, n_res, 1);
+    op->attr.i = stages;
     IrBlock *body = op->regions[0];
     ir_block_add_arg(P->fn, body, ir_type(P->fn, o.v[0]));
     for (uint32_t k = 0; k < n_res; k++) {

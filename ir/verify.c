@@ -811,7 +811,8 @@ static void check_op_types(Verifier *V, IrOp *op) {
     case OP_ASYNC_COPY: check_async_copy(V, op); break;
     case OP_ASYNC_COMMIT: break;
     case OP_ASYNC_WAIT:
-        if (op->attr.i < 0 || op->attr.i > 7) verr(V, op, "pending = %lld, expected 0 to 7", (long long)op->attr.i);
+        /* SASS's DEPBAR counts up to 63 pending groups */
+        if (op->attr.i < 0 || op->attr.i > 63) verr(V, op, "pending = %lld, expected 0 to 63", (long long)op->attr.i);
         break;
     default:
         if (flags & F_ELEMWISE) check_arith(V, op);

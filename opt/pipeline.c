@@ -1,7 +1,11 @@
-/* Software pipelining: a `for` whose body loads tiles that reach a dot
- * operand through a convert_layout gets, per such load, a ring of S =
- * num_stages shared-memory slots filled by async copies S - 1 iterations
- * ahead of the dot that reads them (ptx-notes section 7):
+/* Software pipelining. A `for` gets, per pipelined load, a ring of
+ * shared-memory slots filled by async copies S - 1 iterations ahead of the
+ * op that reads them (ptx-notes section 7). S is the loop's own num_stages
+ * (tl.range's) or else the kernel's. Two kinds of loop:
+ *
+ *  - dot loops: the loads whose tiles reach a dot operand through a
+ *    convert_layout. The dot reads its slot while later copies are in
+ *    flight, so the ring has S slots:
  *
  *   prologue:  for s in 0 .. S-2: copy iteration s's tile into slot s
  *              (masked off when iteration s does not run); commit
@@ -14,6 +18,24 @@
  *              count stays right at the tail)
  *   after:     async_wait 0; barrier        (no copy outlives the loop)
  *
+ *  - plain loops: a loop with its own num_stages and no dot (Triton's rule:
+ *    the user asked for it). Every load that cp.async can move is
+ *    pipelined; its tile goes from the slot into registers, so the slot is
+ *    free again once read and the ring has S - 1 slots:
+ *
+ *   loop i:    async_wait S-2; barrier
+ *              ... local_load slot i%(S-1) where the load was (then
+ *              select(mask, it, other) unless other is +0: the copy fills
+ *              zeros) ...; after the last such read: barrier; copy
+ *              iteration i+S-1's tile into the same slot; commit
+ *
+ *    The barriers go where every element is read by the thread that copied
+ *    it (one layout for copy and read, no element held by two threads): a
+ *    thread's own copies are visible to it after the wait, and its read of
+ *    a slot comes before its next copy into it in program order.
+ *    Iterations' loads move ahead of earlier iterations' stores, as in
+ *    Triton: asking for num_stages promises they do not overlap.
+ *
  * The copies need the addresses and masks of a later iteration, so the
  * ops computing them (pure ops of the body, from the induction variable,
  * loop-carried values and values from outside) are cloned: once per
@@ -22,15 +44,16 @@
  * one carried S-1 iterations ahead (advanced by a clone of its own
  * update). The originals then feed nothing and dce removes them.
  *
- * Left alone: num_stages < 2; loops whose step is not a positive constant
- * (the "iteration runs" test is iv < ub); loads with an `other` that is
- * not zero (cp.async fills zeros), volatile, of pointers or i1, whose
- * proven vector is under 4 bytes (cp.async moves 4, 8 or 16) or runs
- * along another dim than the last (the slots are row-major); loads whose
- * result has another use than one convert_layout feeding only dot
- * operands; loads whose address or mask depends on anything but pure ops
- * of the body (a load, a nested region), or on a loop-carried value whose
- * update does. Runs after layout assignment (it keeps layouts).
+ * Left alone: S < 2; loops whose step is not known positive (a positive
+ * constant, num_programs, or sums and products of such: "iteration i+k
+ * runs" is iv + k*step < ub); loads that are volatile, of pointers or i1,
+ * whose proven vector is under 4 bytes (cp.async moves 4, 8 or 16) or runs
+ * along another dim than the last (the slots are row-major), of scalars;
+ * loads whose address or mask depends on anything but pure ops of the body
+ * (a load, a nested region), or on a loop-carried value whose update does;
+ * in dot loops, loads with an `other` that is not +0 and loads whose result
+ * has another use than one convert_layout feeding only dot operands. Runs
+ * after layout assignment (it keeps layouts).
  */
 #include "opt.h"
 
@@ -47,7 +70,8 @@ typedef struct Pipe {
     IrOp *loop;
     IrBlock *body;
     int S;
-    int64_t step;
+    bool plain;           /* no dot: every copyable load, S - 1 slots */
+    bool private_;        /* plain: each thread reads only what it copied */
     uint8_t *ok;          /* per ValId: 0 unknown, 1 computable ahead, 2 not */
     bool *need;           /* per body argument: a carried value the copies read */
     ValId *map;           /* per ValId: its clone in the copy being built */
@@ -143,23 +167,36 @@ static bool feeds_dots_only(Pipe *Q, IrOp *conv, const uint32_t *uses) {
     return seen == uses[r] && seen > 0;
 }
 
-static bool candidate(Pipe *Q, IrOp *op, const uint32_t *uses, Cand *c) {
+/* a load of a tile that cp.async can copy for a later iteration */
+static bool copyable(Pipe *Q, IrOp *op) {
     IrFunc *fn = Q->fn;
     if (op->opc != OP_LOAD || (op->attr.flags & LOADF_VOLATILE)) return false;
     ValId r = op->results[0];
     IrType t = fn->vals[r].type;
     ElemType e = (ElemType)t.elem;
-    if (t.rank < 2 || t.rank > IR_MAX_RANK - 1 || e == ET_PTR || e == ET_I1 || elem_bytes(e) > 8) return false;
+    if (t.rank < 1 || t.rank > IR_MAX_RANK - 1 || e == ET_PTR || e == ET_I1 || elem_bytes(e) > 8) return false;
     if (copy_bytes(fn, op) < 4 || fn->vals[r].layout < 0) return false;
     /* the vectors must run along the last dim: the buffer is row-major */
     const Layout *l = &fn->layouts[fn->vals[r].layout];
     if (layout_contig_regs(l, l->rank - 1) < (op->attr.vec > 0 ? op->attr.vec : 1)) return false;
-    if (op->n_operands > 2 && !is_zero_const(fn, op->operands[2])) return false;
-    if (uses[r] != 1) return false;
-    IrOp *conv = only_user(Q, r);
-    if (!conv || conv->opc != OP_CONVERT_LAYOUT || !feeds_dots_only(Q, conv, uses)) return false;
     for (uint32_t i = 0; i < op->n_operands && i < 2; i++)
         if (!ahead_ok(Q, op->operands[i])) return false;
+    return true;
+}
+
+static bool candidate(Pipe *Q, IrOp *op, const uint32_t *uses, Cand *c) {
+    IrFunc *fn = Q->fn;
+    if (op->opc != OP_LOAD) return false;
+    ValId r = op->results[0];
+    if (Q->plain) {
+        if (!copyable(Q, op)) return false;
+        c->load = op;
+        return true;
+    }
+    if (fn->vals[r].type.rank < 2 || uses[r] != 1) return false;
+    if (op->n_operands > 2 && !is_zero_const(fn, op->operands[2])) return false;
+    IrOp *conv = only_user(Q, r);
+    if (!conv || conv->opc != OP_CONVERT_LAYOUT || !feeds_dots_only(Q, conv, uses) || !copyable(Q, op)) return false;
     c->load = op;
     c->conv = conv;
     return true;
@@ -252,20 +289,19 @@ static void add_yield(Pipe *Q, ValId v) {
     ir_op_set_operands(Q->fn, y, ops, y->n_operands + 1);
 }
 
-static IrOp *wait_op(IrBuilder *b, int pending) {
+static void wait_op(IrBuilder *b, int pending, bool barrier) {
     IrOp *w = ir_build(b, OP_ASYNC_WAIT, NULL, 0, NULL, 0, 0);
     w->attr.i = pending;
-    ir_build(b, OP_BARRIER, NULL, 0, NULL, 0, 0);
-    return w;
+    if (barrier) ir_build(b, OP_BARRIER, NULL, 0, NULL, 0, 0);
 }
 
-/* slot + 1, wrapping to 0 at S */
-static ValId next_slot(Pipe *Q, IrBuilder *b, ValId slot) {
+/* slot + 1, wrapping to 0 at n */
+static ValId next_slot(Pipe *Q, IrBuilder *b, ValId slot, int n) {
     IrType i32 = ir_scalar(ET_I32);
-    ValId n = ir_build2(b, OP_ADD, i32, slot, ir_const_int(b, i32, 1));
-    ValId wrap = ir_build2(b, OP_CMP, ir_scalar(ET_I1), n, ir_const_int(b, i32, Q->S));
+    ValId x = ir_build2(b, OP_ADD, i32, slot, ir_const_int(b, i32, 1));
+    ValId wrap = ir_build2(b, OP_CMP, ir_scalar(ET_I1), x, ir_const_int(b, i32, n));
     Q->fn->vals[wrap].def->attr.i = CMP_GE;
-    return ir_build3(b, OP_SELECT, i32, wrap, ir_const_int(b, i32, 0), n);
+    return ir_build3(b, OP_SELECT, i32, wrap, ir_const_int(b, i32, 0), x);
 }
 
 static ValId less_than(IrBuilder *b, ValId x, ValId y) {
@@ -274,19 +310,57 @@ static ValId less_than(IrBuilder *b, ValId x, ValId y) {
     return r;
 }
 
+/* iv + k * step */
+static ValId iv_plus(Pipe *Q, IrBuilder *b, ValId iv, int k) {
+    IrFunc *fn = Q->fn;
+    IrType it = fn->vals[iv].type;
+    ValId step = Q->loop->operands[2];
+    IrOp *d = fn->vals[step].def;
+    ValId by = d && d->opc == OP_CONST ? ir_const_int(b, it, k * d->attr.i)
+               : k == 1                ? step
+                                       : ir_build2(b, OP_MUL, it, ir_const_int(b, it, k), step);
+    return ir_build2(b, OP_ADD, it, iv, by);
+}
+
+/* The plain loop's reads: each load becomes a local_load of its slot (and
+ * the select of `other`); returns the last new op. */
+static IrOp *replace_loads(Pipe *Q, Cand *cands, uint32_t n, ValId slot) {
+    IrFunc *fn = Q->fn;
+    IrOp *last = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        IrOp *ld = cands[i].load;
+        ValId r = ld->results[0];
+        IrType t = fn->vals[r].type;
+        IrBuilder at = {fn, Q->body, ld, ld->loc};
+        ValId ops[2] = {cands[i].buf, slot};
+        IrOp *rd = ir_build(&at, OP_LOCAL_LOAD, ops, 2, &t, 1, 0);
+        ValId v = rd->results[0];
+        fn->vals[v].layout = fn->vals[r].layout;
+        if (ld->n_operands > 2 && !is_zero_const(fn, ld->operands[2])) {
+            v = ir_build3(&at, OP_SELECT, t, ld->operands[1], v, ld->operands[2]);
+            fn->vals[v].layout = fn->vals[r].layout;
+        }
+        ir_replace_uses(fn, r, v);
+        ir_op_unlink(ld);
+        last = fn->vals[v].def;   /* the candidates come in body order */
+    }
+    return last;
+}
+
 static void pipeline_loop(Pipe *Q, Cand *cands, uint32_t n) {
     IrFunc *fn = Q->fn;
     IrOp *loop = Q->loop;
     IrBlock *body = Q->body;
     ValId lb = loop->operands[0], ub = loop->operands[1], iv = body->args[0];
-    IrType it = fn->vals[iv].type, i32 = ir_scalar(ET_I32);
+    IrType i32 = ir_scalar(ET_I32);
     uint32_t nargs = body->n_args;
+    int slots = Q->plain ? Q->S - 1 : Q->S;
     IrBuilder b = {fn, loop->parent, loop, loop->loc};
 
     for (uint32_t i = 0; i < n; i++) {
         IrType t = fn->vals[cands[i].load->results[0]].type, bt = t;
         bt.rank = (uint8_t)(t.rank + 1);
-        bt.shape[0] = Q->S;
+        bt.shape[0] = slots;
         for (int d = 0; d < t.rank; d++) bt.shape[d + 1] = t.shape[d];
         cands[i].buf = ir_build(&b, OP_LOCAL_ALLOC, NULL, 0, &bt, 1, 0)->results[0];
     }
@@ -295,7 +369,7 @@ static void pipeline_loop(Pipe *Q, Cand *cands, uint32_t n) {
     for (uint32_t k = 1; k < nargs; k++) cur[k] = loop->operands[3 + k - 1];
     IrOp *y = body->last;
     for (int s = 0; s < Q->S - 1; s++) {
-        ValId ivs = s ? ir_build2(&b, OP_ADD, it, lb, ir_const_int(&b, it, s * Q->step)) : lb;
+        ValId ivs = s ? iv_plus(Q, &b, lb, s) : lb;
         ValId runs = less_than(&b, ivs, ub);
         map_clear(Q);
         map_set(Q, iv, ivs);
@@ -307,21 +381,29 @@ static void pipeline_loop(Pipe *Q, Cand *cands, uint32_t n) {
         for (uint32_t k = 1; k < nargs; k++) next[k] = Q->need[k] ? clone(Q, &b, y->operands[k - 1]) : cur[k];
         cur = next;
     }
-    /* the body: carried values S-1 iterations ahead, and the two slots */
+    /* the body: carried values S-1 iterations ahead, and the slots */
     ValId *ahead = arena_alloc(fn->ctx->arena, sizeof(ValId) * nargs);
     for (uint32_t k = 1; k < nargs; k++)
         if (Q->need[k]) ahead[k] = add_carried(Q, cur[k]);
     ValId rslot = add_carried(Q, ir_const_int(&b, i32, 0));
-    ValId wslot = add_carried(Q, ir_const_int(&b, i32, Q->S - 1));
+    ValId wslot = Q->plain ? rslot : add_carried(Q, ir_const_int(&b, i32, Q->S - 1));
     IrBuilder top = {fn, body, body->first, loop->loc};
-    wait_op(&top, Q->S - 2);
-    /* the copies go last: after the barrier the warps read their slot and
-     * start the mmas at once, with no copies queued ahead of those reads in
-     * the memory pipe (H100, 128x256x64 tiles: 397 -> 427 TFLOP/s); the PTX
-     * issues them after the dot's first k-step (ptx_emit_copies_after),
-     * which keeps them almost an iteration earlier (128x128x64: 443 -> 461) */
+    wait_op(&top, Q->S - 2, !Q->private_);
     IrBuilder bb = {fn, body, body->last, loop->loc};
-    ValId ivn = ir_build2(&bb, OP_ADD, it, iv, ir_const_int(&bb, it, (Q->S - 1) * Q->step));
+    if (Q->plain) {
+        /* the copies right after the reads: the slot is free, and they get
+         * the rest of this iteration to fly */
+        IrOp *last = replace_loads(Q, cands, n, rslot);
+        bb.before = last->next;
+        if (!Q->private_) ir_build(&bb, OP_BARRIER, NULL, 0, NULL, 0, 0);
+    }
+    /* dot loops: the copies go last. After the barrier the warps read their
+     * slot and start the mmas at once, with no copies queued ahead of those
+     * reads in the memory pipe (H100, 128x256x64 tiles: 397 -> 427
+     * TFLOP/s); the PTX issues them after the dot's first k-step
+     * (ptx_emit_copies_after), which keeps them almost an iteration earlier
+     * (128x128x64: 443 -> 461) */
+    ValId ivn = iv_plus(Q, &bb, iv, Q->S - 1);
     ValId runs = less_than(&bb, ivn, ub);
     map_clear(Q);
     map_set(Q, iv, ivn);
@@ -329,8 +411,8 @@ static void pipeline_loop(Pipe *Q, Cand *cands, uint32_t n) {
         if (Q->need[k]) map_set(Q, body->args[k], ahead[k]);
     for (uint32_t i = 0; i < n; i++) emit_copy(Q, &bb, &cands[i], wslot, runs);
     ir_build(&bb, OP_ASYNC_COMMIT, NULL, 0, NULL, 0, 0);
-    /* the reads replace the converts; the loads go */
-    for (uint32_t i = 0; i < n; i++) {
+    /* dot loops: the reads replace the converts; the loads go */
+    for (uint32_t i = 0; i < n && !Q->plain; i++) {
         IrOp *conv = cands[i].conv;
         ValId r = conv->results[0];
         IrBuilder at = {fn, body, conv, conv->loc};
@@ -346,17 +428,60 @@ static void pipeline_loop(Pipe *Q, Cand *cands, uint32_t n) {
     IrBuilder be = {fn, body, body->last, loop->loc};
     for (uint32_t k = 1; k < nargs; k++)
         if (Q->need[k]) add_yield(Q, clone(Q, &be, y->operands[k - 1]));
-    add_yield(Q, next_slot(Q, &be, rslot));
-    add_yield(Q, next_slot(Q, &be, wslot));
+    add_yield(Q, next_slot(Q, &be, rslot, slots));
+    if (!Q->plain) add_yield(Q, next_slot(Q, &be, wslot, slots));
     IrBuilder after = {fn, loop->parent, loop->next, loop->loc};
     if (!loop->next) after.before = NULL;
-    wait_op(&after, 0);
+    wait_op(&after, 0, true);
+}
+
+/* v > 0 whenever the loop runs: a positive constant, num_programs, or a
+ * sum or product of such */
+static bool known_positive(IrFunc *fn, ValId v) {
+    IrOp *d = fn->vals[v].def;
+    if (!d) return false;
+    switch (d->opc) {
+    case OP_CONST: return d->attr.i > 0 && d->attr.i <= INT32_MAX;
+    case OP_NUM_PROGRAMS: return true;
+    case OP_ADD:
+    case OP_MUL: return known_positive(fn, d->operands[0]) && known_positive(fn, d->operands[1]);
+    default: return false;
+    }
+}
+
+static bool has_dot(IrBlock *b) {
+    for (IrOp *op = b->first; op; op = op->next)
+        if (op->opc == OP_DOT) return true;
+    return false;
+}
+
+/* no element of l is held by two threads */
+static bool one_holder(const Layout *l) {
+    for (int k = LL_LANE; k <= LL_WARP; k++)
+        for (int bit = 0; bit < l->n_bits[k]; bit++) {
+            bool zero = true;
+            for (int d = 0; d < l->rank; d++) zero = zero && l->basis[k][bit][d] == 0;
+            if (zero) return false;
+        }
+    return true;
+}
+
+/* every element is read by the thread that copies it */
+static bool reads_private(IrFunc *fn, const Cand *cands, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) {
+        const IrOp *ld = cands[i].load;
+        int32_t lr = fn->vals[ld->results[0]].layout, lp = fn->vals[ld->operands[0]].layout;
+        if (lp < 0 || !layout_eq(&fn->layouts[lr], &fn->layouts[lp]) || !one_holder(&fn->layouts[lr])) return false;
+    }
+    return true;
 }
 
 static void try_loop(IrFunc *fn, IrOp *loop, const uint32_t *uses) {
-    IrOp *step = fn->vals[loop->operands[2]].def;
-    if (!step || step->opc != OP_CONST || step->attr.i <= 0 || step->attr.i > INT32_MAX) return;
-    Pipe Q = {fn, loop, loop->regions[0], fn->ctx->target.num_stages, step->attr.i, NULL, NULL, NULL, NULL, 0, 0};
+    /* SASS's DEPBAR counts up to 63 pending groups */
+    int S = loop->attr.i ? (int)loop->attr.i : fn->ctx->target.num_stages;
+    if (S < 2 || !known_positive(fn, loop->operands[2])) return;
+    Pipe Q = {.fn = fn, .loop = loop, .body = loop->regions[0], .S = S > 65 ? 65 : S,
+              .plain = loop->attr.i && !has_dot(loop->regions[0])};
     Q.ok = arena_alloc(fn->ctx->arena, fn->n_vals);
     Q.need = arena_alloc(fn->ctx->arena, sizeof(bool) * Q.body->n_args);
     Cand *cands = NULL;
@@ -366,6 +491,7 @@ static void try_loop(IrFunc *fn, IrOp *loop, const uint32_t *uses) {
         if (candidate(&Q, op, uses, &c)) VEC_PUSH(fn->ctx->arena, cands, n, cap, c);
     }
     if (!n || !carried_ok(&Q)) return;
+    Q.private_ = Q.plain && reads_private(fn, cands, n);
     Q.map = arena_alloc(fn->ctx->arena, sizeof(ValId) * fn->n_vals * 2 + 64);
     pipeline_loop(&Q, cands, n);
 }

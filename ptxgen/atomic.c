@@ -53,11 +53,6 @@ typedef struct AtomElem {
     Reg old;              /* REG_NONE: the result is not used */
 } AtomElem;
 
-static void guarded(Ptx *P, Reg pred, const char *ins) {
-    if (pred) ptx_ins(P, "@%R %s", pred, ins);
-    else ptx_ins(P, "%s", ins);
-}
-
 /* One atom (or red) of `opty` at one element. */
 static void atom_one(Ptx *P, IrOp *op, const char *opty, const AtomElem *a) {
     const char *ss = sem_scope(P, op);
@@ -83,7 +78,7 @@ static void atom_one(Ptx *P, IrOp *op, const char *opty, const AtomElem *a) {
         ptx_put_reg(&b, a->val);
     }
     buf_putc(&b, ';');
-    guarded(P, a->pred, b.data);
+    ptx_ins(P, "%s%s", ptx_guard(P, a->pred), b.data);
     buf_free(&b);
 }
 

@@ -567,15 +567,7 @@ static void write_tile(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg guard, El
     ptx_layout_owner(P, li, &dup_regs);   /* registers that repeat another need no write */
     TRIC_ASSERT(!(dup_regs & (uint32_t)(vec - 1)));   /* vector lanes are distinct elements */
     int n = ptx_value_nregs(P, op, v);
-    const char *g = "";
-    if (guard) {
-        Buf gb = {0};
-        buf_putc(&gb, '@');
-        ptx_put_reg(&gb, guard);
-        buf_putc(&gb, ' ');
-        g = arena_strdup(P->arena, gb.data);
-        buf_free(&gb);
-    }
+    const char *g = ptx_guard(P, guard);
     for (int r = 0; r < n; r += vec) {
         if ((uint32_t)r & dup_regs) continue;
         int32_t c = ptx_ll_reg_flat(l, r);
@@ -916,7 +908,9 @@ static Reg slot_base(Ptx *P, const SmemBuf *sb, ValId slot) {
 }
 
 /* cp.async of each vector of the pointer tile into the slot, zero-filled
- * where the mask is false (src-size 0: nothing is read) */
+ * where the mask is false (src-size 0: nothing is read). An element that
+ * several threads hold is copied by one of them: two copies in flight to
+ * one address would race (the simulator reports it). */
 void ptx_async_copy(Ptx *P, IrOp *op) {
     IrFunc *fn = P->fn;
     SmemBuf *sb = find_buf(P, op->operands[0]);
@@ -932,7 +926,7 @@ void ptx_async_copy(Ptx *P, IrOp *op) {
     const Layout *l = &fn->layouts[li];
     TRIC_ASSERT(layout_contig_regs(l, l->rank - 1) >= vec);
     uint32_t dup;
-    ptx_layout_owner(P, li, &dup);
+    const char *g = ptx_guard(P, ptx_layout_owner(P, li, &dup));
     P->dyn_base = slot_base(P, sb, op->operands[1]);
     SmemAddr a = smem_addr_layout(P, li, &sb->plan.shape);
     const char *cache = cpb == 16 ? "cg" : "ca";
@@ -949,7 +943,7 @@ void ptx_async_copy(Ptx *P, IrOp *op) {
         const char *s = arena_strdup(P->arena, sb_.data);
         buf_free(&sb_);
         if (!mask) {
-            ptx_ins(P, "cp.async.%s.shared.global %s, [%s], %d;", cache, dst, s, cpb);
+            ptx_ins(P, "%scp.async.%s.shared.global %s, [%s], %d;", g, cache, dst, s, cpb);
             continue;
         }
         Reg sz = REG_NONE;
@@ -960,7 +954,7 @@ void ptx_async_copy(Ptx *P, IrOp *op) {
             ptx_ins(P, "selp.b32 %R, %d, 0, %R;", sz, cpb, mask[r]);
             if (n_sizes < 8) size_of[n_sizes] = mask[r], size_reg[n_sizes++] = sz;
         }
-        ptx_ins(P, "cp.async.%s.shared.global %s, [%s], %d, %R;", cache, dst, s, cpb, sz);
+        ptx_ins(P, "%scp.async.%s.shared.global %s, [%s], %d, %R;", g, cache, dst, s, cpb, sz);
     }
     P->dyn_base = REG_NONE;
     if (P->version < 70) P->version = 70;

@@ -19,6 +19,17 @@ void ptx_put_reg(Buf *b, Reg r) {
     buf_printf(b, "%%%s%u", reg_prefix[REG_CLASS(r)], (unsigned)(r & 0x0FFFFFFFu));
 }
 
+const char *ptx_guard(Ptx *P, Reg pred) {
+    if (!pred) return "";
+    Buf b = {0};
+    buf_putc(&b, '@');
+    ptx_put_reg(&b, pred);
+    buf_putc(&b, ' ');
+    const char *g = arena_strdup(P->arena, b.data);
+    buf_free(&b);
+    return g;
+}
+
 void ptx_ins(Ptx *P, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);

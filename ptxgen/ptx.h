@@ -110,6 +110,7 @@ typedef struct Ptx {
 /* ---- emit.c ---- */
 void ptx_ins(Ptx *P, const char *fmt, ...);
 void ptx_put_reg(Buf *b, Reg r);
+const char *ptx_guard(Ptx *P, Reg pred);   /* "@%p3 " before an instruction; "" for REG_NONE */
 Reg ptx_reg(Ptx *P, RegClass c);
 Reg *ptx_regs(Ptx *P, ValId v, int *n);            /* registers of a defined value */
 Reg *ptx_def(Ptx *P, IrOp *op, ValId v);            /* fresh registers for v */

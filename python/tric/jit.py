@@ -371,6 +371,11 @@ class CompiledKernel:
             self._attrs = (regs.value, local.value)
         return self._attrs
 
+    def _init_handles(self):
+        """Loads the kernel on the GPU (as Triton's, which the softmax
+        tutorial calls before reading n_regs)."""
+        self._attributes()
+
     @property
     def n_regs(self):
         """Registers per thread (cuFuncGetAttribute NUM_REGS); needs a GPU."""

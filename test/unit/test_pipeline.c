@@ -13,11 +13,22 @@
  *   - shared memory: the epilogue's conversion reuses the ring's space (the
  *     kernel needs the larger of the two, not their sum);
  *   - the PTX on the simulator (cp.async performed only when its group is
- *     waited for) leaves the interpreter's results at every S. */
+ *     waited for) leaves the interpreter's results at every S.
+ * And on the persistent softmax of kernels/softmax.py, whose tl.range has
+ * its own num_stages and no dot (every load pipelined, S - 1 slots):
+ *   - S - 1 slots of the row in shared memory, S commits, wait S-2 in the
+ *     loop, no ld.global left in it, the copies right after the shared
+ *     read; where every thread reads only its own copies, no bar.sync
+ *     before them; where two threads hold an element (a block smaller than
+ *     the threads), one copies it (@owner cp.async) and bar.syncs guard
+ *     the slot;
+ *   - the interpreter and the simulated PTX give S = 1's results at every S
+ *     (rows shorter than the block: `other` put back after the read). */
 #include "base/base.h"
 #include "runtime/rt.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -138,8 +149,112 @@ static void check_interp(const Config *c, int stages, const char *ref, bool simu
     rt_result_free(&r);
 }
 
+/* ---- plain loops: the persistent softmax ---- */
+
+static const char *const softmax_file = "kernels/softmax.py";
+
+typedef struct Plain {
+    const char *sig;   /* without the trailing num_stages */
+    const char *args, *grid;
+    int row_bytes;
+    bool private_;     /* each element read by the thread that copies it */
+} Plain;
+
+static const Plain plains[] = {
+    {"*fp32:16, *fp32:16, i32:16, i32:16, i32, i32:16, 1024",
+     "out = empty((n_rows, 1024), fp32); x = randn((n_rows, 1024), fp32); s_in = 1024; s_out = 1024; "
+     "n_rows = 11; n_cols = 1000",
+     "3", 4096, true},
+    {"*fp32:16, *fp32:16, i32, i32, i32, i32, 64",
+     "out = empty((n_rows, n_cols), fp32); x = randn((n_rows, n_cols), fp32); s_in = n_cols; s_out = n_cols; "
+     "n_rows = 10; n_cols = 50",
+     "3", 256, false},
+};
+
+static RtRequest plain_request(const Plain *c, int stages, char *sig, size_t cap) {
+    snprintf(sig, cap, "%s, %d", c->sig, stages);
+    RtRequest rq = {.path = softmax_file, .kernel = "softmax_persistent_kernel", .signature = sig, .emit = RT_EMIT_PTX};
+    rt_default_target(&rq.target);
+    rq.target.num_warps = 8;
+    return rq;
+}
+
+/* every cp.async copy's line starts with a predicate */
+static bool copies_guarded(const char *ptx) {
+    int n = 0;
+    for (const char *p = strstr(ptx, ".shared.global ["); p; p = strstr(p + 1, ".shared.global ["), n++) {
+        const char *line = p;
+        while (line > ptx && line[-1] != '\n') line--;
+        if (strncmp(line, "\t@", 2) != 0) return false;
+    }
+    return n > 0;
+}
+
+static void check_plain_ptx(const Plain *c, const char *arch, int stages) {
+    char sig[256], what[320];
+    RtRequest rq = plain_request(c, stages, sig, sizeof sig);
+    CHECK(rt_parse_arch(arch, &rq.target));
+    snprintf(what, sizeof what, "%s [%s] %s", softmax_file, sig, arch);
+    RtResult r = {0};
+    bool ok = rt_compile(&rq, &r);
+    CHECK_MSG(ok, "%s: %s", what, r.diag);
+    if (!ok) {
+        rt_result_free(&r);
+        return;
+    }
+    const char *body = strstr(r.text, "$L_for_0:"), *end = body ? strstr(body, "$L_end_0:") : NULL;
+    CHECK_MSG(body && end, "%s: no loop", what);
+    if (stages < 2) {
+        CHECK_MSG(!strstr(r.text, "cp.async"), "%s: cp.async without pipelining", what);
+    } else if (body && end) {
+        char wait[64];
+        snprintf(wait, sizeof wait, "cp.async.wait_group %d;", stages - 2);
+        const char *w = strstr(body, wait), *rd = strstr(body, "ld.shared"), *cp = strstr(body, ".shared.global [");
+        const char *ldg = strstr(body, "ld.global"), *bar = strstr(body, "bar.sync");
+        CHECK_MSG(w && w < end && rd && cp && w < rd && rd < cp && cp < end, "%s: not wait, read, copy in the loop", what);
+        CHECK_MSG(!ldg || ldg > end, "%s: a global load left in the loop", what);
+        CHECK_MSG(count_str(r.text, "cp.async.commit_group;") == stages, "%s: %d commits", what,
+                  count_str(r.text, "cp.async.commit_group;"));
+        int ring = (stages - 1) * c->row_bytes;
+        CHECK_MSG(r.shared_bytes >= ring && r.shared_bytes < ring + 1024, "%s: %d bytes of shared memory for %d",
+                  what, r.shared_bytes, ring);
+        if (c->private_) {
+            CHECK_MSG(!bar || bar > cp, "%s: bar.sync before the copies of private slots", what);
+        } else {
+            CHECK_MSG(bar && bar < rd && strstr(bar + 1, "bar.sync") < cp, "%s: no bar.sync around the read", what);
+            CHECK_MSG(copies_guarded(r.text), "%s: copies not guarded by their owner", what);
+        }
+    }
+    CHECK(ptxas_accepts(r.text, arch, what));
+    rt_result_free(&r);
+}
+
+static void check_plain_interp(const Plain *c) {
+    char *ref = NULL;
+    for (int s = 1; s <= 4; s++)
+        for (int simulate = 0; simulate <= 1; simulate++) {
+            char sig[256];
+            RtRequest rq = plain_request(c, s, sig, sizeof sig);
+            RtInterpRequest irq = {.args = c->args, .grid = c->grid, .seed = 7, .simulate = simulate};
+            RtResult r = {0};
+            bool ok = rt_interpret(&rq, &irq, &r);
+            CHECK_MSG(ok, "%s [%s]%s: %s", softmax_file, sig, simulate ? " simulated" : "", r.diag);
+            if (ok && !ref) ref = strdup(r.text);
+            else if (ok)
+                CHECK_MSG(strcmp(r.text, ref) == 0, "%s [%s]%s:\n%s\nexpected (S=1, interpreter):\n%s", softmax_file,
+                          sig, simulate ? " simulated" : "", r.text, ref);
+            rt_result_free(&r);
+        }
+    free(ref);
+}
+
 int main(void) {
     static const char *const archs[] = {"sm_80", "sm_90a"};
+    for (size_t i = 0; i < ARRAY_LEN(plains); i++) {
+        for (int s = 1; s <= 4; s++)
+            for (size_t a = 0; a < ARRAY_LEN(archs); a++) check_plain_ptx(&plains[i], archs[a], s);
+        check_plain_interp(&plains[i]);
+    }
     for (size_t i = 0; i < ARRAY_LEN(configs); i++) {
         const Config *c = &configs[i];
         for (int s = 1; s <= 4; s++)
