@@ -33,8 +33,9 @@
  *    it (one layout for copy and read, no element held by two threads): a
  *    thread's own copies are visible to it after the wait, and its read of
  *    a slot comes before its next copy into it in program order.
- *    Iterations' loads move ahead of earlier iterations' stores, as in
- *    Triton: asking for num_stages promises they do not overlap.
+ *    A load's data is fetched S-1 iterations early, so ahead of the stores
+ *    in between, as in Triton: asking for num_stages promises that they do
+ *    not write what it reads.
  *
  * The copies need the addresses and masks of a later iteration, so the
  * ops computing them (pure ops of the body, from the induction variable,
@@ -45,8 +46,7 @@
  * update). The originals then feed nothing and dce removes them.
  *
  * Left alone: S < 2; loops whose step is not known positive (a positive
- * constant, num_programs, or sums and products of such: "iteration i+k
- * runs" is iv + k*step < ub); loads that are volatile, of pointers or i1,
+ * constant or num_programs: "iteration i+k runs" is iv + k*step < ub); loads that are volatile, of pointers or i1,
  * whose proven vector is under 4 bytes (cp.async moves 4, 8 or 16) or runs
  * along another dim than the last (the slots are row-major), of scalars;
  * loads whose address or mask depends on anything but pure ops of the body
@@ -435,18 +435,10 @@ static void pipeline_loop(Pipe *Q, Cand *cands, uint32_t n) {
     wait_op(&after, 0, true);
 }
 
-/* v > 0 whenever the loop runs: a positive constant, num_programs, or a
- * sum or product of such */
+/* v > 0: a positive constant or num_programs (a persistent kernel's step) */
 static bool known_positive(IrFunc *fn, ValId v) {
     IrOp *d = fn->vals[v].def;
-    if (!d) return false;
-    switch (d->opc) {
-    case OP_CONST: return d->attr.i > 0 && d->attr.i <= INT32_MAX;
-    case OP_NUM_PROGRAMS: return true;
-    case OP_ADD:
-    case OP_MUL: return known_positive(fn, d->operands[0]) && known_positive(fn, d->operands[1]);
-    default: return false;
-    }
+    return d && ((d->opc == OP_CONST && d->attr.i > 0 && d->attr.i <= INT32_MAX) || d->opc == OP_NUM_PROGRAMS);
 }
 
 static bool has_dot(IrBlock *b) {
@@ -477,9 +469,9 @@ static bool reads_private(IrFunc *fn, const Cand *cands, uint32_t n) {
 }
 
 static void try_loop(IrFunc *fn, IrOp *loop, const uint32_t *uses) {
-    /* SASS's DEPBAR counts up to 63 pending groups */
     int S = loop->attr.i ? (int)loop->attr.i : fn->ctx->target.num_stages;
     if (S < 2 || !known_positive(fn, loop->operands[2])) return;
+    /* S > 65 would wait with more than the 63 pending groups SASS's DEPBAR counts */
     Pipe Q = {.fn = fn, .loop = loop, .body = loop->regions[0], .S = S > 65 ? 65 : S,
               .plain = loop->attr.i && !has_dot(loop->regions[0])};
     Q.ok = arena_alloc(fn->ctx->arena, fn->n_vals);
