@@ -93,6 +93,14 @@ static void check_loop_order(const char *ptx, bool f32_acc, const char *what) {
     if (!ld_global && f32_acc) CHECK_MSG(!packing, "%s: operand registers packed in the loop: %.60s", what, packing);
 }
 
+/* rt_compile, a failure reported as a failed check */
+static bool compiles(const RtRequest *rq, RtResult *r, const char *what) {
+    bool ok = rt_compile(rq, r);
+    CHECK_MSG(ok, "%s: %s", what, r->diag);
+    if (!ok) rt_result_free(r);
+    return ok;
+}
+
 static void check_ptx(const Config *c, const char *arch, int stages) {
     RtRequest rq = {.path = kfile, .kernel = "matmul_kernel", .signature = c->sig, .emit = RT_EMIT_PTX};
     rt_default_target(&rq.target);
@@ -102,12 +110,7 @@ static void check_ptx(const Config *c, const char *arch, int stages) {
     char what[256];
     snprintf(what, sizeof what, "%s [%s] %s S=%d", kfile, c->sig, arch, stages);
     RtResult r = {0};
-    bool ok = rt_compile(&rq, &r);
-    CHECK_MSG(ok, "%s: %s", what, r.diag);
-    if (!ok) {
-        rt_result_free(&r);
-        return;
-    }
+    if (!compiles(&rq, &r, what)) return;
     int copies = count_str(r.text, "cp.async.cg.shared.global");
     if (stages < 2) {
         CHECK_MSG(copies == 0 && !strstr(r.text, "cp.async"), "%s: cp.async without pipelining", what);
@@ -196,12 +199,7 @@ static void check_plain_ptx(const Plain *c, const char *arch, int stages) {
     CHECK(rt_parse_arch(arch, &rq.target));
     snprintf(what, sizeof what, "%s [%s] %s", softmax_file, sig, arch);
     RtResult r = {0};
-    bool ok = rt_compile(&rq, &r);
-    CHECK_MSG(ok, "%s: %s", what, r.diag);
-    if (!ok) {
-        rt_result_free(&r);
-        return;
-    }
+    if (!compiles(&rq, &r, what)) return;
     const char *body = strstr(r.text, "$L_for_0:"), *end = body ? strstr(body, "$L_end_0:") : NULL;
     CHECK_MSG(body && end, "%s: no loop", what);
     if (stages < 2) {
