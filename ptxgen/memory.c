@@ -85,11 +85,6 @@ static int vector_width(IrOp *op, int n, int bytes, bool scalar) {
     return vec;
 }
 
-static void predicated(Ptx *P, Reg pred, const char *ins) {
-    if (pred) ptx_ins(P, "@%R %s", pred, ins);
-    else ptx_ins(P, "%s", ins);
-}
-
 /* ---- loads ---- */
 
 typedef struct LoadGroup {
@@ -112,8 +107,8 @@ static void load_wide(Ptx *P, LoadGroup *g) {
     if (g->pred)
         for (int j = 0; j < g->vec; j++)
             ptx_mov(P, g->dst[j], g->other ? g->other[j] : zero_of(P, REG_CLASS(g->dst[j])));
-    predicated(P, g->pred, arena_printf(P->arena, "%s%s.b%d %s, [%s]%s;", g->op.name, vec_sfx(g->vec), bits,
-                                        reg_list(P, g->dst, g->vec), address(P, g->addr, g->off), g->op.policy));
+    ptx_ins(P, "%s%s%s.b%d %s, [%s]%s;", ptx_guard(P, g->pred), g->op.name, vec_sfx(g->vec), bits,
+            reg_list(P, g->dst, g->vec), address(P, g->addr, g->off), g->op.policy);
 }
 
 /* After a packed or sub-word load: masked-off elements take `other`. */
@@ -146,8 +141,8 @@ static void load_packed(Ptx *P, LoadGroup *g) {
         w[k] = ptx_reg(P, RC_B32);
         if (g->pred) ptx_ins(P, "mov.b32 %R, %x;", w[k], fill);
     }
-    predicated(P, g->pred, arena_printf(P->arena, "%s%s.b32 %s, [%s]%s;", g->op.name, vec_sfx(nw),
-                                        reg_list(P, w, nw), address(P, g->addr, g->off), g->op.policy));
+    ptx_ins(P, "%s%s%s.b32 %s, [%s]%s;", ptx_guard(P, g->pred), g->op.name, vec_sfx(nw), reg_list(P, w, nw),
+            address(P, g->addr, g->off), g->op.policy);
     for (int k = 0; k < nw; k++) {
         if (bytes == 2) ptx_ins(P, "mov.b32 {%R, %R}, %R;", g->dst[2 * k], g->dst[2 * k + 1], w[k]);
         else
@@ -165,8 +160,8 @@ static void load_small(Ptx *P, LoadGroup *g) {
         if (g->pred) ptx_mov(P, t[j], g->other && !is_bool ? g->other[j] : zero_of(P, RC_B16));
     }
     const char *ty = elem_bytes(g->e) == 2 ? "b16" : g->e == ET_I8 ? "s8" : "u8";
-    predicated(P, g->pred, arena_printf(P->arena, "%s%s.%s %s, [%s]%s;", g->op.name, vec_sfx(g->vec), ty,
-                                        reg_list(P, t, g->vec), address(P, g->addr, g->off), g->op.policy));
+    ptx_ins(P, "%s%s%s.%s %s, [%s]%s;", ptx_guard(P, g->pred), g->op.name, vec_sfx(g->vec), ty, reg_list(P, t, g->vec),
+            address(P, g->addr, g->off), g->op.policy);
     if (!is_bool) return;
     for (int j = 0; j < g->vec; j++) ptx_ins(P, "setp.ne.b16 %R, %R, 0;", g->dst[j], t[j]);
     load_fill_other(P, g);
@@ -228,14 +223,14 @@ static void store_group(Ptx *P, MemOp op, ElemType e, Reg addr, int64_t off, Reg
     int bytes = elem_bytes(e);
     const char *a = address(P, addr, off);
     if (bytes >= 4) {
-        predicated(P, pred, arena_printf(P->arena, "%s%s.b%d [%s], %s%s;", op.name, vec_sfx(vec), 8 * bytes, a,
-                                         reg_list(P, v, vec), op.policy));
+        ptx_ins(P, "%s%s%s.b%d [%s], %s%s;", ptx_guard(P, pred), op.name, vec_sfx(vec), 8 * bytes, a,
+                reg_list(P, v, vec), op.policy);
     } else if (vec * bytes >= 4) {
         int nw = vec * bytes / 4, per = 4 / bytes;
         Reg w[4];
         for (int k = 0; k < nw; k++) w[k] = pack_word(P, e, v + k * per);
-        predicated(P, pred, arena_printf(P->arena, "%s%s.b32 [%s], %s%s;", op.name, vec_sfx(nw), a, reg_list(P, w, nw),
-                                         op.policy));
+        ptx_ins(P, "%s%s%s.b32 [%s], %s%s;", ptx_guard(P, pred), op.name, vec_sfx(nw), a, reg_list(P, w, nw),
+                op.policy);
     } else {
         Reg t[2];
         for (int j = 0; j < vec; j++) {
@@ -245,8 +240,8 @@ static void store_group(Ptx *P, MemOp op, ElemType e, Reg addr, int64_t off, Reg
                 ptx_ins(P, "selp.u16 %R, 1, 0, %R;", t[j], v[j]);
             }
         }
-        predicated(P, pred, arena_printf(P->arena, "%s%s.%s [%s], %s%s;", op.name, vec_sfx(vec),
-                                         bytes == 2 ? "b16" : "u8", a, reg_list(P, t, vec), op.policy));
+        ptx_ins(P, "%s%s%s.%s [%s], %s%s;", ptx_guard(P, pred), op.name, vec_sfx(vec), bytes == 2 ? "b16" : "u8", a,
+                reg_list(P, t, vec), op.policy);
     }
 }
 

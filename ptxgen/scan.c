@@ -235,8 +235,7 @@ static void group_prefix(Ptx *P, IrOp *op, const ScanShape *s, const ScanThread 
             }
             const char *ty = bytes == 2 ? "b16" : bytes == 8 ? "b64" : "b32";
             const char *where = ptx_smem_addr(P, slot, off + (int64_t)c * s->W * bytes);
-            if (th->last_lane) ptx_ins(P, "@%R st.shared.%s %s, %R;", th->last_lane, ty, where, v);
-            else ptx_ins(P, "st.shared.%s %s, %R;", ty, where, v);
+            ptx_ins(P, "%sst.shared.%s %s, %R;", ptx_guard(P, th->last_lane), ty, where, v);
         }
         all[k] = arena_alloc(P->arena, sizeof(Reg) * (size_t)s->G);
         row_addr[k] = addr;
