@@ -261,6 +261,7 @@ static void print_stats(FILE *f, const RtResult *res) {
             "num_warps %d, %s\n", res->kernel_name, res->est_regs, res->est_peak ? res->est_peak : "?",
             res->est_preds, res->shared_bytes, res->num_warps,
             res->est_regs > 255 ? "over 255: would spill" : "fits in 255");
+    if (res->loads) fputs(res->loads, f);
 }
 
 int main(int argc, char **argv) {

@@ -663,8 +663,22 @@ static LVal bi_max_contiguous(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) {
     return hint(L, loc, a, OP_MAX_CONTIGUOUS, "max_contiguous");
 }
 
+/* tl.assume(cond): a promise that cond holds, which axis analysis uses
+ * (x >= 0 from `x >= 0`, `x > 0`, ...); the interpreter checks it. A
+ * condition known true costs nothing. */
 static LVal bi_assume(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
-    return lval_none();   /* a hint only; tric's analyses do not use it yet */
+    LVal cond = a[0].v;
+    if (cond.kind != LV_TENSOR) {
+        if (lower_truth(L, a[0].loc, &cond)) return lval_none();
+        cond = lval_bool(false);
+    }
+    cond = lval_to_tensor(L, a[0].loc, cond);
+    IrType t = lower_type(L, &cond);
+    if (t.elem != ET_I1)
+        diag_error(L->ctx, a[0].loc, "tl.assume expects a boolean condition, got %s", dtype_name(ir_elem_of(t)));
+    L->b.loc = loc;
+    ir_build(&L->b, OP_ASSUME, &cond.id, 1, NULL, 0, 0);
+    return lval_none();
 }
 
 /* ---- compile time ---- */

@@ -257,6 +257,21 @@ static void exec_dot(Interp *in, IrOp *op) {
                slots_of(in, bv), slots_of(in, cv), slots_of(in, r));
 }
 
+/* wgmma: dot's arithmetic with A from a slot (or registers) and B from a
+ * slot, done at once (a wgmma_wait only hands the result on) */
+static void exec_wgmma(Interp *in, IrOp *op) {
+    bool ss = op->n_operands == 5;
+    ValId bbuf = op->operands[ss ? 2 : 1], cv = op->operands[op->n_operands - 1], r = op->results[0];
+    IrType ct = ir_type(in->fn, cv), bt = ir_type(in->fn, bbuf);
+    int32_t k = bt.shape[1];
+    ElemType ae = ss ? (ElemType)ir_type(in->fn, op->operands[0]).elem : elem_of(in, op->operands[0]);
+    uint64_t *a = ss ? buffer_slot(in, op, op->operands[0], op->operands[1]) : slots_of(in, op->operands[0]);
+    uint64_t *b = buffer_slot(in, op, bbuf, op->operands[ss ? 3 : 2]);
+    InterpDotShape sh = {1, ct.shape[0], ct.shape[1], k};
+    interp_dot(ae, (ElemType)bt.elem, elem_of(in, r), (DotPrecision)op->attr.i, sh, a, b, slots_of(in, cv),
+               slots_of(in, r));
+}
+
 /* join: a's and b's elements alternate (the new dim is the fastest) */
 static void exec_join(Interp *in, IrOp *op) {
     uint64_t *d = slots_of(in, op->results[0]), *a = slots_of(in, op->operands[0]), *b = slots_of(in, op->operands[1]);
@@ -414,14 +429,15 @@ static void exec_print(Interp *in, IrOp *op) {
 }
 
 /* The first false element (row-major) stops the run: "device assertion
- * failed: MSG: element (3) in program (1, 0, 0)" at the assert. */
+ * failed: MSG: element (3) in program (1, 0, 0)" at the assert. A false
+ * tl.assume is undefined behaviour on the GPU; here it stops the run too. */
 static void exec_assert(Interp *in, IrOp *op) {
     ValId c = op->operands[0];
     uint64_t *s = slots_of(in, c);
     for (int64_t i = 0, n = numel(in, c); i < n; i++) {
         if (s[i]) continue;
         Buf m = {.arena = in->arena};
-        buf_puts(&m, "device assertion failed");
+        buf_puts(&m, op->opc == OP_ASSUME ? "tl.assume condition is false" : "device assertion failed");
         if (op->attr.str && *op->attr.str) buf_printf(&m, ": %s", op->attr.str);
         IrType t = ir_type(in->fn, c);
         if (t.rank) {
@@ -706,7 +722,8 @@ static void exec_op(Interp *in, IrOp *op) {
     case OP_IF: exec_if(in, op); break;
     case OP_WHILE: exec_while(in, op); break;
     case OP_PRINT: exec_print(in, op); break;
-    case OP_ASSERT: exec_assert(in, op); break;
+    case OP_ASSERT:
+    case OP_ASSUME: exec_assert(in, op); break;
     case OP_BARRIER: break;   /* programs run one thread at a time */
     case OP_REDUCE: exec_reduce(in, op); break;
     case OP_SCAN: exec_scan(in, op); break;
@@ -716,6 +733,10 @@ static void exec_op(Interp *in, IrOp *op) {
     case OP_LOCAL_LOAD: exec_local_load(in, op); break;
     case OP_ASYNC_COMMIT:
     case OP_ASYNC_WAIT: break;
+    case OP_WGMMA: exec_wgmma(in, op); break;
+    case OP_WGMMA_WAIT:
+        memcpy(slots_of(in, op->results[0]), slots_of(in, op->operands[0]), sizeof(uint64_t) * (size_t)numel(in, op->results[0]));
+        break;
     default:
         TRIC_ASSERT(ir_info(op->opc)->flags & F_ELEMWISE);
         exec_elementwise(in, op);

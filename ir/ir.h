@@ -4,6 +4,7 @@
  *   ir.c       ir_*        functions, values, ops, blocks, the builder
  *   text.c     ir_print, ir_parse      text form (round-trips; doc/ir.md)
  *   verify.c   ir_verify               structural and type checks
+ *   report.c   ir_load_report          what the passes decided for each load
  *   layout.c   layout_*                linear layouts
  *
  * Values are SSA, named by small integers (ValId) indexing fn->vals. Control
@@ -244,6 +245,12 @@ void ir_print(Buf *out, IrFunc *fn);
  * position in `file` (so it unwinds through ctx->bail). */
 IrFunc *ir_parse(Ctx *c, const SrcFile *file);
 
+/* ---- report.c ---- */
+/* One line per global load of a tile, each starting with indent: its
+ * location, type, vector width, and whether it was pipelined (slots) or
+ * why not. */
+void ir_load_report(IrFunc *fn, Buf *out, const char *indent);
+
 /* ---- verify.c ---- */
 /* Checks SSA dominance, operand counts, types and layouts. Returns true if
  * fine; otherwise appends "verify: ..." messages naming the op to *why. */
@@ -307,6 +314,9 @@ void layout_coord(const Layout *l, int reg, int lane, int warp, int32_t *coord);
  * hold consecutive elements along dim (the vector width available for
  * loads/stores). 1 if none. */
 int layout_contig_regs(const Layout *l, int dim);
+/* The dim along which vectors of vec elements run in l (the last when it
+ * has them, or vec is 1), -1 if none. */
+int layout_vector_dim(const Layout *l, int vec);
 /* The inverse of layout_coord: the first (lowest warp, then lane, then reg)
  * holder of the element at coord. false if no thread holds it. */
 bool layout_find(const Layout *l, const int32_t *coord, int *reg, int *lane, int *warp);
@@ -345,6 +355,15 @@ Layout layout_mma_acc(int rank, const int32_t *shape, int num_warps);
 Layout layout_mma_operand(const Layout *acc, int which, int elem_bits, int32_t k);
 Layout layout_fma_operand(const Layout *acc, int which, int32_t k);
 int layout_mma_kstep(int elem_bits);
+/* The Hopper path (doc/ir.md "Layouts of dot"): warps of a [M x N]
+ * accumulator by Triton's mma v3 rule, and its layout, which mma.sync can
+ * run too; layout_dot_wgmma_bits: the operand bits when dot op fits wgmma
+ * on fn's target (sm_90a, warpgroups, M >= 16 x the warps along M, N / the
+ * warps along N >= 8, 2-D; f16, bf16, fp8 and i8 operands into f32 or
+ * i32), else 0. */
+void layout_wgmma_warps(const int32_t *shape, int num_warps, int32_t *warps);
+Layout layout_wgmma_acc(const int32_t *shape, int num_warps);
+int layout_dot_wgmma_bits(const IrFunc *fn, const IrOp *op);
 /* The operand bits of the mma.sync that multiplies a by b into acc on
  * sm_<sm> (f16/bf16 16, tf32 32, i8/fp8 8), 0 if none does. */
 int layout_dot_mma_bits(ElemType a, ElemType b, ElemType acc, int precision, int sm);

@@ -312,6 +312,14 @@ int layout_contig_regs(const Layout *l, int dim) {
     return 1 << k;
 }
 
+int layout_vector_dim(const Layout *l, int vec) {
+    int last = l->rank - 1;
+    if (vec <= 1 || layout_contig_regs(l, last) >= vec) return last;
+    for (int d = 0; d < last; d++)
+        if (layout_contig_regs(l, d) >= vec) return d;
+    return -1;
+}
+
 /* ---- inverse: which (reg, lane, warp) holds a coordinate ----
  * Gaussian elimination over GF(2). Coordinates are packed into one integer
  * (dim d at bit offset sum of log2 of earlier dims); inputs into another
@@ -554,6 +562,45 @@ Layout layout_mma_acc(int rank, const int32_t *shape, int num_warps) {
 
 int layout_mma_kstep(int elem_bits) { return 256 / elem_bits; }
 
+/* Triton's mma v3 rule (warpsPerTileV3): a warpgroup's 4 warps along M
+ * (16 rows each), then double the warps along M while M has rows beyond
+ * them, else along N. */
+void layout_wgmma_warps(const int32_t *shape, int num_warps, int32_t *warps) {
+    warps[0] = 4;
+    warps[1] = 1;
+    while (warps[0] * warps[1] < num_warps) {
+        if (shape[0] > 16 * warps[0]) warps[0] *= 2;
+        else warps[1] *= 2;
+    }
+}
+
+/* The wgmma accumulator (ptx-notes 8.1: warp w of a warpgroup holds rows
+ * 16w .. 16w + 15, each 8-column slice as mma.m16n8's C fragment): the
+ * 16 x 8 fragment bits as layout_mma_acc's, warps along M 16 rows apart
+ * (the first four a warpgroup), then warps along N in slices of N / wn,
+ * registers along N within the slice (so registers 4j .. 4j + 3 are n8
+ * tile j of one wgmma's d), then along M beyond the warps (one wgmma per
+ * 64 rows). It is also an mma.sync accumulator: mma.sync runs it where
+ * wgmma does not. */
+Layout layout_wgmma_acc(const int32_t *shape, int num_warps) {
+    int m = 0, n = 1, w = 0;
+    Layout l = layout_empty(2, shape, num_warps);
+    int32_t warps[2];
+    layout_wgmma_warps(shape, num_warps, warps);
+    int32_t slice = shape[n] / warps[n];
+    push_dim_reg(&l, n, 1);
+    push_dim_reg(&l, m, 8);
+    set_basis(&l, LL_LANE, 0, n, 2);
+    set_basis(&l, LL_LANE, 1, n, 4);
+    for (int k = 0; k < 3; k++) set_basis(&l, LL_LANE, 2 + k, m, 1 << k);
+    for (int32_t s = 16; s < 16 * warps[m]; s *= 2) set_basis(&l, LL_WARP, w++, m, s);
+    for (int32_t s = slice; s < shape[n]; s *= 2) set_basis(&l, LL_WARP, w++, n, s);
+    TRIC_ASSERT(w == l.n_bits[LL_WARP]);
+    for (int32_t s = 8; s < slice; s *= 2) push_dim_reg(&l, n, s);
+    for (int32_t s = 16 * warps[m]; s < shape[m]; s *= 2) push_dim_reg(&l, m, s);
+    return l;
+}
+
 /* An operand's layout from the accumulator's: shape with K in place of N
  * (a) or of M (b); acc's vectors with their component along that dim
  * zeroed (lanes and warps that split N hold the same A, those that split M
@@ -634,6 +681,24 @@ int layout_dot_mma_bits(ElemType a, ElemType b, ElemType acc, int precision, int
     return 0;
 }
 
+int layout_dot_wgmma_bits(const IrFunc *fn, const IrOp *op) {
+    const Target *t = &fn->ctx->target;
+    IrType at = fn->vals[op->operands[0]].type, bt = fn->vals[op->operands[1]].type;
+    IrType ct = fn->vals[op->operands[2]].type;
+    ElemType a = (ElemType)at.elem, b = (ElemType)bt.elem, c = (ElemType)ct.elem;
+    if (t->sm != 90 || !t->arch_a || t->num_warps % 4 || at.rank != 2) return 0;
+    int bits = layout_dot_mma_bits(a, b, c, (int)op->attr.i, t->sm);
+    /* tf32 from shared memory would be truncated, not rounded as dot's
+     * tf32 is (doc/ir.md); an f16 accumulator is packed in pairs: both
+     * stay on mma.sync */
+    if (!bits || bits == 32 || c == ET_F16) return 0;
+    int32_t warps[2];
+    layout_wgmma_warps(ct.shape, t->num_warps, warps);
+    int32_t slice = ct.shape[1] / warps[1];
+    if (ct.shape[0] < 16 * warps[0] || slice < 8 || at.shape[1] < layout_mma_kstep(bits)) return 0;
+    return bits;
+}
+
 bool layout_dot_mma_ok(const IrFunc *fn, const IrOp *op) {
     IrType at = fn->vals[op->operands[0]].type, bt = fn->vals[op->operands[1]].type;
     IrType ct = fn->vals[op->operands[2]].type;
@@ -651,6 +716,10 @@ bool layout_dot_operands(const IrFunc *fn, const IrOp *op, const Layout *acc, La
     if (mma) {
         Layout want = layout_mma_acc(acc->rank, acc->shape, 1 << acc->n_bits[LL_WARP]);
         mma = layout_eq(acc, &want);
+        if (!mma && layout_dot_wgmma_bits(fn, op)) {
+            want = layout_wgmma_acc(acc->shape, 1 << acc->n_bits[LL_WARP]);
+            mma = layout_eq(acc, &want);
+        }
     }
     if (mma) {
         *la = layout_mma_operand(acc, 0, elem_bits((ElemType)at.elem), k);

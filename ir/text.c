@@ -217,6 +217,7 @@ static void print_attrs(Printer *P, IrOp *op) {
         if (at->i > 0 && at->i < (int64_t)ARRAY_LEN(rounding_names)) buf_printf(&a, ", rounding = %s", rounding_names[at->i]);
         break;
     case OP_DOT:
+    case OP_WGMMA:
         if (at->i > 0 && at->i < DOT_PRECISION_COUNT) buf_printf(&a, ", precision = %s", dot_precision_names[at->i]);
         break;
     case OP_TRANS:
@@ -232,8 +233,13 @@ static void print_attrs(Printer *P, IrOp *op) {
         if (at->i2 > 0 && at->i2 <= EVICT_LAST) buf_printf(&a, ", evict = %s", evict_names[at->i2]);
         if (op->opc == OP_LOAD && (at->flags & LOADF_VOLATILE)) buf_puts(&a, ", volatile");
         if (at->vec) buf_printf(&a, ", vec = %d", at->vec);
+        if (op->opc == OP_LOAD && at->str) {
+            buf_puts(&a, ", unpipelined = ");
+            print_string(&a, at->str);
+        }
         break;
-    case OP_ASYNC_WAIT: buf_printf(&a, ", pending = %lld", (long long)at->i); break;
+    case OP_ASYNC_WAIT:
+    case OP_WGMMA_WAIT: buf_printf(&a, ", pending = %lld", (long long)at->i); break;
     case OP_ASYNC_COPY:
         if (at->vec) buf_printf(&a, ", vec = %d", at->vec);
         break;
@@ -868,7 +874,7 @@ static void parse_attr(Parser *P, Opcode opc, IrAttr *attr) {
     } else if ((opc == OP_MULTIPLE_OF || opc == OP_MAX_CONTIGUOUS) && tok_is(key, "hint")) {
         expect(P, "=");
         attr->n_ints = (uint8_t)parse_int_list(P, attr->ints, IR_MAX_RANK, 1, INT32_MAX, "hint");
-    } else if (opc == OP_DOT && tok_is(key, "precision")) {
+    } else if ((opc == OP_DOT || opc == OP_WGMMA) && tok_is(key, "precision")) {
         expect(P, "=");
         Tok v = next_tok(P);
         int r = -1;
@@ -895,7 +901,8 @@ static void parse_attr(Parser *P, Opcode opc, IrAttr *attr) {
         attr->i2 = e;
     } else if (opc == OP_LOAD && tok_is(key, "volatile")) {
         attr->flags |= LOADF_VOLATILE;
-    } else if ((opc == OP_PRINT && tok_is(key, "prefix")) || (opc == OP_ASSERT && tok_is(key, "msg"))) {
+    } else if ((opc == OP_PRINT && tok_is(key, "prefix")) || (opc == OP_ASSERT && tok_is(key, "msg")) ||
+               (opc == OP_LOAD && tok_is(key, "unpipelined"))) {
         expect(P, "=");
         attr->str = parse_string(P);
     } else if ((opc == OP_ATOMIC || opc == OP_ATOMIC_CAS) && tok_is(key, "sem")) {
@@ -910,9 +917,9 @@ static void parse_attr(Parser *P, Opcode opc, IrAttr *attr) {
         int scope = find_name(mem_scope_names, SCOPE_COUNT, v);
         if (scope < 0) expected(P, v, "a memory scope (gpu, cta, sys)");
         attr->flags = (uint8_t)scope;
-    } else if (opc == OP_ASYNC_WAIT && tok_is(key, "pending")) {
+    } else if ((opc == OP_ASYNC_WAIT || opc == OP_WGMMA_WAIT) && tok_is(key, "pending")) {
         expect(P, "=");
-        attr->i = parse_int(P, 0, 7, "pending groups");
+        attr->i = parse_int(P, 0, 63, "pending groups");
     } else if (opc == OP_PRINT && tok_is(key, "hex")) {
         attr->i = 1;
     } else if ((mem || opc == OP_ASYNC_COPY) && tok_is(key, "vec")) {
@@ -966,6 +973,8 @@ static void check_operand_count(Parser *P, Opcode opc, SrcLoc loc, uint32_t n) {
     if (opc == OP_ATOMIC && (n < 2 || n > 3)) parse_error(P, loc, "'atomic' takes 2 or 3 operands (ptr, value, mask), got %u", n);
     if (opc == OP_ASYNC_COPY && (n < 3 || n > 4))
         parse_error(P, loc, "'async_copy' takes 3 or 4 operands (buffer, slot, ptr, mask), got %u", n);
+    if (opc == OP_WGMMA && (n < 4 || n > 5))
+        parse_error(P, loc, "'wgmma' takes 4 or 5 operands ([a | abuf, aslot], bbuf, bslot, acc), got %u", n);
 }
 
 /* The value of `const` (token t) at type `ty`: an integer that fits the

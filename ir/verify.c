@@ -10,6 +10,7 @@
 #include "ir.h"
 #include "mathfn.h"
 
+#include <stdio.h>
 #include <string.h>
 
 enum { VS_UNSEEN, VS_VISIBLE, VS_GONE };
@@ -437,20 +438,25 @@ static void check_local_alloc(Verifier *V, IrOp *op) {
 
 /* operand 0 a local_alloc's buffer, operand 1 the slot (i32); *slot gets
  * the type of one slot's tile */
-static bool check_buffer_slot(Verifier *V, IrOp *op, IrType *slot) {
-    ValId b = op->operands[0], s = op->operands[1];
+/* operands i, i + 1 are a buffer and an i32 slot: the slot's type */
+static bool check_buffer_slot_at(Verifier *V, IrOp *op, uint32_t i, IrType *slot) {
+    ValId b = op->operands[i], s = op->operands[i + 1];
     IrOp *def = V->fn->vals[b].def;
     if (!def || def->opc != OP_LOCAL_ALLOC) {
-        verr(V, op, "operand 0 is not a shared-memory buffer (a local_alloc result)");
+        verr(V, op, "operand %u is not a shared-memory buffer (a local_alloc result)", (unsigned)i);
         return false;
     }
     IrType bt = vtype(V, b);
-    want_type(V, op, "operand 1 (the slot)", s, ir_scalar(ET_I32));
+    char what[48];
+    snprintf(what, sizeof what, "operand %u (the slot)", (unsigned)i + 1);
+    want_type(V, op, what, s, ir_scalar(ET_I32));
     *slot = bt;
     slot->rank = (uint8_t)(bt.rank - 1);
     for (int d = 0; d < slot->rank; d++) slot->shape[d] = bt.shape[d + 1];
     return true;
 }
+
+static bool check_buffer_slot(Verifier *V, IrOp *op, IrType *slot) { return check_buffer_slot_at(V, op, 0, slot); }
 
 /* local_load buf, slot: one slot's tile */
 static void check_local_load(Verifier *V, IrOp *op) {
@@ -782,6 +788,51 @@ static void check_dot(Verifier *V, IrOp *op) {
     if (V->n_errors == before) check_dot_operand_layouts(V, op);
 }
 
+/* wgmma [abuf, aslot | a], bbuf, bslot, acc: as dot, with A from a slot
+ * or registers and B from a slot; the accumulator in the wgmma layout (and
+ * A in registers in the operand layout derived from it) */
+static void check_wgmma(Verifier *V, IrOp *op) {
+    IrFunc *fn = V->fn;
+    bool ss = op->n_operands == 5;
+    ValId c = op->operands[op->n_operands - 1], r = op->results[0];
+    IrType at, bt, ct = vtype(V, c);
+    if (ss ? !check_buffer_slot_at(V, op, 0, &at) : false) return;
+    if (!ss) at = vtype(V, op->operands[0]);
+    if (!check_buffer_slot_at(V, op, ss ? 2 : 1, &bt)) return;
+    if (op->attr.i < 0 || op->attr.i >= DOT_PRECISION_COUNT) verr(V, op, "unknown precision %lld", (long long)op->attr.i);
+    if (at.rank != 2 || bt.rank != 2 || ct.rank != 2 || at.shape[1] != bt.shape[0] || at.shape[0] != ct.shape[0] ||
+        bt.shape[1] != ct.shape[1]) {
+        verr(V, op, "shapes do not chain: %s @ %s into %s", tstr(V, at), tstr(V, bt), tstr(V, ct));
+        return;
+    }
+    int bits = layout_dot_mma_bits((ElemType)at.elem, (ElemType)bt.elem, (ElemType)ct.elem, (int)op->attr.i, 90);
+    if (!dot_types_ok(at.elem, bt.elem, ct.elem) || !bits || bits == 32 || ct.elem == ET_F16) {
+        verr(V, op, "wgmma does not multiply %s by %s into %s (f16, bf16, fp8, i8 into f32 or i32)", tstr(V, at),
+             tstr(V, bt), tstr(V, ct));
+        return;
+    }
+    if (at.shape[1] % layout_mma_kstep(bits) || fn->ctx->target.num_warps % 4) {
+        verr(V, op, "K = %d is not a multiple of wgmma's k-step %d, or num_warps %d not of whole warpgroups",
+             (int)at.shape[1], layout_mma_kstep(bits), fn->ctx->target.num_warps);
+        return;
+    }
+    if (!want_type(V, op, "result", r, ct)) return;
+    want_layout_of(V, op, "the accumulator", c, r, "the result");
+    int32_t lc = fn->vals[c].layout;
+    if (!V->layouts || lc < 0 || (uint32_t)lc >= fn->n_layouts) return;
+    Layout want = layout_wgmma_acc(ct.shape, fn->ctx->target.num_warps);
+    if (!layout_same(&fn->layouts[lc], &want)) verr(V, op, "the accumulator's layout #L%d is not wgmma's", lc);
+    int32_t la = ss ? -1 : fn->vals[op->operands[0]].layout;
+    Layout need = layout_mma_operand(&want, 0, elem_bits((ElemType)at.elem), at.shape[1]);
+    if (!ss && (la < 0 || (uint32_t)la >= fn->n_layouts || !layout_same(&fn->layouts[la], &need)))
+        verr(V, op, "operand 0 (a, in registers) has layout #L%d, not the wgmma A fragments'", la);
+}
+
+/* SASS's DEPBAR counts up to 63 pending groups */
+static void check_pending(Verifier *V, IrOp *op) {
+    if (op->attr.i < 0 || op->attr.i > 63) verr(V, op, "pending = %lld, expected 0 to 63", (long long)op->attr.i);
+}
+
 static void check_op_types(Verifier *V, IrOp *op) {
     unsigned flags = ir_opinfo[op->opc].flags;
     switch (op->opc) {
@@ -803,17 +854,21 @@ static void check_op_types(Verifier *V, IrOp *op) {
     case OP_SCAN: check_reduce(V, op); break;
     case OP_YIELD: case OP_CONDITION: case OP_RET: break;
     case OP_TRANS: case OP_RESHAPE: case OP_JOIN: case OP_SPLIT: check_reshape_ops(V, op); break;
-    case OP_ASSERT: check_assert(V, op); break;
+    case OP_ASSERT:
+    case OP_ASSUME: check_assert(V, op); break;
     case OP_DOT: check_dot(V, op); break;
     case OP_PRINT: case OP_BARRIER: break;
     case OP_LOCAL_ALLOC: check_local_alloc(V, op); break;
     case OP_LOCAL_LOAD: check_local_load(V, op); break;
     case OP_ASYNC_COPY: check_async_copy(V, op); break;
     case OP_ASYNC_COMMIT: break;
-    case OP_ASYNC_WAIT:
-        /* SASS's DEPBAR counts up to 63 pending groups */
-        if (op->attr.i < 0 || op->attr.i > 63) verr(V, op, "pending = %lld, expected 0 to 63", (long long)op->attr.i);
+    case OP_WGMMA: check_wgmma(V, op); break;
+    case OP_WGMMA_WAIT:
+        if (want_type(V, op, "result", op->results[0], vtype(V, op->operands[0])))
+            want_layout_of(V, op, "the result", op->results[0], op->operands[0], "the operand");
+        check_pending(V, op);
         break;
+    case OP_ASYNC_WAIT: check_pending(V, op); break;
     default:
         if (flags & F_ELEMWISE) check_arith(V, op);
         break;

@@ -26,6 +26,7 @@ typedef struct AxisState {
     IrFunc *fn;
     AxisInfo *info;
     bool *nonneg;
+    bool *assumed_nonneg;   /* tl.assume says so (note_assumption) */
     bool *has_const;
     int64_t *cval;
 } AxisState;
@@ -79,7 +80,7 @@ static void finish(AxisState *s, ValId v, AxisInfo a) {
         if (!numeric) a.contiguity[d] = a.divisibility[d] = 1;
     }
     s->info[v] = a;
-    if (elem_class((ElemType)t.elem) == EC_UINT) s->nonneg[v] = true;
+    if (elem_class((ElemType)t.elem) == EC_UINT || s->assumed_nonneg[v]) s->nonneg[v] = true;
 }
 
 static void set_const(AxisState *s, ValId v, int64_t c) {
@@ -412,18 +413,34 @@ static AxisInfo constancy_only(AxisState *s, IrOp *op, IrType t) {
     return a;
 }
 
-/* x % y, x >= 0, y unknown but a multiple of m along d (its divisibility)
- * and equal over runs of its constancy: the tutorial matmul's
- * `(pid * BLOCK + arange) % N` with N:16. |y| is a multiple of m, so a
- * window of x's run that starts at a multiple of g (g | m) holds no multiple
- * of |y| past its start and stays consecutive; its start x0 - q*y keeps the
- * divisibility both share. As x % m (floor_mod_info), but with runs also cut
- * where y changes. */
-static void rem_by_multiple(AxisState *s, AxisInfo *a, ValId x, ValId y, IrType t) {
+/* Triton's rules for x / y and x % y (its AxisInfo) take x's runs at face
+ * value when x is consecutive along the whole dim and y constant along it,
+ * whatever the signs. Where tric cannot prove x >= 0 it follows them, so
+ * that kernels as written (the tutorial matmul's `(pid_n * BLOCK_N +
+ * arange) % N`, with pid_n from a division by a `min`) get the vectors
+ * Triton gives them: a negative x there would index before the tensor. */
+static bool runs_trusted(AxisState *s, ValId x, const AxisInfo *l, const AxisInfo *yi, IrType t, int d) {
+    return s->nonneg[x] || (l->contiguity[d] == dim_size(t, d) && yi->constancy[d] == dim_size(t, d));
+}
+
+/* x % y and x / y, y not a known constant but a multiple of m along d (its
+ * divisibility) and equal over runs of its constancy: |y| is a multiple of
+ * m, so a window of x's run that starts at a multiple of g (g | m) holds no
+ * multiple of |y| past its start. So x % y stays consecutive there, its
+ * start x0 - q*y keeping the divisibility both share (as x % m,
+ * floor_mod_info, but with runs also cut where y changes), and x / y stays
+ * constant. */
+static void by_multiple(AxisState *s, AxisInfo *a, IrOp *op, IrType t) {
+    ValId x = op->operands[0], y = op->operands[1];
     AxisInfo l = operand(s, x, t), yi = operand(s, y, t);
     for (int d = 0; d < n_dims(t); d++) {
+        if (!runs_trusted(s, x, &l, &yi, t, d)) continue;
         int64_t m = yi.divisibility[d];
         int64_t g = min64(min64(l.contiguity[d], m), min64(l.divisibility[d], yi.constancy[d]));
+        if (op->opc == OP_DIV) {
+            a->constancy[d] = max64(a->constancy[d], g);
+            continue;
+        }
         a->contiguity[d] = g;
         a->divisibility[d] = min64(run_div(&l, d, g), m);
     }
@@ -434,29 +451,41 @@ static void visit_div_rem(AxisState *s, IrOp *op) {
     IrType t = ir_type(s->fn, r);
     AxisInfo a = constancy_only(s, op, t);
     int64_t c = s->has_const[y] ? s->cval[y] : 0;
-    bool integer = elem_is_int((ElemType)t.elem);
-    if (integer && c == 1 && op->opc == OP_DIV) {
+    bool integer = elem_is_int((ElemType)t.elem), rem = op->opc == OP_REM;
+    if (integer && c == 1 && !rem) {
         copy_value(s, r, x);
         return;
     }
+    AxisInfo l = operand(s, x, t), yi = operand(s, y, t);
     if (integer && c > 0) {
-        AxisInfo l = operand(s, x, t);
-        if (op->opc == OP_DIV && s->nonneg[x]) a = floor_div_info(&l, t, c);
-        else if (op->opc == OP_DIV)   /* truncation of a possibly negative exact multiple */
+        bool pow2 = (c & (c - 1)) == 0;
+        if (!rem && s->nonneg[x]) a = floor_div_info(&l, t, c);
+        else if (!rem)   /* truncation of a possibly negative exact multiple */
             for (int d = 0; d < n_dims(t); d++) {
                 int64_t e = run_div(&l, d, 1);
-                a.divisibility[d] = (c & (c - 1)) == 0 && e >= c ? e / c : 1;
+                a.divisibility[d] = pow2 && e >= c ? e / c : 1;
+                if (runs_trusted(s, x, &l, &yi, t, d))
+                    a.constancy[d] = max64(a.constancy[d],
+                                           min64(min64(l.contiguity[d], l.divisibility[d]), pow2_div(c)));
             }
-        else if (s->nonneg[x] && (c & (c - 1)) == 0) a = floor_mod_info(&l, t, c);
+        else if (pow2) {
+            AxisInfo m = floor_mod_info(&l, t, c);
+            for (int d = 0; d < n_dims(t); d++)
+                if (runs_trusted(s, x, &l, &yi, t, d)) {
+                    a.contiguity[d] = m.contiguity[d];
+                    a.divisibility[d] = m.divisibility[d];
+                }
+        }
         s->nonneg[r] = s->nonneg[x];
-    } else if (integer && op->opc == OP_REM && s->nonneg[x] && !s->has_const[y]) {
-        rem_by_multiple(s, &a, x, y, t);
-        s->nonneg[r] = true;
     } else if (integer && !s->has_const[y]) {
-        s->nonneg[r] = s->nonneg[x] && s->nonneg[y];   /* a quotient of non-negatives */
+        by_multiple(s, &a, op, t);
+        /* C's remainder has the sign of x; a quotient of non-negatives is one */
+        s->nonneg[r] = s->nonneg[x] && (rem || s->nonneg[y]);
+    } else if (integer && rem && c < 0) {
+        s->nonneg[r] = s->nonneg[x];
     }
     if (integer && s->has_const[x] && c != 0 && !(c == -1 && s->cval[x] == INT64_MIN)) {
-        set_const(s, r, wrap_to(t, (uint64_t)(op->opc == OP_DIV ? s->cval[x] / c : s->cval[x] % c)));
+        set_const(s, r, wrap_to(t, (uint64_t)(rem ? s->cval[x] % c : s->cval[x] / c)));
         for (int d = 0; d < n_dims(t); d++) a.divisibility[d] = pow2_div(s->cval[r]);
     }
     finish(s, r, a);
@@ -804,11 +833,43 @@ static void visit_block(AxisState *s, IrBlock *b) {
     }
 }
 
+/* ---- tl.assume ---- */
+
+/* v's value when it is a constant, or a splat or broadcast of one */
+static bool const_source(IrFunc *fn, ValId v, int64_t *c) {
+    IrOp *d = fn->vals[v].def;
+    while (d && (d->opc == OP_SPLAT || d->opc == OP_BROADCAST || d->opc == OP_EXPAND_DIMS)) d = fn->vals[d->operands[0]].def;
+    if (!d || d->opc != OP_CONST || !elem_is_int((ElemType)fn->vals[d->results[0]].type.elem)) return false;
+    *c = d->attr.i;
+    return true;
+}
+
+/* assume(x >= c) with c >= 0, x > c with c >= -1, and the same written
+ * the other way round (c <= x, c < x): x is non-negative everywhere (an
+ * SSA value has one value, so the promise holds before the assume too). */
+static void note_assumption(IrFunc *fn, IrOp *op, void *ud) {
+    bool *assumed_nonneg = ud;
+    if (op->opc != OP_ASSUME) return;
+    IrOp *cmp = fn->vals[op->operands[0]].def;
+    if (!cmp || cmp->opc != OP_CMP || !elem_is_signed((ElemType)fn->vals[cmp->operands[0]].type.elem)) return;
+    CmpPred p = (CmpPred)cmp->attr.i;
+    int64_t c;
+    for (int side = 0; side < 2; side++) {
+        ValId x = cmp->operands[side];
+        if (!const_source(fn, cmp->operands[1 - side], &c)) continue;
+        /* x p c (side 0) or c p x (side 1), as x >= c or x > c */
+        bool ge = side == 0 ? p == CMP_GE : p == CMP_LE, gt = side == 0 ? p == CMP_GT : p == CMP_LT;
+        if ((ge && c >= 0) || (gt && c >= -1)) assumed_nonneg[x] = true;
+    }
+}
+
 AxisInfo *axisinfo_compute(IrFunc *fn) {
     Arena *a = fn->ctx->arena;
-    AxisState s = {fn, NULL, NULL, NULL, NULL};
+    AxisState s = {fn, NULL, NULL, NULL, NULL, NULL};
     s.info = arena_alloc(a, sizeof(AxisInfo) * fn->n_vals);
     s.nonneg = arena_alloc(a, sizeof(bool) * fn->n_vals);
+    s.assumed_nonneg = arena_alloc(a, sizeof(bool) * fn->n_vals);
+    ir_walk(fn, fn->body, note_assumption, s.assumed_nonneg);
     s.has_const = arena_alloc(a, sizeof(bool) * fn->n_vals);
     s.cval = arena_alloc(a, sizeof(int64_t) * fn->n_vals);
     for (uint32_t v = 0; v < fn->n_vals; v++) s.info[v] = info_top();

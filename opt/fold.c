@@ -430,6 +430,12 @@ static bool fold_chain(IrFunc *fn, IrOp *op) {
 
 static void fold_op(IrFunc *fn, IrOp *op, void *ud) {
     bool *changed = ud;
+    Konst k;
+    if (op->opc == OP_ASSUME && konst(fn, op->operands[0], &k) && k.i) {   /* promises nothing */
+        ir_op_unlink(op);
+        *changed = true;
+        return;
+    }
     if (!foldable(op->opc) || op->n_results != 1) return;
     if (fold_constants(fn, op)) {
         *changed = true;

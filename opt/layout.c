@@ -18,9 +18,10 @@
  *     instead (cheaper than moving data between threads).
  * A reduce works in its operands' layout; a scan too when that layout holds
  * the axis as scan needs (doc/ir.md), else in one that does.
- * A dot is an anchor too: its result and accumulator take the mma.sync
- * accumulator layout when the dot fits mma.sync (layout_dot_mma_ok), else
- * the default layout (the FMA path), whatever the users want; its operands
+ * A dot is an anchor too: its result and accumulator take the wgmma
+ * accumulator layout when the dot fits wgmma (sm_90a), else the mma.sync
+ * one when it fits mma.sync (layout_dot_mma_ok), else the default layout
+ * (the FMA path), whatever the users want; its operands
  * the layouts derived from it (layout_dot_operands). A loop-carried
  * accumulator so keeps that layout through the loop, and the epilogue
  * converts once after it.
@@ -311,6 +312,7 @@ static bool scan_ok(LayoutPass *P, IrOp *op, int32_t l);
 /* The layout a dot works in: its accumulator's and its result's. */
 static int32_t dot_layout(LayoutPass *P, IrOp *op) {
     IrType t = ir_type(P->fn, op->results[0]);
+    if (layout_dot_wgmma_bits(P->fn, op)) return intern(P, layout_wgmma_acc(t.shape, P->num_warps));
     if (layout_dot_mma_ok(P->fn, op)) return intern(P, layout_mma_acc(t.rank, t.shape, P->num_warps));
     return default_layout(P, t);
 }

@@ -7,6 +7,7 @@
  *   axisinfo.c   axisinfo_*       analysis: contiguity/divisibility/constancy
  *   layout.c     pass_layout      layout assignment + convert insertion
  *   pipeline.c   pass_pipeline    software pipelining of dot loops (cp.async)
+ *   wgmma.c      pass_wgmma       dots on sm_90a read their tiles from slots (wgmma)
  *   regs.c       pass_regs        estimated registers per thread (before ptxas)
  */
 #ifndef TRIC_OPT_H
@@ -32,6 +33,10 @@ void pass_layout(IrFunc *fn);
  * convert_layout) load them target.num_stages - 1 iterations ahead into
  * rings of shared-memory slots by async copies (pipeline.c); layouts kept. */
 void pass_pipeline(IrFunc *fn);
+/* requires: layout. changes: a dot in the wgmma layout whose B is read from
+ * a slot (pipeline) becomes wgmma (A from its slot or registers) and a
+ * wgmma_wait; the slot reads it replaces are left to dce. */
+void pass_wgmma(IrFunc *fn);
 /* requires: layout (without layouts each tile counts as spread evenly over
  * the threads). changes: nothing in the IR; sets fn->est_regs (estimated
  * peak 32-bit registers per thread), fn->est_preds and fn->est_regs_op

@@ -15,6 +15,7 @@ const PassInfo opt_passes[] = {
     {"dce", pass_dce, NULL},
     {"layout", pass_layout, NULL},
     {"pipeline", pass_pipeline, "layout"},
+    {"wgmma", pass_wgmma, "layout"},
     {"regs", pass_regs, NULL},
 };
 const int opt_n_passes = (int)ARRAY_LEN(opt_passes);
@@ -22,9 +23,10 @@ const int opt_n_passes = (int)ARRAY_LEN(opt_passes);
 /* fold first so cse sees canonical operands; dce removes what both left;
  * after layout assignment, cse and dce again: convert insertion and
  * rematerialization can leave duplicates and dead ops behind, and so can
- * pipelining (it clones address computations and orphans the originals);
- * regs last, over the IR ptxgen will see. */
-const char *const opt_standard_pipeline[] = {"fold", "cse", "dce", "layout", "pipeline", "cse", "dce", "regs"};
+ * pipelining (it clones address computations and orphans the originals)
+ * and wgmma (the slots' local_loads it reads around); regs last, over the
+ * IR ptxgen will see. */
+const char *const opt_standard_pipeline[] = {"fold", "cse", "dce", "layout", "pipeline", "wgmma", "cse", "dce", "regs"};
 const int opt_n_standard_pipeline = (int)ARRAY_LEN(opt_standard_pipeline);
 
 static const PassInfo *find_pass(const char *name) {

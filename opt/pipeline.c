@@ -3,8 +3,9 @@
  * op that reads them (ptx-notes section 7). S is the loop's own num_stages
  * (tl.range's) or else the kernel's. Two kinds of loop:
  *
- *  - dot loops: the loads whose tiles reach a dot operand through a
- *    convert_layout. The dot reads its slot while later copies are in
+ *  - dot loops: the loads whose tiles reach a dot operand through one
+ *    convert_layout and elementwise ops of one operand (a cast of fp8),
+ *    in any order. The dot reads its slot while later copies are in
  *    flight, so the ring has S slots:
  *
  *   prologue:  for s in 0 .. S-2: copy iteration s's tile into slot s
@@ -12,7 +13,10 @@
  *   loop i:    async_wait S-2; barrier      (slot i%S has landed, and
  *                                            everyone has finished reading
  *                                            slot (i-1)%S)
- *              ... local_load slot i%S where the convert was ... dot
+ *              ... local_load slot i%S in the dot operand's layout where
+ *              the chain ended (then select(mask, it, other) unless other
+ *              is +0: the copy fills zeros; then the chain's elementwise
+ *              ops) ... dot
  *              copy iteration i+S-1's tile into slot (i+S-1)%S (masked
  *              off beyond ub); commit (always, even empty: the wait's
  *              count stays right at the tail)
@@ -46,14 +50,14 @@
  * update). The originals then feed nothing and dce removes them.
  *
  * Left alone: S < 2; loops whose step is not known positive (a positive
- * constant or num_programs: "iteration i+k runs" is iv + k*step < ub); loads that are volatile, of pointers or i1,
- * whose proven vector is under 4 bytes (cp.async moves 4, 8 or 16) or runs
- * along another dim than the last (the slots are row-major), of scalars;
- * loads whose address or mask depends on anything but pure ops of the body
- * (a load, a nested region), or on a loop-carried value whose update does;
- * in dot loops, loads with an `other` that is not +0 and loads whose result
- * has another use than one convert_layout feeding only dot operands. Runs
- * after layout assignment (it keeps layouts).
+ * constant or num_programs: "iteration i+k runs" is iv + k*step < ub); loads
+ * that are volatile, of pointers or i1, whose proven vector is under 4
+ * bytes (cp.async moves 4, 8 or 16), of scalars; loads whose address or
+ * mask depends on anything but pure ops of the body (a load, a nested
+ * region), or on a loop-carried value whose update does; in dot loops,
+ * loads whose result has another use than such a chain. The vectors may
+ * run along any dim: ptxgen stores the slot with that dim last. Runs after
+ * layout assignment (it keeps layouts).
  */
 #include "opt.h"
 
@@ -61,7 +65,8 @@
 #include <string.h>
 
 typedef struct Cand {
-    IrOp *load, *conv;
+    IrOp *load;
+    IrOp *last;     /* dot loops: the last op of the chain from the load to the dot */
     ValId buf;
 } Cand;
 
@@ -154,52 +159,67 @@ static int copy_bytes(IrFunc *fn, IrOp *load) {
     return bytes > 16 ? 16 : bytes;
 }
 
-/* conv's result feeds only dot operands a and b */
-static bool feeds_dots_only(Pipe *Q, IrOp *conv, const uint32_t *uses) {
-    ValId r = conv->results[0];
+/* v feeds only dot operands a and b */
+static bool feeds_dots_only(Pipe *Q, ValId v, const uint32_t *uses) {
     uint32_t seen = 0;
     for (IrOp *op = Q->body->first; op; op = op->next)
         for (uint32_t i = 0; i < op->n_operands; i++) {
-            if (op->operands[i] != r) continue;
+            if (op->operands[i] != v) continue;
             if (op->opc != OP_DOT || i > 1) return false;
             seen++;
         }
-    return seen == uses[r] && seen > 0;
+    return seen == uses[v] && seen > 0;
 }
 
-/* a load of a tile that cp.async can copy for a later iteration */
-static bool copyable(Pipe *Q, IrOp *op) {
+/* an op a dot operand may pass through between its load and the dot:
+ * one convert_layout, and elementwise ops of one operand (an fp8 tile's
+ * .to(tl.float16)) */
+static bool chain_op(const IrOp *op) {
+    unsigned f = ir_opinfo[op->opc].flags;
+    return op->opc == OP_CONVERT_LAYOUT || ((f & F_PURE) && (f & F_ELEMWISE) && op->n_operands == 1);
+}
+
+/* Why cp.async cannot copy a load's tile for a later iteration (NULL: it
+ * can). The reasons are recorded on the loads (doc/ir.md: unpipelined). */
+static const char *copy_obstacle(Pipe *Q, IrOp *op) {
     IrFunc *fn = Q->fn;
-    if (op->opc != OP_LOAD || (op->attr.flags & LOADF_VOLATILE)) return false;
+    if (op->attr.flags & LOADF_VOLATILE) return "volatile";
     ValId r = op->results[0];
     IrType t = fn->vals[r].type;
     ElemType e = (ElemType)t.elem;
-    if (t.rank < 1 || t.rank > IR_MAX_RANK - 1 || e == ET_PTR || e == ET_I1 || elem_bytes(e) > 8) return false;
-    if (copy_bytes(fn, op) < 4 || fn->vals[r].layout < 0) return false;
-    /* the vectors must run along the last dim: the buffer is row-major */
-    const Layout *l = &fn->layouts[fn->vals[r].layout];
-    if (layout_contig_regs(l, l->rank - 1) < (op->attr.vec > 0 ? op->attr.vec : 1)) return false;
+    if (t.rank < 1) return "a scalar";
+    if (t.rank > IR_MAX_RANK - 1) return "a rank-4 tile (slots add a dim)";
+    if (e == ET_PTR || e == ET_I1 || elem_bytes(e) > 8) return "elements cp.async does not copy (pointers, i1)";
+    if (copy_bytes(fn, op) < 4)
+        return arena_printf(fn->ctx->arena, "%d-byte vectors (cp.async copies 4, 8 or 16 bytes)", copy_bytes(fn, op));
+    /* the vectors run along one dim (ptxgen stores the slot with it last) */
+    if (layout_vector_dim(&fn->layouts[fn->vals[op->operands[0]].layout], op->attr.vec > 0 ? op->attr.vec : 1) < 0)
+        return "its vectors run along no one dim";
     for (uint32_t i = 0; i < op->n_operands && i < 2; i++)
-        if (!ahead_ok(Q, op->operands[i])) return false;
-    return true;
+        if (!ahead_ok(Q, op->operands[i])) return "its address or mask comes from a load or a nested region of the loop";
+    return NULL;
 }
 
-static bool candidate(Pipe *Q, IrOp *op, const uint32_t *uses, Cand *c) {
+/* Why op, a load in the body, is not pipelined (NULL: c describes it). */
+static const char *obstacle(Pipe *Q, IrOp *op, const uint32_t *uses, Cand *c) {
     IrFunc *fn = Q->fn;
-    if (op->opc != OP_LOAD) return false;
     ValId r = op->results[0];
-    if (Q->plain) {
-        if (!copyable(Q, op)) return false;
-        c->load = op;
-        return true;
-    }
-    if (fn->vals[r].type.rank < 2 || uses[r] != 1) return false;
-    if (op->n_operands > 2 && !is_zero_const(fn, op->operands[2])) return false;
-    IrOp *conv = only_user(Q, r);
-    if (!conv || conv->opc != OP_CONVERT_LAYOUT || !feeds_dots_only(Q, conv, uses) || !copyable(Q, op)) return false;
+    const char *why = copy_obstacle(Q, op);
+    if (why) return why;
     c->load = op;
-    c->conv = conv;
-    return true;
+    if (Q->plain) return NULL;
+    if (fn->vals[r].type.rank < 2) return "not a dot operand (a 1-D tile)";
+    /* load -> chain ops, exactly one of them a convert -> dot operands */
+    IrOp *last = op, *conv = NULL;
+    for (IrOp *u = only_user(Q, r); u && chain_op(u) && uses[last->results[0]] == 1; u = only_user(Q, u->results[0])) {
+        if (u->opc == OP_CONVERT_LAYOUT && conv) break;
+        if (u->opc == OP_CONVERT_LAYOUT) conv = u;
+        last = u;
+    }
+    if (!conv || !feeds_dots_only(Q, last->results[0], uses))
+        return "its tile is used otherwise than as a dot operand (through a layout conversion and elementwise ops)";
+    c->last = last;
+    return NULL;
 }
 
 /* ---- cloning the address computations ---- */
@@ -254,6 +274,7 @@ static void emit_copy(Pipe *Q, IrBuilder *b, const Cand *c, ValId slot, ValId ru
     ValId ops[4] = {c->buf, slot, p, m};
     IrOp *cp = ir_build(b, OP_ASYNC_COPY, ops, 4, NULL, 0, 0);
     cp->attr.vec = ld->attr.vec;
+    cp->loc = ld->loc;   /* the load's copies report as the load (ir_load_report) */
 }
 
 /* ---- the transformation ---- */
@@ -347,6 +368,61 @@ static IrOp *replace_loads(Pipe *Q, Cand *cands, uint32_t n, ValId slot) {
     return last;
 }
 
+/* v in layout li, at b: a constant made anew, else a convert_layout */
+static ValId in_layout(Pipe *Q, IrBuilder *b, ValId v, int32_t li) {
+    IrFunc *fn = Q->fn;
+    if (fn->vals[v].layout == li) return v;
+    IrOp *d = fn->vals[v].def;
+    IrType t = fn->vals[v].type;
+    ValId r;
+    if (d && d->opc == OP_CONST) {
+        IrOp *k = ir_build(b, OP_CONST, NULL, 0, &t, 1, 0);
+        k->attr = d->attr;
+        r = k->results[0];
+    } else {
+        r = ir_build1(b, OP_CONVERT_LAYOUT, t, v);
+    }
+    fn->vals[r].layout = li;
+    return r;
+}
+
+/* A dot loop's read: where the chain's last op was, the slot's tile in
+ * that op's layout, `other` put back where the mask is false (the copy
+ * filled zeros), then the chain's elementwise ops in that layout; the
+ * chain and the load go. */
+static void replace_chain(Pipe *Q, const Cand *c, ValId slot) {
+    IrFunc *fn = Q->fn;
+    IrOp *ld = c->load, *last = c->last;
+    int32_t li = fn->vals[last->results[0]].layout;
+    IrBuilder at = {fn, Q->body, last, last->loc};
+    IrType t = fn->vals[ld->results[0]].type;
+    ValId ops[2] = {c->buf, slot};
+    ValId v = ir_build(&at, OP_LOCAL_LOAD, ops, 2, &t, 1, 0)->results[0];
+    fn->vals[v].layout = li;
+    if (ld->n_operands > 2 && !is_zero_const(fn, ld->operands[2])) {
+        ValId m = in_layout(Q, &at, ld->operands[1], li), o = in_layout(Q, &at, ld->operands[2], li);
+        v = ir_build3(&at, OP_SELECT, t, m, v, o);
+        fn->vals[v].layout = li;
+    }
+    IrOp *op = ld;
+    do {
+        op = only_user(Q, op->results[0]);
+        if (op->opc == OP_CONVERT_LAYOUT) continue;
+        IrType rt = fn->vals[op->results[0]].type;
+        IrOp *cl = ir_build(&at, op->opc, &v, 1, &rt, 1, 0);
+        cl->attr = op->attr;
+        cl->loc = op->loc;
+        v = cl->results[0];
+        fn->vals[v].layout = li;
+    } while (op != last);
+    ir_replace_uses(fn, last->results[0], v);
+    for (IrOp *o = only_user(Q, ld->results[0]), *next; o; o = next) {
+        next = o == last ? NULL : only_user(Q, o->results[0]);
+        ir_op_unlink(o);
+    }
+    ir_op_unlink(ld);
+}
+
 static void pipeline_loop(Pipe *Q, Cand *cands, uint32_t n) {
     IrFunc *fn = Q->fn;
     IrOp *loop = Q->loop;
@@ -411,19 +487,8 @@ static void pipeline_loop(Pipe *Q, Cand *cands, uint32_t n) {
         if (Q->need[k]) map_set(Q, body->args[k], ahead[k]);
     for (uint32_t i = 0; i < n; i++) emit_copy(Q, &bb, &cands[i], wslot, runs);
     ir_build(&bb, OP_ASYNC_COMMIT, NULL, 0, NULL, 0, 0);
-    /* dot loops: the reads replace the converts; the loads go */
-    for (uint32_t i = 0; i < n && !Q->plain; i++) {
-        IrOp *conv = cands[i].conv;
-        ValId r = conv->results[0];
-        IrBuilder at = {fn, body, conv, conv->loc};
-        ValId ops[2] = {cands[i].buf, rslot};
-        IrType t = fn->vals[r].type;
-        ValId v = ir_build(&at, OP_LOCAL_LOAD, ops, 2, &t, 1, 0)->results[0];
-        fn->vals[v].layout = fn->vals[r].layout;
-        ir_replace_uses(fn, r, v);
-        ir_op_unlink(conv);
-        ir_op_unlink(cands[i].load);
-    }
+    /* dot loops: the reads replace the chains; the loads go */
+    for (uint32_t i = 0; i < n && !Q->plain; i++) replace_chain(Q, &cands[i], rslot);
     /* updates, at the end of the body */
     IrBuilder be = {fn, body, body->last, loop->loc};
     for (uint32_t k = 1; k < nargs; k++)
@@ -468,21 +533,46 @@ static bool reads_private(IrFunc *fn, const Cand *cands, uint32_t n) {
     return true;
 }
 
+/* every load directly in the loop's body gets `why` */
+static void mark_loads(IrBlock *body, const char *why) {
+    for (IrOp *op = body->first; op; op = op->next)
+        if (op->opc == OP_LOAD) op->attr.str = why;
+}
+
 static void try_loop(IrFunc *fn, IrOp *loop, const uint32_t *uses) {
     int S = loop->attr.i ? (int)loop->attr.i : fn->ctx->target.num_stages;
-    if (S < 2 || !known_positive(fn, loop->operands[2])) return;
+    IrBlock *body = loop->regions[0];
+    bool plain = loop->attr.i && !has_dot(body);
+    if (S < 2) {
+        mark_loads(body, arena_printf(fn->ctx->arena, "num_stages is %d", S));
+        return;
+    }
+    if (!has_dot(body) && !plain) {
+        mark_loads(body, "a loop without a dot pipelines only with its own num_stages (tl.range)");
+        return;
+    }
+    if (!known_positive(fn, loop->operands[2])) {
+        mark_loads(body, "the loop's step is not known to be positive");
+        return;
+    }
     /* S > 65 would wait with more than the 63 pending groups SASS's DEPBAR counts */
-    Pipe Q = {.fn = fn, .loop = loop, .body = loop->regions[0], .S = S > 65 ? 65 : S,
-              .plain = loop->attr.i && !has_dot(loop->regions[0])};
+    Pipe Q = {.fn = fn, .loop = loop, .body = body, .S = S > 65 ? 65 : S, .plain = plain};
     Q.ok = arena_alloc(fn->ctx->arena, fn->n_vals);
     Q.need = arena_alloc(fn->ctx->arena, sizeof(bool) * Q.body->n_args);
     Cand *cands = NULL;
     uint32_t n = 0, cap = 0;
     for (IrOp *op = Q.body->first; op; op = op->next) {
         Cand c = {0};
-        if (candidate(&Q, op, uses, &c)) VEC_PUSH(fn->ctx->arena, cands, n, cap, c);
+        if (op->opc != OP_LOAD) continue;
+        op->attr.str = obstacle(&Q, op, uses, &c);
+        if (!op->attr.str) VEC_PUSH(fn->ctx->arena, cands, n, cap, c);
     }
-    if (!n || !carried_ok(&Q)) return;
+    if (!n) return;
+    if (!carried_ok(&Q)) {
+        for (uint32_t i = 0; i < n; i++)
+            cands[i].load->attr.str = "a loop-carried value its address needs is updated from a load or a nested region";
+        return;
+    }
     Q.private_ = Q.plain && reads_private(fn, cands, n);
     Q.map = arena_alloc(fn->ctx->arena, sizeof(ValId) * fn->n_vals * 2 + 64);
     pipeline_loop(&Q, cands, n);
@@ -499,7 +589,6 @@ static void collect_loop(IrFunc *fn, IrOp *op, void *ud) {
 }
 
 void pass_pipeline(IrFunc *fn) {
-    if (fn->ctx->target.num_stages < 2) return;
     Loops loops = {0};
     ir_walk(fn, fn->body, collect_loop, &loops);
     for (uint32_t i = 0; i < loops.n; i++) try_loop(fn, loops.ops[i], ir_count_uses(fn));

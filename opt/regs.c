@@ -12,7 +12,8 @@
  *    width (64-bit 8 quarters, 32-bit 4, 16-bit 2 as packed pairs, 8-bit
  *    1); i1 values are predicates, counted apart. Values whose registers
  *    are another's (splat, broadcast, expand_dims, trans, reshape, split,
- *    hints, a convert_layout that only renames registers) cost nothing and keep that other value alive instead.
+ *    hints, a convert_layout that only renames registers, wgmma_wait) cost
+ *    nothing and keep that other value alive instead.
  *    Constants are immediates; kernel parameters live in the constant bank.
  *    Registers that axis analysis proves equal (constancy within one
  *    thread) are computed once (ptxgen does the same).
@@ -32,8 +33,8 @@
  *    when they do not overlap: an accumulator updated in place counts once);
  *    a for's counter lives through the whole loop.
  *  - at each op the pressure is what lives across it plus its operands that
- *    die there plus its results; an elementwise op or dot writes its results
- *    over its dying operands (so the larger of the two counts), a
+ *    die there plus its results; an elementwise op, dot or wgmma writes its
+ *    results over its dying operands (so the larger of the two counts), a
  *    convert_layout through shared memory holds both.
  * The peak over the function, rounded up to whole registers, plus the
  * registers every kernel keeps (thread ids and index math, REGS_FIXED), is
@@ -312,7 +313,7 @@ static bool convert_renames(IrFunc *fn, IrOp *op) {
 static bool is_alias(IrFunc *fn, IrOp *op) {
     switch (op->opc) {
     case OP_SPLAT: case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_TRANS: case OP_RESHAPE: case OP_SPLIT:
-    case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS: return true;
+    case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS: case OP_WGMMA_WAIT: return true;
     case OP_CONVERT_LAYOUT: return convert_renames(fn, op);
     default: return false;
     }
@@ -441,7 +442,7 @@ static void live_block(Regs *R, IrBlock *b, int32_t *pos) {
 /* Also a region op's start and end: its operands move into its block
  * arguments, its yields into its results (ptxas coalesces the moves). */
 static bool overwrites_operands(const IrOp *op) {
-    return (ir_opinfo[op->opc].flags & F_ELEMWISE) || op->opc == OP_DOT;
+    return (ir_opinfo[op->opc].flags & F_ELEMWISE) || op->opc == OP_DOT || op->opc == OP_WGMMA;
 }
 
 /* Pressure in quarters (and predicates) at every position; the peak. */

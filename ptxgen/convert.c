@@ -18,6 +18,8 @@
  */
 #include "ptx.h"
 
+#include <string.h>
+
 Reg ptx_smem_base(Ptx *P) {
     if (P->smem_base) return P->smem_base;
     Buf *saved = P->out;
@@ -556,11 +558,10 @@ static const char *vec_regs(Ptx *P, const Reg *regs, int r, int vec) {
 
 static const char *vec_sfx(int vec) { return vec == 4 ? ".v4" : vec == 2 ? ".v2" : ""; }
 
-/* v's elements (held in regs, in v's layout) into the buffer; only where
- * `guard` holds when it is not REG_NONE */
-static void write_tile(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg guard, ElemType e, const SmemShape *shape,
-                       int vec) {
-    int32_t li = ptx_layout_index(P, op, v);
+/* v's elements (held in regs, in layout li: v's, or its view in the
+ * buffer) into the buffer; only where `guard` holds when it is not REG_NONE */
+static void write_tile(Ptx *P, IrOp *op, ValId v, int32_t li, const Reg *regs, Reg guard, ElemType e,
+                       const SmemShape *shape, int vec) {
     const Layout *l = &P->fn->layouts[li];
     SmemAddr a = smem_addr_layout(P, li, shape);
     uint32_t dup_regs;
@@ -592,8 +593,8 @@ static void write_tile(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg guard, El
     }
 }
 
-static void read_tile(Ptx *P, IrOp *op, ValId v, ElemType e, const SmemShape *shape, int vec) {
-    int32_t li = ptx_layout_index(P, op, v);
+/* v's registers (layout li: v's, or its view in the buffer) from the buffer */
+static void read_tile(Ptx *P, IrOp *op, ValId v, int32_t li, ElemType e, const SmemShape *shape, int vec) {
     const Layout *l = &P->fn->layouts[li];
     SmemAddr a = smem_addr_layout(P, li, shape);
     int n = ptx_value_nregs(P, op, v);
@@ -655,17 +656,17 @@ static SmemAddr ldm_addr(Ptx *P, const SmemShape *shape, const LdmPat *p) {
     return smem_addr_new(P, shape, lane_vals, 5, p->warp, p->n_warp, REG_NONE);
 }
 
-static void read_tile_ldm(Ptx *P, IrOp *op, ValId v, ElemType e, const SmemShape *shape, const LdmPat *p) {
-    int32_t li = ptx_layout_index(P, op, v);
+static void read_tile_ldm(Ptx *P, IrOp *op, ValId v, int32_t li, ElemType e, const SmemShape *shape,
+                          const LdmPat *p) {
     SmemAddr a = ldm_addr(P, shape, p);
     Reg *regs = ptx_def(P, op, v);
     TRIC_ASSERT(ptx_ll_nregs(&P->fn->layouts[li]) == p->n_mat << p->nlow);
     for (int q = 0; q < p->n_mat / ldm_x(p); q++) ldm_emit(P, &a, p, elem_bytes(e) == 2, regs, NULL, q);
 }
 
-static void read_plan(Ptx *P, IrOp *op, ValId v, ElemType e, const SmemPlan *plan) {
-    if (plan->ldm) read_tile_ldm(P, op, v, e, &plan->shape, &plan->pat);
-    else read_tile(P, op, v, e, &plan->shape, plan->vec_r);
+static void read_plan(Ptx *P, IrOp *op, ValId v, int32_t li, ElemType e, const SmemPlan *plan) {
+    if (plan->ldm) read_tile_ldm(P, op, v, li, e, &plan->shape, &plan->pat);
+    else read_tile(P, op, v, li, e, &plan->shape, plan->vec_r);
 }
 
 void ptx_convert_layout(Ptx *P, IrOp *op) {
@@ -686,9 +687,9 @@ void ptx_convert_layout(Ptx *P, IrOp *op) {
     size += scratch_off(P);
     TRIC_ASSERT(size <= INT32_MAX);
     if (size > P->fn->shared_bytes) P->fn->shared_bytes = (int32_t)size;
-    write_tile(P, op, src, ptx_regs(P, src, NULL), REG_NONE, e, &plan.shape, plan.vec_w);
+    write_tile(P, op, src, lw, ptx_regs(P, src, NULL), REG_NONE, e, &plan.shape, plan.vec_w);
     ptx_ins(P, "bar.sync 0;");
-    read_plan(P, op, res, e, &plan);
+    read_plan(P, op, res, lr, e, &plan);
     ptx_ins(P, "bar.sync 0;");
 }
 
@@ -722,9 +723,9 @@ void ptx_smem_share(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg owner) {
     size = rows * (((int64_t)1 << plan.shape.lb) + plan.shape.pad) * plan.shape.bytes + scratch_off(P);
     TRIC_ASSERT(size <= INT32_MAX);
     if (size > P->fn->shared_bytes) P->fn->shared_bytes = (int32_t)size;
-    write_tile(P, op, v, regs, owner, e, &plan.shape, plan.vec_w);
+    write_tile(P, op, v, li, regs, owner, e, &plan.shape, plan.vec_w);
     ptx_ins(P, "bar.sync 0;");
-    read_plan(P, op, v, e, &plan);
+    read_plan(P, op, v, li, e, &plan);
     ptx_ins(P, "bar.sync 0;");
 }
 
@@ -736,6 +737,24 @@ void ptx_smem_share(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg owner) {
  * so both sides agree; cp.async writes whole vectors, so a pad keeps them
  * aligned. Slots are 128-byte aligned.
  *
+ * The copies' vectors run along the pointers' fastest dim, which need not
+ * be the last (a column-major operand: `k[:, None] + n[None, :] * stride`
+ * runs down dim 0). The slot then stores the tile with that dim last: its
+ * view is the tile permuted (perm, as trans's), and the writer and the
+ * reader address it through their layouts permuted the same way (vw, vr;
+ * registers keep their numbers). ldmatrix reads the view as it would any
+ * row-major tile: a column-major B is a row-major B^T, read without .trans.
+ *
+ * A buffer wgmma reads (ptxgen/wgmma.c) gets the canonical layout the
+ * tensor cores read (ptx-notes 8.2, PTX ISA "shared memory matrix
+ * layout"): with S the swizzle span (128, 64 or 32 bytes: the largest that
+ * the contiguous dim fills), rows of E = S / bytes elements of the
+ * contiguous dim, 16-byte chunk c of row r at c ^ ((r >> (7 - log2 S)) &
+ * (S / 16 - 1)), and a contiguous dim longer than E split into blocks of E
+ * stored one after another: the view is the tile reshaped to split that
+ * dim (blocks, E) and permuted to (blocks, the other dim, E). Its slots
+ * are 1024-byte aligned (the swizzle repeats every 1024 bytes at most).
+ *
  * Allocation by liveness: ops are numbered in program order (pre-order);
  * a buffer lives from its local_alloc to the end of the outermost op of
  * its block that holds its last use (the loop). Buffers go after the
@@ -746,6 +765,16 @@ typedef struct SmemBuf {
     ValId v;
     SmemPlan plan;
     int32_t lw, lr;        /* the writer's (async_copy pointers) and the reader's layout, -1: none */
+    int copy_vec;          /* the copies' elements per vector */
+    int wgmma;             /* read by wgmma as its A (1) or B (2) */
+    /* the view: the slot holds the tile reshaped to vshape (row-major
+     * order kept) and permuted by perm (viewed false: the tile as it is) */
+    bool viewed;
+    int vrank;
+    int32_t vshape[IR_MAX_RANK], perm[IR_MAX_RANK];
+    int cdim;              /* the tile's dim the copies' vectors run along */
+    int swz_bytes;         /* wgmma: the swizzle span S */
+    int32_t vw, vr;        /* lw and lr as layouts of the view */
     int32_t slot_bytes, off, size;
     int32_t first, last;   /* live range, op numbers */
 } SmemBuf;
@@ -809,17 +838,79 @@ static SmemBuf *find_buf(Ptx *P, ValId v) {
     return NULL;
 }
 
-/* a use of a buffer: the writer's and reader's layouts, the live range */
-static void note_use(IrFunc *fn, IrOp *op, void *ud) {
-    Ptx *P = ud;
-    if (op->opc != OP_ASYNC_COPY && op->opc != OP_LOCAL_LOAD) return;
-    SmemBuf *sb = find_buf(P, op->operands[0]);
-    IrOp *alloc = fn->vals[sb->v].def, *top = op;
+/* sb is used at op: it lives to the end of op's outermost op in its block */
+static void note_buffer_live(Ptx *P, SmemBuf *sb, IrOp *op) {
+    IrOp *alloc = P->fn->vals[sb->v].def, *top = op;
     while (top->parent != alloc->parent) top = top->parent->parent;
     int32_t end = live_find(P, top)->end;
     if (end > sb->last) sb->last = end;
+}
+
+/* a use of a buffer: the writer's and reader's layouts, the live range */
+static void note_use(IrFunc *fn, IrOp *op, void *ud) {
+    Ptx *P = ud;
+    if (op->opc == OP_WGMMA) {
+        bool ss = op->n_operands == 5;
+        if (ss) find_buf(P, op->operands[0])->wgmma = 1;
+        find_buf(P, op->operands[ss ? 2 : 1])->wgmma = 2;
+        for (uint32_t i = 0; i + 1 < op->n_operands; i++)   /* live until here: the buffer operands */
+            if (fn->vals[op->operands[i]].def && fn->vals[op->operands[i]].def->opc == OP_LOCAL_ALLOC)
+                note_buffer_live(P, find_buf(P, op->operands[i]), op);
+        return;
+    }
+    if (op->opc != OP_ASYNC_COPY && op->opc != OP_LOCAL_LOAD) return;
+    SmemBuf *sb = find_buf(P, op->operands[0]);
+    note_buffer_live(P, sb, op);
     if (op->opc == OP_LOCAL_LOAD && sb->lr < 0) sb->lr = fn->vals[op->results[0]].layout;
-    if (op->opc == OP_ASYNC_COPY && sb->lw < 0) sb->lw = fn->vals[op->operands[2]].layout;
+    if (op->opc == OP_ASYNC_COPY && sb->lw < 0) {
+        sb->lw = fn->vals[op->operands[2]].layout;
+        sb->copy_vec = op->attr.vec > 0 ? op->attr.vec : 1;
+    }
+}
+
+/* layout li of a tile in buffer sb, as a layout of the slot's view */
+static int32_t view_layout(Ptx *P, const SmemBuf *sb, int32_t li) {
+    if (!sb->viewed) return li;
+    Layout v = layout_reshape(&P->fn->layouts[li], sb->vrank, sb->vshape);
+    v = layout_permute(&v, sb->perm);
+    return ptx_intern_layout(P, &v);
+}
+
+/* The view (type *ty becomes the view's): the dim the writer's vectors run
+ * along goes last; for wgmma, split into blocks of the swizzle span. */
+static void choose_view(Ptx *P, SmemBuf *sb, IrType *ty) {
+    int last = ty->rank - 1, vd = layout_vector_dim(&P->fn->layouts[sb->lw], sb->copy_vec);
+    int bytes = elem_bytes((ElemType)ty->elem);
+    TRIC_ASSERT(vd >= 0);
+    sb->cdim = vd;
+    sb->vrank = ty->rank;
+    memcpy(sb->vshape, ty->shape, sizeof sb->vshape);
+    for (int d = 0, k = 0; d < ty->rank; d++)
+        if (d != vd) sb->perm[k++] = d;
+    sb->perm[last] = vd;
+    sb->viewed = vd != last;
+    if (sb->wgmma) {
+        TRIC_ASSERT(ty->rank == 2);
+        int32_t ec = ty->shape[vd], e;
+        sb->swz_bytes = ec * bytes >= 128 ? 128 : ec * bytes;
+        TRIC_ASSERT(sb->swz_bytes >= 32);
+        e = sb->swz_bytes / bytes;
+        if (ec > e) {   /* (blocks, e) in place of the dim, then (blocks, other, e) */
+            int other = 1 - vd;
+            sb->vrank = 3;
+            int32_t shape3[3] = {ty->shape[0], ty->shape[1], 0};
+            if (vd == 1) shape3[1] = ec / e, shape3[2] = e, shape3[0] = ty->shape[other];
+            else shape3[0] = ec / e, shape3[1] = e, shape3[2] = ty->shape[other];
+            memcpy(sb->vshape, shape3, sizeof shape3);
+            int32_t perm3[3] = {vd == 1 ? 1 : 0, vd == 1 ? 0 : 2, vd == 1 ? 2 : 1};
+            memcpy(sb->perm, perm3, sizeof perm3);
+            sb->viewed = true;
+        }
+    }
+    IrType t = *ty;
+    t.rank = (uint8_t)sb->vrank;
+    for (int d = 0; d < sb->vrank; d++) t.shape[d] = sb->vshape[sb->perm[d]];
+    *ty = t;
 }
 
 /* the bytes of one async copy vector of op */
@@ -841,7 +932,17 @@ static void plan_buffer(Ptx *P, SmemBuf *sb) {
     if (lw < 0) {   /* neither written nor read: plain rows */
         sb->plan.shape = (SmemShape){elem_bytes((ElemType)ty.elem), log2_dim(ty.shape[ty.rank - 1]), 0, 0, 0};
     } else {
-        sb->plan = smem_plan(&ty, &fn->layouts[lw], 0, &fn->layouts[lr], false);
+        if (sb->lw >= 0) choose_view(P, sb, &ty);
+        sb->vw = view_layout(P, sb, lw);
+        sb->vr = view_layout(P, sb, lr);
+        sb->plan = smem_plan(&ty, &fn->layouts[sb->vw], 0, &fn->layouts[sb->vr], false);
+        if (sb->wgmma) {   /* the canonical swizzle, whatever the count says */
+            SmemShape w = {elem_bytes((ElemType)ty.elem), log2_dim(ty.shape[ty.rank - 1]), 0, 0, 0};
+            w.swz_mp = log2_dim(sb->swz_bytes / 16);
+            w.swz_pp = 7 - log2_dim(sb->swz_bytes);
+            sb->plan.shape = w;
+            sb->plan.ldm = false;
+        }
         /* cp.async vectors of up to 16 bytes stay aligned in every row */
         int32_t align = 16 / sb->plan.shape.bytes;
         if (sb->plan.shape.pad % align) sb->plan.shape.pad = (sb->plan.shape.pad + align - 1) / align * align;
@@ -849,7 +950,8 @@ static void plan_buffer(Ptx *P, SmemBuf *sb) {
     sb->lr = lr;
     int64_t rows = ir_numel(ty) >> sb->plan.shape.lb;
     int64_t bytes = rows * (((int64_t)1 << sb->plan.shape.lb) + sb->plan.shape.pad) * sb->plan.shape.bytes;
-    bytes = (bytes + 127) / 128 * 128;
+    int align = sb->wgmma ? 1024 : 128;
+    bytes = (bytes + align - 1) / align * align;
     TRIC_ASSERT(bytes * bt.shape[0] <= INT32_MAX / 2);
     sb->slot_bytes = (int32_t)bytes;
     sb->size = (int32_t)(bytes * bt.shape[0]);
@@ -876,16 +978,18 @@ void ptx_smem_buffers_plan(Ptx *P) {
     number_ops(P, fn->body, 0);
     if (!P->n_bufs) return;
     ir_walk(fn, fn->body, note_use, P);
-    int32_t start = (P->red_bytes + 127) / 128 * 128;
     for (uint32_t i = 0; i < P->n_bufs; i++) {
         SmemBuf *sb = &P->bufs[i];
         plan_buffer(P, sb);
         /* first fit after every earlier buffer whose range overlaps */
-        sb->off = start;
+        int32_t align = sb->wgmma ? 1024 : 128;
+        sb->off = (P->red_bytes + align - 1) / align * align;
         for (uint32_t k = 0; k < i; k++) {
             SmemBuf *o = &P->bufs[k];
-            if (o->first <= sb->last && sb->first <= o->last && o->off + o->size > sb->off) sb->off = o->off + o->size;
+            if (o->first <= sb->last && sb->first <= o->last && o->off + o->size > sb->off)
+                sb->off = (o->off + o->size + align - 1) / align * align;
         }
+        if (sb->wgmma) P->smem_align = 1024;
         if (sb->off + sb->size > fn->shared_bytes) fn->shared_bytes = sb->off + sb->size;
     }
     mark_live(P);
@@ -922,7 +1026,7 @@ void ptx_async_copy(Ptx *P, IrOp *op) {
     TRIC_ASSERT(cpb == 4 || cpb == 8 || cpb == 16);
     int64_t *delta = arena_alloc(P->arena, sizeof(int64_t) * (size_t)n);
     bool affine = ptx_affine_deltas(P, op, pv, delta, n);
-    int32_t li = ptx_layout_index(P, op, pv);
+    int32_t li = view_layout(P, sb, ptx_layout_index(P, op, pv));
     const Layout *l = &fn->layouts[li];
     TRIC_ASSERT(layout_contig_regs(l, l->rank - 1) >= vec);
     uint32_t dup;
@@ -1040,7 +1144,7 @@ void ptx_local_load(Ptx *P, IrOp *op) {
     SmemBuf *sb = find_buf(P, op->operands[0]);
     ValId res = op->results[0];
     ElemType e = (ElemType)fn->vals[res].type.elem;
-    int32_t lr = ptx_layout_index(P, op, res);
+    int32_t lr = ptx_layout_index(P, op, res), vr = view_layout(P, sb, lr);
     P->dyn_base = slot_base(P, sb, op->operands[1]);
     bool planned = sb->lr >= 0 && layout_eq(&fn->layouts[lr], &fn->layouts[sb->lr]);
     if (planned && sb->plan.ldm && defers_into_dot(P, op)) {
@@ -1054,9 +1158,52 @@ void ptx_local_load(Ptx *P, IrOp *op) {
         }
         VEC_PUSH(P->arena, P->lazy, P->n_lazy, P->cap_lazy, z);
     } else if (planned) {
-        read_plan(P, op, res, e, &sb->plan);
+        read_plan(P, op, res, vr, e, &sb->plan);
     } else {
-        read_tile(P, op, res, e, &sb->plan.shape, 1);
+        read_tile(P, op, res, vr, e, &sb->plan.shape, 1);
     }
     P->dyn_base = REG_NONE;
+}
+
+/* ---- buffers wgmma reads ---- */
+
+/* The unswizzled byte offset of element (row, col) of a slot of sb's
+ * (2-D) tile: its place in the view, row-major. The tensor cores take the
+ * start of each operand this way and swizzle the addresses themselves. */
+static int32_t view_offset(Ptx *P, const SmemBuf *sb, int32_t row, int32_t col) {
+    IrType bt = P->fn->vals[sb->v].type;
+    int32_t rc[IR_MAX_RANK], vc[IR_MAX_RANK], vs[IR_MAX_RANK];
+    layout_unflat(sb->vrank, sb->vshape, (int64_t)row * bt.shape[2] + col, rc);
+    for (int i = 0; i < sb->vrank; i++) {
+        vc[i] = rc[sb->perm[i]];
+        vs[i] = sb->vshape[sb->perm[i]];
+    }
+    return (int32_t)(layout_flat_index(sb->vrank, vs, vc) * sb->plan.shape.bytes);
+}
+
+int32_t ptx_wgmma_offset(Ptx *P, ValId buf, int32_t row, int32_t col) {
+    return view_offset(P, find_buf(P, buf), row, col);
+}
+
+/* The 64-bit matrix descriptor of buf's slot (ptx-notes 8.2): the slot's
+ * address >> 4, and the layout: the swizzle mode (128 B: 1, 64 B: 2,
+ * 32 B: 3), SBO = the stride of 8 rows of the view (8 x S), and for an
+ * MN-major operand LBO = the stride of its blocks of S bytes along M or N
+ * (K-major: unused, 1). *mn_major: the operand's M or N dim is the
+ * contiguous one (wgmma's imm-trans). */
+Reg ptx_wgmma_slot_desc(Ptx *P, ValId buf, ValId slot, bool *mn_major) {
+    SmemBuf *sb = find_buf(P, buf);
+    TRIC_ASSERT(sb->wgmma && sb->swz_bytes >= 32);
+    IrType bt = P->fn->vals[sb->v].type;
+    int kdim = sb->wgmma == 1 ? 1 : 0;   /* A: M x K, B: K x N */
+    *mn_major = sb->cdim != kdim;
+    int s = sb->swz_bytes;
+    uint64_t mode = s == 128 ? 1 : s == 64 ? 2 : 3;
+    uint64_t lbo = *mn_major ? (uint64_t)bt.shape[1 + kdim] * (uint64_t)s : 16, sbo = 8 * (uint64_t)s;
+    uint64_t bits = (lbo >> 4) << 16 | (sbo >> 4) << 32 | mode << 62;
+    Reg addr = slot_base(P, sb, slot), t = ptx_reg(P, RC_B32), w = ptx_reg(P, RC_B64), d = ptx_reg(P, RC_B64);
+    ptx_ins(P, "bfe.u32 %R, %R, 4, 14;", t, addr);
+    ptx_ins(P, "cvt.u64.u32 %R, %R;", w, t);
+    ptx_ins(P, "or.b64 %R, %R, %s;", d, w, arena_printf(P->arena, "0x%llX", (unsigned long long)bits));
+    return d;
 }

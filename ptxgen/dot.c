@@ -25,7 +25,7 @@
  * and an operand's offset is the accumulator's with the other dim dropped,
  * so looking up lane 0's coordinates finds the right register in every
  * thread. */
-static int32_t *reg_table(Ptx *P, const Layout *l) {
+int32_t *ptx_reg_table(Ptx *P, const Layout *l) {
     int64_t numel = 1;
     for (int d = 0; d < l->rank; d++) numel *= l->shape[d];
     int32_t *t = arena_alloc(P->arena, sizeof(int32_t) * (size_t)numel);
@@ -83,20 +83,13 @@ static const char *mma_type(ElemType e, bool tf32) {
  * when the first mma needs it: a local_load's ldmatrix deferred into the
  * dot is emitted here, next to its k-step's mmas, and its 16-bit pairs are
  * taken as the ldmatrix packed them (ptx_need_word). */
-typedef struct Packed {
-    ValId v;
-    const Reg *x;
-    int p;
-    Reg *hi, *lo;   /* per b32 register, 0 until packed; lo only for tf32x3 */
-} Packed;
-
-static Packed packed_new(Ptx *P, ValId v, const Reg *x, int n, int p, bool x3) {
-    Packed k = {v, x, p, arena_alloc(P->arena, sizeof(Reg) * (size_t)(n / p)), NULL};   /* zeroed */
+PtxPacked ptx_packed_new(Ptx *P, ValId v, const Reg *x, int n, int p, bool x3) {
+    PtxPacked k = {v, x, p, arena_alloc(P->arena, sizeof(Reg) * (size_t)(n / p)), NULL};   /* zeroed */
     if (x3) k.lo = arena_alloc(P->arena, sizeof(Reg) * (size_t)(n / p));
     return k;
 }
 
-static Reg pack(Ptx *P, Packed *k, int j, bool lo) {
+Reg ptx_pack(Ptx *P, PtxPacked *k, int j, bool lo) {
     if (!k->hi[j] && k->p == 2) k->hi[j] = ptx_need_word(P, k->v, j);
     if (!k->hi[j]) {
         int p = k->p;
@@ -169,7 +162,7 @@ typedef struct DotRegs {
  * the tile whose rows start at r0 and columns at c0: element j sits at lane
  * 0's coordinate of register j * p (the layouts start with the fragment
  * bits), moved to the tile. */
-static int frag_reg(const Layout *l, const int32_t *t, int j, int p, int32_t batch, int32_t r0, int32_t c0) {
+int ptx_frag_reg(const Layout *l, const int32_t *t, int j, int p, int32_t batch, int32_t r0, int32_t c0) {
     int n = l->rank;
     int32_t f[IR_MAX_RANK];
     ptx_ll_reg_coord(l, j * p, f);
@@ -185,8 +178,8 @@ static void frag_regs(const DotRegs *R, const int32_t *ta, const int32_t *tb, co
                       int p, int *ia, int *ib) {
     int n = R->lc->rank;
     int32_t batch = n == 3 ? oc[0] : 0, m0 = oc[n - 2], n0 = oc[n - 1];
-    for (int j = 0; j < 4; j++) ia[j] = frag_reg(R->la, ta, j, p, batch, m0, k0);
-    for (int j = 0; j < 2; j++) ib[j] = frag_reg(R->lb, tb, j, p, batch, k0, n0);
+    for (int j = 0; j < 4; j++) ia[j] = ptx_frag_reg(R->la, ta, j, p, batch, m0, k0);
+    for (int j = 0; j < 2; j++) ib[j] = ptx_frag_reg(R->lb, tb, j, p, batch, k0, n0);
 }
 
 static void emit_mma(Ptx *P, IrOp *op, const DotRegs *R) {
@@ -197,9 +190,9 @@ static void emit_mma(Ptx *P, IrOp *op, const DotRegs *R) {
     bool x3 = ea == ET_F32 && op->attr.i == DOT_TF32X3;
     int p = s.p, n = R->lc->rank;
     int32_t k = R->la->shape[n - 1], ks = 8 * p;
-    Packed pa = packed_new(P, op->operands[0], R->a, R->na, p, x3);
-    Packed pb = packed_new(P, op->operands[1], R->b, R->nb, p, x3);
-    int32_t *ta = reg_table(P, R->la), *tb = reg_table(P, R->lb);
+    PtxPacked pa = ptx_packed_new(P, op->operands[0], R->a, R->na, p, x3);
+    PtxPacked pb = ptx_packed_new(P, op->operands[1], R->b, R->nb, p, x3);
+    int32_t *ta = ptx_reg_table(P, R->la), *tb = ptx_reg_table(P, R->lb);
     int tiles = R->nc / 4;
     /* C/D per tile: the registers themselves, or f16 pairs packed in b32 */
     Reg *cin = arena_alloc(P->arena, sizeof(Reg) * (size_t)R->nc), *dout = cin;
@@ -221,8 +214,8 @@ static void emit_mma(Ptx *P, IrOp *op, const DotRegs *R) {
             int ia[4], ib[2];
             frag_regs(R, ta, tb, oc, k0, p, ia, ib);
             Reg fa[4], fb[2], flo_a[4], flo_b[2];
-            for (int j = 0; j < 4; j++) fa[j] = pack(P, &pa, ia[j], false), flo_a[j] = x3 ? pack(P, &pa, ia[j], true) : 0;
-            for (int j = 0; j < 2; j++) fb[j] = pack(P, &pb, ib[j], false), flo_b[j] = x3 ? pack(P, &pb, ib[j], true) : 0;
+            for (int j = 0; j < 4; j++) fa[j] = ptx_pack(P, &pa, ia[j], false), flo_a[j] = x3 ? ptx_pack(P, &pa, ia[j], true) : 0;
+            for (int j = 0; j < 2; j++) fb[j] = ptx_pack(P, &pb, ib[j], false), flo_b[j] = x3 ? ptx_pack(P, &pb, ib[j], true) : 0;
             Reg *d = dout + t * s.nc;
             const Reg *c = k0 == 0 ? cin + t * s.nc : d;
             if (x3) {   /* hi*lo, lo*hi, hi*hi (doc/ir.md) */
@@ -281,7 +274,7 @@ static void emit_fma(Ptx *P, IrOp *op, const DotRegs *R) {
     Reg *blo = x3 ? arena_alloc(P->arena, sizeof(Reg) * (size_t)R->nb) : NULL;
     Reg *xa = fma_operand(P, op, ea, kind, R->a, R->na, x3 ? &alo : NULL);
     Reg *xb = fma_operand(P, op, eb, kind, R->b, R->nb, x3 ? &blo : NULL);
-    int32_t *ta = reg_table(P, R->la), *tb = reg_table(P, R->lb);
+    int32_t *ta = ptx_reg_table(P, R->la), *tb = ptx_reg_table(P, R->lb);
     static const char *const ins[] = {"fma.rn.f32 %R, %R, %R, %R;", "fma.rn.f16 %R, %R, %R, %R;",
                                       "mad.lo.s32 %R, %R, %R, %R;"};
     int n = R->lc->rank;

@@ -69,6 +69,7 @@ typedef struct Ptx {
     Reg tid, lane, warp, tid0, smem_base;
     Reg l2_policy[2];       /* createpolicy results: evict_first, evict_last */
     LayoutRegs *lregs;      /* per layout index */
+    uint32_t n_lregs;
     ConstReg *consts;
     uint32_t n_consts, cap_consts;
     const SrcFile **files;
@@ -96,6 +97,7 @@ typedef struct Ptx {
     uint32_t live_cap;
     int32_t scratch_at;     /* that end for the op being emitted */
     Reg dyn_base;           /* set while addressing a buffer slot */
+    int32_t smem_align;     /* the shared array's alignment, when over 16 (wgmma's swizzles: 1024) */
     IrOp *resume;           /* set by an op that emitted the ops after it up to here */
     struct LazyLdm *lazy;   /* convert.c: local_loads read by the dot that uses them */
     uint32_t n_lazy, cap_lazy;
@@ -135,6 +137,7 @@ Reg ptx_thread_xor(Ptx *P, const int32_t *lane_vals, int n_lane, const int32_t *
  * and the register bits whose registers duplicate others. */
 Reg ptx_layout_owner(Ptx *P, int32_t li, uint32_t *dup_reg_mask);
 int32_t ptx_layout_index(Ptx *P, IrOp *op, ValId v);
+int32_t ptx_intern_layout(Ptx *P, const Layout *l);   /* a layout ptxgen derives (a buffer's view) */
 /* convert_layout that only renames registers; false if threads must trade */
 bool ptx_try_alias_convert(Ptx *P, IrOp *op);
 /* Emits b's ops; returns its yield/condition terminator, NULL if none. */
@@ -273,6 +276,10 @@ void ptx_smem_buffers_plan(Ptx *P);
 void ptx_smem_live_at(Ptx *P, IrOp *op);   /* sets scratch_at for op */
 void ptx_async_copy(Ptx *P, IrOp *op);     /* cp.async per vector into the slot */
 void ptx_local_load(Ptx *P, IrOp *op);     /* the slot's tile (ldmatrix where it fits) */
+/* buffers wgmma reads (their canonical layout: convert.c): the slot's
+ * matrix descriptor, and the unswizzled byte offset of a tile element */
+Reg ptx_wgmma_slot_desc(Ptx *P, ValId buf, ValId slot, bool *mn_major);
+int32_t ptx_wgmma_offset(Ptx *P, ValId buf, int32_t row, int32_t col);
 /* register r of v is defined from here on (emits v's deferred ldmatrix
  * that reads it, if v is a deferred local_load; nothing otherwise) */
 void ptx_need_reg(Ptx *P, ValId v, int r);
@@ -286,6 +293,22 @@ void ptx_smem_share(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg owner);
 
 /* ---- dot.c ---- */
 void ptx_dot(Ptx *P, IrOp *op);   /* mma.sync, or FMAs where mma does not fit */
+/* dot.c's operand registers, for wgmma.c too: per register of l, lane 0 /
+ * warp 0's row-major flat index -> register; the packed index of fragment
+ * element j of an mma operand layout for the tile at (r0, c0); operand
+ * registers packed p to a b32 (or rounded to tf32) once each */
+int32_t *ptx_reg_table(Ptx *P, const Layout *l);
+int ptx_frag_reg(const Layout *l, const int32_t *t, int j, int p, int32_t batch, int32_t r0, int32_t c0);
+typedef struct PtxPacked {
+    ValId v;
+    const Reg *x;
+    int p;
+    Reg *hi, *lo;   /* per b32 register, 0 until packed; lo only for tf32x3 */
+} PtxPacked;
+PtxPacked ptx_packed_new(Ptx *P, ValId v, const Reg *x, int n, int p, bool x3);
+Reg ptx_pack(Ptx *P, PtxPacked *k, int j, bool lo);
+void ptx_wgmma(Ptx *P, IrOp *op);        /* wgmma.mma_async, one group per warpgroup */
+void ptx_wgmma_wait(Ptx *P, IrOp *op);
 
 /* ---- atomic.c ---- */
 void ptx_atomic(Ptx *P, IrOp *op);

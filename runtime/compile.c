@@ -165,6 +165,9 @@ static void emit_ptx(Ctx *c, IrFunc *fn, RtResult *out) {
     out->kernel_name = rt_strdup(fn->name);
     out->shared_bytes = fn->shared_bytes;
     collect_estimate(fn, out);
+    Buf loads = {0};
+    ir_load_report(fn, &loads, "  ");
+    if (loads.len) out->loads = buf_take(&loads);
     collect_params(fn, out);
 }
 
@@ -293,8 +296,9 @@ bool rt_compile(const RtRequest *rq, RtResult *out) {
         free(out->ir);
         free(out->imports);
         free(out->est_peak);
+        free(out->loads);
         free_params(out);
-        out->text = out->kernel_name = out->ir = out->imports = out->est_peak = NULL;
+        out->text = out->kernel_name = out->ir = out->imports = out->est_peak = out->loads = NULL;
         out->est_regs = out->est_preds = 0;
         out->ok = false;
     }
@@ -314,6 +318,7 @@ void rt_result_free(RtResult *r) {
     free(r->ir);
     free(r->imports);
     free(r->est_peak);
+    free(r->loads);
     free_params(r);
     memset(r, 0, sizeof *r);
 }

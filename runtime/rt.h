@@ -58,6 +58,7 @@ typedef struct RtResult {
      * ("file:line op", heap; NULL when none) */
     int est_regs, est_preds;
     char *est_peak;
+    char *loads;             /* ir_load_report's lines (PTX; heap, NULL when none) */
     char *ir;                /* Python input emitting PTX: the IR after all passes */
     /* Python input emitting PTX: the user's modules it imported
      * (rt_cache_imports); "" when none. A disk cache entry is valid only

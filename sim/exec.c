@@ -450,6 +450,105 @@ __attribute__((noinline)) static bool mma_warp(Cta *c, const SimIns *in, uint32_
     return true;
 }
 
+/* ---- wgmma ----
+ * Warpgroup-collective: the CTA's threads form warpgroups of 128, and all
+ * threads of a warpgroup execute each wgmma instruction or none does. A
+ * wgmma.mma_async is computed when issued, warp by warp: warp w of the
+ * group owns rows 16w .. 16w + 15 of the 64 x N result, which is, per n8
+ * tile, one mma.sync's C/D fragment (ptx-notes 8.1), so sim_mma does the
+ * arithmetic on fragments gathered from shared memory through the
+ * descriptors (wgmma.c: the canonical layouts) or, for A, from the
+ * registers. The descriptors must be the same in every thread of the
+ * group. fence, commit_group and wait_group change nothing here. */
+
+typedef struct WgRead {
+    Cta *c;
+    uint64_t desc;
+    bool mn_major, failed;
+    int eb, x0;
+    bool is_b;               /* B: (row, col) = (k, x - x0) */
+    const char *why;
+    uint32_t addr;
+} WgRead;
+
+static uint64_t wg_elem(void *ud, int row, int col) {
+    WgRead *r = ud;
+    if (r->failed) return 0;
+    int x = r->x0 + (r->is_b ? col : row), k = r->is_b ? row : col;
+    uint32_t a;
+    if (!sim_wgmma_addr(r->desc, r->mn_major, r->eb, x, k, &a, &r->why)) {
+        r->failed = true;
+        return 0;
+    }
+    if (a < SIM_SHARED_BASE || a - SIM_SHARED_BASE + (uint32_t)r->eb > r->c->shared_bytes) {
+        r->failed = true;
+        r->addr = a;
+        r->why = "reads outside the shared memory";
+        return 0;
+    }
+    uint64_t v = 0;
+    memcpy(&v, r->c->shared + (a - SIM_SHARED_BASE), (size_t)r->eb);
+    return v;
+}
+
+/* every thread of the group holds the same value in reg */
+static bool wg_uniform(Cta *c, const SimIns *in, uint32_t g0, uint32_t reg, const char *what, uint64_t *v) {
+    *v = *slot(c, reg, g0);
+    for (uint32_t t = g0 + 1; t < g0 + 128; t++)
+        if (*slot(c, reg, t) != *v)
+            return error_at(c, in, t, "has %s 0x%llx, thread %u 0x%llx: a warpgroup's must agree", what,
+                            (unsigned long long)*slot(c, reg, t), g0, (unsigned long long)*v);
+    return true;
+}
+
+__attribute__((noinline)) static bool wgmma_group(Cta *c, const SimIns *in, uint32_t g0) {
+    const SimWgmma *w = in->wgmma;
+    int bits = in->mma_ty[1] == SMT_F16 || in->mma_ty[1] == SMT_BF16 ? 16 : 8, e = 32 / bits;
+    uint64_t da = 0, db = 0;
+    if ((!w->a_regs && !wg_uniform(c, in, g0, w->a[0], "A's descriptor", &da)) ||
+        !wg_uniform(c, in, g0, w->b, "B's descriptor", &db))
+        return false;
+    uint32_t frag[4][32][4];
+    for (uint32_t wi = 0; wi < 4; wi++) {
+        uint32_t w0 = g0 + 32 * wi;
+        WgRead ra = {c, da, w->trans_a, false, bits / 8, 16 * (int)wi, false, NULL, 0};
+        if (w->a_regs)
+            for (uint32_t l = 0; l < 32; l++)
+                for (int r = 0; r < 4; r++) frag[1][l][r] = (uint32_t)*slot(c, w->a[r], w0 + l);
+        else
+            sim_wgmma_frag(1, e, 4, wg_elem, &ra, frag[1]);
+        if (ra.failed) return error_at(c, in, w0, "A: %s (shared offset %lld)", ra.why, (long long)ra.addr - SIM_SHARED_BASE);
+        for (int j = 0; j < w->n / 8; j++) {
+            WgRead rb = {c, db, w->trans_b, false, bits / 8, 8 * j, true, NULL, 0};
+            sim_wgmma_frag(2, e, 2, wg_elem, &rb, frag[2]);
+            if (rb.failed)
+                return error_at(c, in, w0, "B: %s (shared offset %lld)", rb.why, (long long)rb.addr - SIM_SHARED_BASE);
+            for (uint32_t l = 0; l < 32; l++) {
+                bool keep = w->scale_d == SIM_NOREG ? w->scale_d_imm : *slot(c, w->scale_d, w0 + l) != 0;
+                for (int q = 0; q < 4; q++) frag[3][l][q] = keep ? (uint32_t)*slot(c, w->d[4 * j + q], w0 + l) : 0;
+            }
+            sim_mma(in, frag);
+            for (uint32_t l = 0; l < 32; l++)
+                for (int q = 0; q < 4; q++) write_reg(c, w->d[4 * j + q], w0 + l, frag[0][l][q]);
+        }
+    }
+    return true;
+}
+
+/* wgmma.*: every warpgroup whole, all of its threads executing it or none */
+static bool exec_wgmma(Cta *c, const SimIns *in) {
+    if (c->threads % 128)
+        return error_at(c, in, 0, "needs whole warpgroups, but the CTA has %u threads", c->threads);
+    for (uint32_t g0 = 0; g0 < c->threads; g0 += 128) {
+        uint32_t n_on = 0;
+        for (uint32_t t = g0; t < g0 + 128; t++) n_on += guard_of(c, in, t);
+        if (!n_on) continue;
+        if (n_on != 128) return error_at(c, in, g0, "is .aligned, but not every thread of the warpgroup executes it");
+        if (in->op == SO_WGMMA && in->wg == SWG_MMA && !wgmma_group(c, in, g0)) return false;
+    }
+    return true;
+}
+
 /* ---- cp.async ----
  * A copy is checked when issued (both addresses, as ld and st check
  * theirs) and performed only when a wait_group (or wait_all) of its thread
@@ -692,6 +791,13 @@ static bool run_cta(Cta *c) {
         case SO_LDMATRIX:   /* lock step, warp by warp, as shfl */
             for (uint32_t w0 = 0; w0 < c->threads; w0 += 32)
                 if (!ldmatrix_warp(c, in, w0)) return false;
+            pc++;
+            continue;
+        case SO_WGMMA:   /* warpgroup-collective */
+            if (!exec_wgmma(c, in)) return false;
+            pc++;
+            continue;
+        case SO_FENCE:
             pc++;
             continue;
         case SO_MMA:   /* warp-collective, like shfl */

@@ -510,6 +510,54 @@ static bool decode_cp(Loader *L, SimIns *in, const char *parts) {
     return true;
 }
 
+/* wgmma.fence / commit_group / wait_group / mma_async, each .sync.aligned;
+ * mma_async.m64nNkK.D.A.B in the forms ptxas takes for dense operands
+ * (ptx-notes 8.1): f16/bf16 k16 into f32 (f16 for f16), e4m3/e5m2 k32
+ * into f32 or f16, s8/u8 k32 into s32, N a multiple of 8 up to 256
+ * (int8: 8, 16, 24, 32, then multiples of 16) */
+static bool decode_wgmma(Loader *L, SimIns *in, const char *parts) {
+    char *p[10];
+    int n = 0;
+    for (char *part; (part = next_part(L, &parts));)
+        if (n < 10) p[n++] = part;
+    const char *forms = "wgmma.fence, commit_group, wait_group and mma_async.m64nNkK.D.A.B, each .sync.aligned";
+    if (n < 3 || strcmp(p[1], "sync") || strcmp(p[2], "aligned"))
+        return fail(L, "unknown instruction '%s' (%s)", in->name, forms);
+    in->wg = !strcmp(p[0], "fence") ? SWG_FENCE : !strcmp(p[0], "commit_group") ? SWG_COMMIT
+             : !strcmp(p[0], "wait_group") ? SWG_WAIT : !strcmp(p[0], "mma_async") ? SWG_MMA : SWG_NONE;
+    if (in->wg == SWG_NONE || (in->wg != SWG_MMA && n != 3) || (in->wg == SWG_MMA && n != 7))
+        return fail(L, "unknown instruction '%s' (%s)", in->name, forms);
+    if (in->wg != SWG_MMA) return true;
+    int mm = 0, nn = 0, kk = 0;
+    char tail;
+    if (sscanf(p[3], "m%dn%dk%d%c", &mm, &nn, &kk, &tail) != 3 || mm != 64)
+        return fail(L, "unknown instruction '%s' (the shape is m64nNkK)", in->name);
+    for (int i = 0; i < 3; i++)
+        if ((in->mma_ty[i] = (uint8_t)sim_mma_type(p[4 + i])) == SMT_NONE)
+            return fail(L, "unknown instruction '%s' (type '.%s')", in->name, p[4 + i]);
+    in->mma_ty[3] = in->mma_ty[0];
+    int d = in->mma_ty[0], a = in->mma_ty[1], b = in->mma_ty[2];
+    bool fp8 = (a == SMT_E4M3 || a == SMT_E5M2) && (b == SMT_E4M3 || b == SMT_E5M2);
+    bool i8 = (a == SMT_S8 || a == SMT_U8) && (b == SMT_S8 || b == SMT_U8);
+    bool ok = (a == b && (a == SMT_F16 || a == SMT_BF16) && kk == 16 && (d == SMT_F32 || (d == SMT_F16 && a == SMT_F16))) ||
+              (fp8 && kk == 32 && (d == SMT_F32 || d == SMT_F16)) || (i8 && kk == 32 && d == SMT_S32);
+    bool n_ok = nn >= 8 && nn <= 256 && nn % 8 == 0 && (!i8 || nn <= 32 || nn % 16 == 0);
+    if (!ok || !n_ok || d == SMT_F16)
+        return fail(L, "unknown instruction '%s' (f16/bf16 k16, e4m3/e5m2 and s8/u8 k32 into f32 or s32, N a "
+                    "multiple of 8 up to 256, are modelled)", in->name);
+    in->mma_k = (uint8_t)kk;
+    in->wgmma = arena_alloc(L->a, sizeof(SimWgmma));
+    in->wgmma->n = nn;
+    return true;
+}
+
+/* fence.proxy.async{.shared::cta}: orders shared memory between the
+ * generic and the async proxy; one memory here, so nothing to do */
+static bool decode_fence(Loader *L, SimIns *in, const char *parts) {
+    if (!strcmp(parts ? parts : "", ".proxy.async") || !strcmp(parts ? parts : "", ".proxy.async.shared::cta")) return true;
+    return fail(L, "unknown instruction '%s' (fence.proxy.async{.shared::cta} is modelled)", in->name);
+}
+
 static bool decode_opcode(Loader *L, SimIns *in, const char *opcode) {
     in->name = arena_strdup(L->a, opcode);
     in->vec = 1;
@@ -521,6 +569,8 @@ static bool decode_opcode(Loader *L, SimIns *in, const char *opcode) {
     if (in->op == SO_COUNT) return fail(L, "unknown instruction '%s'", opcode);
     if (in->op == SO_MMA) return decode_mma(L, in, dot);
     if (in->op == SO_CP) return decode_cp(L, in, dot);
+    if (in->op == SO_WGMMA) return decode_wgmma(L, in, dot);
+    if (in->op == SO_FENCE) return decode_fence(L, in, dot);
     int n_types = 0;
     /* parts split at '.', except inside "L1::evict_first" */
     for (const char *p = dot; p && *p;) {
@@ -625,6 +675,13 @@ static bool check_shape(Loader *L, SimIns *in) {
     }
     if (in->op == SO_MMA) return check_mma(L, in);
     if (in->op == SO_CP) return check_cp(L, in);
+    if (in->op == SO_FENCE) return true;
+    if (in->op == SO_WGMMA) {   /* fence, commit_group: nothing; wait_group N */
+        if (in->wg == SWG_WAIT && (in->n_opd != 1 || in->opd[0].kind != SD_IMM || in->opd[0].imm < 0))
+            return fail(L, "'%s' takes one immediate: the groups that may stay pending", in->name);
+        if (in->wg != SWG_WAIT && in->n_opd) return fail(L, "'%s' takes no operands", in->name);
+        return true;
+    }
     if (in->cache_hint) {   /* the policy: a 64-bit register, after the operands */
         const SimOpd *pol = in->n_opd ? &in->opd[in->n_opd - 1] : NULL;
         if (!pol || pol->kind != SD_REG || L->m->reg_bits[pol->reg[0]] != 64)
@@ -761,6 +818,76 @@ static bool parse_call(Loader *L, SimIns *in, const char *s) {
     return true;
 }
 
+/* a register of `bits` bits named by operand text r ("%rd4") */
+static bool wgmma_reg(Loader *L, const SimIns *in, const char *r, int bits, uint32_t *reg, const char *what) {
+    if (r[0] != '%' || (*reg = reg_index(L, r + 1)) == SIM_NOREG)
+        return r[0] == '%' ? false : fail(L, "'%s': %s must be a register", in->name, what);
+    if (L->m->reg_bits[*reg] != bits) return fail(L, "'%s': %s must be %d bits wide", in->name, what, bits);
+    return true;
+}
+
+/* wgmma.mma_async d, a-desc | {a0, a1, a2, a3}, b-desc, scale-d, imm-scale-a, imm-scale-b[, imm-trans-a],
+ * imm-trans-b (the scales not for integers, the transposes for f16/bf16 only, trans-a with A from shared
+ * memory only) */
+static bool parse_wgmma(Loader *L, SimIns *in, const char *s) {
+    const char *semi = strrchr(s, ';');
+    if (!semi) return fail(L, "expected ';' after '%s'", in->name);
+    char *ops[10];
+    int n = split_operands(L, arena_strndup(L->a, s, (size_t)(semi - s)), ops, 10);
+    SimWgmma *w = in->wgmma;
+    w->a_regs = n > 1 && ops[1][0] == '{';
+    bool b16 = in->mma_ty[1] == SMT_F16 || in->mma_ty[1] == SMT_BF16, ints = in->mma_ty[0] == SMT_S32;
+    int want = ints ? 4 : 6 + (b16 ? (w->a_regs ? 1 : 2) : 0);
+    if (n != want) return fail(L, "'%s' takes %d operands, not %d", in->name, want, n);
+    /* d: N/2 32-bit registers */
+    char *d = ops[0];
+    size_t dl = strlen(d);
+    if (d[0] != '{' || d[dl - 1] != '}') return fail(L, "'%s': d must be a vector of registers", in->name);
+    d[dl - 1] = 0;
+    w->d = arena_alloc(L->a, sizeof(uint32_t) * (size_t)w->n / 2);
+    for (char *p = d + 1; p;) {
+        char *comma = strchr(p, ',');
+        if (comma) *comma = 0;
+        if (w->n_d == w->n / 2) return fail(L, "'%s': d has more than %d registers", in->name, w->n / 2);
+        if (!wgmma_reg(L, in, trimmed(L->a, p, strlen(p)), 32, &w->d[w->n_d++], "every register of d")) return false;
+        p = comma ? comma + 1 : NULL;
+    }
+    if (w->n_d != w->n / 2) return fail(L, "'%s': d has %d registers, not %d", in->name, w->n_d, w->n / 2);
+    if (w->a_regs) {
+        SimOpd o;
+        if (!parse_operand(L, in, ops[1], &o)) return false;
+        if (o.n != 4) return fail(L, "'%s': a must be 4 registers", in->name);
+        for (int i = 0; i < 4; i++) {
+            w->a[i] = o.reg[i];
+            if (L->m->reg_bits[o.reg[i]] != 32) return fail(L, "'%s': the registers of a must be 32 bits wide", in->name);
+        }
+    } else if (!wgmma_reg(L, in, ops[1], 64, &w->a[0], "a's descriptor")) {
+        return false;
+    }
+    if (!wgmma_reg(L, in, ops[2], 64, &w->b, "b's descriptor")) return false;
+    w->scale_d = SIM_NOREG;
+    int64_t imm[5] = {0};
+    if (ops[3][0] == '%') {
+        if (!wgmma_reg(L, in, ops[3], 1, &w->scale_d, "scale-d")) return false;
+    } else if (!parse_imm(ops[3], &imm[0])) {
+        return fail(L, "'%s': scale-d must be a predicate or an immediate", in->name);
+    }
+    for (int i = 4; i < n; i++)
+        if (!parse_imm(ops[i], &imm[i - 3])) return fail(L, "'%s': operand %d must be an immediate", in->name, i + 1);
+    w->scale_d_imm = imm[0] != 0;
+    w->scale_a = ints ? 1 : (int)imm[1];
+    w->scale_b = ints ? 1 : (int)imm[2];
+    w->trans_a = b16 && !w->a_regs && imm[3];
+    w->trans_b = b16 && imm[w->a_regs ? 3 : 4];
+    if ((w->scale_a != 1 && w->scale_a != -1) || (w->scale_b != 1 && w->scale_b != -1))
+        return fail(L, "'%s': imm-scale-a and imm-scale-b are 1 or -1", in->name);
+    if (w->scale_a != 1 || w->scale_b != 1) return fail(L, "'%s': negated operands are not modelled", in->name);
+    for (int i = 3; b16 && i < n - 3; i++)
+        if (imm[i] != 0 && imm[i] != 1) return fail(L, "'%s': the transposes are 0 or 1", in->name);
+    VEC_PUSH(L->a, L->m->ins, L->m->n_ins, L->m->cap_ins, *in);
+    return true;
+}
+
 static bool parse_instruction(Loader *L, const char *s) {
     SimIns in = {0};
     in.guard = SIM_NOREG;
@@ -781,6 +908,7 @@ static bool parse_instruction(Loader *L, const char *s) {
     char *opcode = arena_strndup(L->a, op, (size_t)(s - op));
     if (!decode_opcode(L, &in, opcode)) return false;
     if (in.op == SO_CALL) return parse_call(L, &in, s);
+    if (in.op == SO_WGMMA && in.wg == SWG_MMA) return parse_wgmma(L, &in, s);
     const char *semi = strrchr(s, ';');
     if (!semi) return fail(L, "expected ';' after '%s'", opcode);
     char *ops[8];
@@ -844,8 +972,9 @@ static bool parse_array(Loader *L, const char *s, ArrayDecl *d) {
             d->name = tok;
         }
     }
-    if (!d->name || !d->elem || !d->align || (d->align & (d->align - 1)) || d->align > 16)
-        return fail(L, "bad array declaration '%s' (a name, an integer or float type, .align up to 16)", s);
+    /* up to 1024: wgmma's swizzled tiles repeat every 1024 bytes (SIM_SHARED_BASE is a multiple) */
+    if (!d->name || !d->elem || !d->align || (d->align & (d->align - 1)) || d->align > 1024)
+        return fail(L, "bad array declaration '%s' (a name, an integer or float type, .align up to 1024)", s);
     char *end;
     d->count = (uint32_t)strtoul(br + 1, &end, 10);
     d->sized = end != br + 1;

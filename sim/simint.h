@@ -21,7 +21,8 @@
     X(ATOM, "atom", -1) X(RED, "red", -1)                                          \
     X(POPC, "popc", 2) X(CLZ, "clz", 2) X(BREV, "brev", 2) X(SIN, "sin", 2)        \
     X(COS, "cos", 2) X(LDMATRIX, "ldmatrix", 2)                                   \
-    X(MMA, "mma", 4) X(CP, "cp", -1) X(CREATEPOLICY, "createpolicy", 1)
+    X(MMA, "mma", 4) X(CP, "cp", -1) X(CREATEPOLICY, "createpolicy", 1)          \
+    X(WGMMA, "wgmma", -1) X(FENCE, "fence", 0)
 
 typedef enum SimOp {
 #define X(e, s, n) SO_##e,
@@ -137,6 +138,22 @@ typedef enum SimMmaTy {
  * wait_group N, wait_all */
 typedef enum SimCp { SCP_NONE, SCP_CA, SCP_CG, SCP_COMMIT, SCP_WAIT_GROUP, SCP_WAIT_ALL } SimCp;
 
+/* wgmma's forms, and what wgmma.mma_async.sync.aligned.m64nNkK.D.A.B
+ * takes: N, the d registers (N / 2), A as a descriptor register or four
+ * registers, B's descriptor, scale-d (a predicate register, or an
+ * immediate), the immediate scales and transposes */
+typedef enum SimWg { SWG_NONE, SWG_FENCE, SWG_COMMIT, SWG_WAIT, SWG_MMA } SimWg;
+typedef struct SimWgmma {
+    int n;
+    uint32_t *d;
+    int n_d;
+    bool a_regs;
+    uint32_t a[4], b;
+    uint32_t scale_d;      /* register, or SIM_NOREG with scale_d_imm */
+    int scale_d_imm, scale_a, scale_b;
+    bool trans_a, trans_b;
+} SimWgmma;
+
 typedef struct SimIns {
     SimOp op;
     SimTy ty[2];           /* ty[0] the (destination) type, ty[1] cvt's source */
@@ -161,6 +178,8 @@ typedef struct SimIns {
     bool trans;               /* ldmatrix.trans (mods has no bit left) */
     bool cache_hint;          /* ld/st .L2::cache_hint: the last operand was the
                                  policy, a hint, dropped after the checks */
+    uint8_t wg;               /* wgmma: SimWg; wait_group's N is opd[0].imm */
+    SimWgmma *wgmma;          /* wgmma.mma_async's operands (mma_k, mma_ty: K, types) */
 } SimIns;
 
 typedef struct SimParam {

@@ -39,4 +39,13 @@ int sim_mma_regs(const SimIns *in, int i);
 void sim_mma(const SimIns *in, uint32_t frag[4][32][4]);
 SimStatus sim_cvt_tf32(const SimIns *in, uint64_t a, uint64_t *r);
 
+/* wgmma.c: the shared address of element (x, k) of a wgmma operand (x
+ * along M or N) in the canonical layout its descriptor describes (false
+ * with *why for a layout not modelled); one warp's mma fragment registers
+ * of A (which 1: rows 0..15 x K) or B (2: K x cols 0..7), e elements per
+ * register, built from get(ud, row, col)'s element bits */
+typedef uint64_t (*SimElemFn)(void *ud, int row, int col);
+bool sim_wgmma_addr(uint64_t desc, bool mn_major, int eb, int x, int k, uint32_t *addr, const char **why);
+void sim_wgmma_frag(int which, int e, int nregs, SimElemFn get, void *ud, uint32_t frag[32][4]);
+
 #endif

@@ -763,7 +763,10 @@ class JITFunction(KernelInterface):
             self._source = _kernel_source(self.fn)
         path, text = self._source
         dirs = _import_dirs(path)
-        opts = _lib._Options(None, num_warps, num_stages, 1 if debug else 0,
+        # TRIC_ARCH (as Triton's TRITON_OVERRIDE_ARCH): another target than the device's, e.g. sm_80's
+        # mma.sync code on a Hopper card; unset, the device's
+        arch = os.environ.get("TRIC_ARCH") or None
+        opts = _lib._Options(arch.encode() if arch else None, num_warps, num_stages, 1 if debug else 0,
                              ctypes.cast(dirs, ctypes.POINTER(ctypes.c_char_p)))
         handle, err = ctypes.c_void_p(), ctypes.c_void_p()
         st = _lib.lib.tric_compile_source(path.encode(), text.encode(), self.fn.__name__.encode(),

@@ -245,7 +245,47 @@ static void test_if(void) {
     ctx_free(c);
 }
 
+/* Triton's rules for % and / where x's sign is unknown but x is consecutive
+ * along the whole dim and y constant along it; tl.assume(x >= 0) where
+ * they do not reach. */
+static void test_assume_and_triton_rules(void) {
+    Ctx *c;
+    IrBuilder b;
+    IrFunc *fn = new_func(&c, &b);
+    ValId n16 = ir_param_add(fn, "n", I32, 16);
+    IrType t = tile1(ET_I32, 1024);
+    /* q = pid / n: pid >= 0 but n may be negative, so q may be */
+    ValId q = binop(&b, OP_DIV, program_id(&b), n16);
+    ValId offs = binop(&b, OP_ADD, splat(&b, binop(&b, OP_MUL, q, ir_const_int(&b, I32, 1024)), t),
+                       arange(&b, 0, 1024));
+    ValId rem = binop(&b, OP_REM, offs, splat(&b, n16, t));           /* the tutorial's % N */
+    ValId quo = binop(&b, OP_DIV, offs, splat(&b, n16, t));
+    ValId quo8 = binop(&b, OP_DIV, offs, ir_const_int(&b, t, 8));
+    /* runs of 64 that are not the whole dim: only x >= 0 keeps them */
+    ValId r64 = binop(&b, OP_REM, offs, ir_const_int(&b, t, 64));
+    ValId r64_n = binop(&b, OP_REM, r64, splat(&b, n16, t));
+    /* the same from d = pid - n, which tl.assume(d >= 0) says is non-negative */
+    ValId d = binop(&b, OP_SUB, program_id(&b), n16);
+    ValId zero = ir_const_int(&b, I32, 0);
+    ValId ge = ir_build2(&b, OP_CMP, ir_scalar(ET_I1), zero, d);
+    fn->vals[ge].def->attr.i = CMP_LE;                                  /* 0 <= d */
+    ir_build(&b, OP_ASSUME, &ge, 1, NULL, 0, 0);
+    ValId offs_d = binop(&b, OP_ADD, splat(&b, binop(&b, OP_MUL, d, ir_const_int(&b, I32, 1024)), t),
+                         arange(&b, 0, 1024));
+    ValId r64_d = binop(&b, OP_REM, binop(&b, OP_REM, offs_d, ir_const_int(&b, t, 64)), splat(&b, n16, t));
+
+    AxisInfo *ai = axisinfo_compute(fn);
+    CHECK_AXIS(&ai[rem], 0, 16, 16, 1);
+    CHECK_AXIS(&ai[quo], 0, 1, 1, 16);
+    CHECK_AXIS(&ai[quo8], 0, 1, 1, 8);
+    CHECK_AXIS(&ai[r64], 0, 64, 64, 1);
+    CHECK_AXIS(&ai[r64_n], 0, 1, 1, 1);      /* r64 may be negative: nothing */
+    CHECK_AXIS(&ai[r64_d], 0, 16, 16, 1);    /* d >= 0 by tl.assume */
+    ctx_free(c);
+}
+
 int main(void) {
+    test_assume_and_triton_rules();
     test_vector_offsets();
     test_2d();
     test_loop();

@@ -5,7 +5,10 @@
  * have no convert of the accumulator inside its loop (only a's and b's,
  * into their operand layouts), issue exactly the mma.sync the mma path
  * needs (a thread's accumulator fragments x k-steps, three each for
- * tf32x3; none on the FMA path), and be accepted by ptxas. */
+ * tf32x3; none on the FMA path), and be accepted by ptxas. On sm_90a a
+ * dot whose operands the pipeline copies into slots becomes a wgmma: then
+ * no mma.sync, and a wgmma.mma_async per k-step, 64-row repeat and
+ * N-instruction of a warpgroup. */
 #include "base/base.h"
 #include "ir/ir.h"
 #include "opt/opt.h"
@@ -36,6 +39,21 @@ static int count_str(const char *s, const char *what) {
     return n;
 }
 
+static void check_wgmma(IrFunc *fn, IrOp *wg, int sm, bool arch_a, const char *what) {
+    CHECK_MSG(sm == 90 && arch_a, "%s: wgmma below sm_90a", what);
+    IrType ct = ir_type(fn, wg->results[0]), bt = ir_type(fn, wg->operands[wg->n_operands == 5 ? 2 : 1]);
+    int32_t warps[2];
+    layout_wgmma_warps(ct.shape, fn->ctx->target.num_warps, warps);
+    int32_t slice = ct.shape[1] / warps[1], in = slice < 256 ? slice : 256;
+    int bits = elem_bits((ElemType)bt.elem);
+    int expect = (bt.shape[1] / layout_mma_kstep(bits)) * (ct.shape[0] / (16 * warps[0])) * (slice / in);
+    char *ptx = ptx_emit(fn);
+    CHECK_MSG(count_str(ptx, "wgmma.mma_async") == expect && !strstr(ptx, "mma.sync"),
+              "%s: %d wgmma.mma_async, expected %d (and no mma.sync)", what, count_str(ptx, "wgmma.mma_async"), expect);
+    CHECK(ptxas_accepts(ptx, "sm_90a", what));
+    free(ptx);
+}
+
 static void check_one(const char *path, const char *text, int sm, bool arch_a, int warps) {
     Target t = {.sm = sm, .arch_a = arch_a, .num_warps = warps, .num_stages = 3};
     Ctx *ctx = ctx_new(&t);
@@ -51,8 +69,13 @@ static void check_one(const char *path, const char *text, int sm, bool arch_a, i
     }
     IrFunc *fn = ir_parse(ctx, srcfile_from_string(ctx, path, text));
     opt_run_pipeline(fn);
-    IrOp *dot = find_op(fn->body, OP_DOT);
-    CHECK_MSG(dot != NULL, "%s: no dot", what);
+    IrOp *dot = find_op(fn->body, OP_DOT), *wg = find_op(fn->body, OP_WGMMA);
+    CHECK_MSG(dot || wg, "%s: no dot", what);
+    if (wg) {
+        check_wgmma(fn, wg, sm, arch_a, what);
+        ctx_free(ctx);
+        return;
+    }
     if (!dot) {
         ctx_free(ctx);
         return;

@@ -5,7 +5,9 @@
  *     S >= 2, and has no cp.async at all for S = 1;
  *   - in the loop the copies come between the first k-step's mmas and the
  *     last mma (the reads of the slot start right after the barrier, the
- *     copies leave almost an iteration ahead), and where both operands are
+ *     copies leave almost an iteration ahead); on sm_90a, where the dot is a
+ *     wgmma, after its wgmmas and the wait that leaves them in flight; and
+ *     where both operands are
  *     copied the mmas take ldmatrix's registers as they are (no 16-bit
  *     halves split and packed again: ptxas then shuffles registers);
  *   - the interpreter's results on the pipelined IR are the same bits at
@@ -14,6 +16,9 @@
  *     kernel needs the larger of the two, not their sum);
  *   - the PTX on the simulator (cp.async performed only when its group is
  *     waited for) leaves the interpreter's results at every S.
+ * The same on strided_matmul_kernel: column-major operands (slots stored
+ * transposed), `other` not 0, fp8 tiles widened after the copy: no load
+ * left synchronous.
  * And on the persistent softmax of kernels/softmax.py, whose tl.range has
  * its own num_stages and no dot (every load pipelined, S - 1 slots):
  *   - S - 1 slots of the row in shared memory, S commits, wait S-2 in the
@@ -39,29 +44,50 @@ static const char *const kfile = "kernels/pipeline_matmul.py";
 typedef struct Config {
     const char *sig, *args, *grid;
     int warps;
-    int ring;   /* bytes of one stage of both rings: (BM + BN) x BK x 2 */
+    int ring;              /* bytes of one stage of both rings: (BM + BN) x BK x 2 */
+    const char *kernel;    /* NULL: matmul_kernel */
+    bool sm90_only;        /* fp8 conversions: not on sm_80 */
+    bool splits;           /* the loop splits ldmatrix's pairs (a select of `other`, a cast) */
 } Config;
 
 static const Config configs[] = {
     {"*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 32, 2, 0",
      "a = rand((M, K), fp16); b = rand((K, N), fp16); c = empty((M, N), fp16); M = 100; N = 80; K = 160; "
      "stride_am = K; stride_bk = N; stride_cm = N",
-     "(cdiv(M, 64) * cdiv(N, 64), 1, 1)", 4, (64 + 64) * 32 * 2},
+     "(cdiv(M, 64) * cdiv(N, 64), 1, 1)", 4, (64 + 64) * 32 * 2, NULL, false, false},
     /* K tail: only b is pipelined */
     {"*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32, i32, i32:16, i32:16, 64, 64, 32, 2, 0",
      "a = rand((M, K), fp16); b = rand((K, N), fp16); c = empty((M, N), fp16); M = 70; N = 48; K = 75; "
      "stride_am = K; stride_bk = N; stride_cm = N",
-     "(cdiv(M, 64) * cdiv(N, 64), 1, 1)", 4, 64 * 32 * 2},
+     "(cdiv(M, 64) * cdiv(N, 64), 1, 1)", 4, 64 * 32 * 2, NULL, false, false},
     /* fewer iterations than stages */
     {"*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 32, 1, 1",
      "a = rand((M, K), fp16); b = rand((K, N), fp16); c = empty((M, N), fp16); M = 64; N = 64; K = 32; "
      "stride_am = K; stride_bk = N; stride_cm = N",
-     "(cdiv(M, 64) * cdiv(N, 64), 1, 1)", 4, (64 + 64) * 32 * 2},
+     "(cdiv(M, 64) * cdiv(N, 64), 1, 1)", 4, (64 + 64) * 32 * 2, NULL, false, false},
     {"*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 32, 8, 0", NULL, NULL, 4,
-     (128 + 128) * 32 * 2},
+     (128 + 128) * 32 * 2, NULL, false, false},
     {"*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 256, 64, 8, 0", NULL, NULL, 8,
-     (128 + 256) * 64 * 2},
+     (128 + 256) * 64 * 2, NULL, false, false},
+    /* strided_matmul_kernel: column-major a and b (loads down dim 0, slots
+     * stored transposed: a read with ldmatrix.trans, b without) */
+    {"*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:16, 64, 64, 32, 0.0, 0.0, 0",
+     "a = rand((K, M), fp16); b = rand((N, K), fp16); c = empty((M, N), fp16); M = 128; N = 64; K = 96; s_ak = M; "
+     "s_bn = K; s_cm = N",
+     "(cdiv(M, 64), cdiv(N, 64), 1)", 4, (64 + 64) * 32 * 2, "strided_matmul_kernel", false, false},
+    /* other not 0: the copies fill zeros and a select puts `other` back */
+    {"*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, 64, 64, 32, 1.5, 2.0, 0",
+     "a = rand((M, K), fp16); b = rand((K, N), fp16); c = empty((M, N), fp16); M = 64; N = 128; K = 80; s_am = K; "
+     "s_bk = N; s_cm = N",
+     "(cdiv(M, 64), cdiv(N, 64), 1)", 4, (64 + 64) * 32 * 2, "strided_matmul_kernel", false, true},
+    /* fp8 tiles copied, then .to(tl.float16) */
+    {"*fp8e5:16, *fp8e5:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, 64, 64, 32, 0.0, 0.0, 1",
+     "a = randn((M, K), fp8e5); b = randn((K, N), fp8e5); c = empty((M, N), fp16); M = 64; N = 64; K = 96; s_am = K; "
+     "s_bk = N; s_cm = N",
+     "(cdiv(M, 64), cdiv(N, 64), 1)", 4, (64 + 64) * 32, "strided_matmul_kernel", true, true},
 };
+
+static const char *kernel_of(const Config *c) { return c->kernel ? c->kernel : "matmul_kernel"; }
 
 static int count_str(const char *s, const char *what) {
     int n = 0;
@@ -81,6 +107,15 @@ static void check_loop_order(const char *ptx, bool f32_acc, const char *what) {
     const char *body = strstr(ptx, "$L_for_0:"), *end = body ? strstr(body, "$L_end_0:") : NULL;
     CHECK_MSG(body && end, "%s: no loop", what);
     if (!body || !end) return;
+    const char *wg = strstr(body, "wgmma.mma_async");
+    if (wg && wg < end) {   /* sm_90a: the copies after the wait that leaves this iteration's group pending */
+        const char *wait = strstr(body, "wgmma.wait_group.sync.aligned 1;"), *copy = strstr(body, "cp.async.cg");
+        const char *last = wg;
+        for (const char *p = wg; p && p < end; p = strstr(p + 1, "wgmma.mma_async")) last = p;
+        CHECK_MSG(wait && copy && last < wait && wait < copy && copy < end && !strstr(body, "mma.sync"),
+                  "%s: wgmma loop: not wgmma, wait_group 1, then the copies", what);
+        return;
+    }
     const char *first_mma = NULL, *last_mma = NULL, *first_copy = NULL, *ld_global = NULL, *packing = NULL;
     for (const char *p = body; p < end; p = strchr(p, '\n') + 1) {
         if (starts(p, "\tmma.sync")) last_mma = p, first_mma = first_mma ? first_mma : p;
@@ -102,7 +137,7 @@ static bool compiles(const RtRequest *rq, RtResult *r, const char *what) {
 }
 
 static void check_ptx(const Config *c, const char *arch, int stages) {
-    RtRequest rq = {.path = kfile, .kernel = "matmul_kernel", .signature = c->sig, .emit = RT_EMIT_PTX};
+    RtRequest rq = {.path = kfile, .kernel = kernel_of(c), .signature = c->sig, .emit = RT_EMIT_PTX};
     rt_default_target(&rq.target);
     CHECK(rt_parse_arch(arch, &rq.target));
     rq.target.num_warps = c->warps;
@@ -119,6 +154,7 @@ static void check_ptx(const Config *c, const char *arch, int stages) {
         snprintf(wait, sizeof wait, "cp.async.wait_group %d;", stages - 2);
         CHECK_MSG(copies > 0, "%s: no 16-byte cp.async", what);
         CHECK_MSG(!strstr(r.text, "cp.async.ca"), "%s: a cp.async under 16 bytes", what);
+        CHECK_MSG(!c->kernel || !strstr(r.text, "ld.global"), "%s: a load left synchronous", what);
         CHECK_MSG(strstr(r.text, wait) && strstr(r.text, "cp.async.wait_group 0;"), "%s: no %s or wait 0", what, wait);
         /* one commit per prologue stage and one in the loop */
         CHECK_MSG(count_str(r.text, "cp.async.commit_group;") == stages, "%s: %d commits", what,
@@ -130,7 +166,7 @@ static void check_ptx(const Config *c, const char *arch, int stages) {
                   "%s: %d bytes of shared memory for a ring of %d", what, r.shared_bytes, ring);
     }
     size_t n = strlen(c->sig);
-    if (stages >= 2) check_loop_order(r.text, n > 3 && !strcmp(c->sig + n - 3, ", 0"), what);
+    if (stages >= 2) check_loop_order(r.text, n > 3 && !strcmp(c->sig + n - 3, ", 0") && !c->splits, what);
     CHECK(ptxas_accepts(r.text, arch, what));
     rt_result_free(&r);
 }
@@ -138,8 +174,9 @@ static void check_ptx(const Config *c, const char *arch, int stages) {
 /* The interpreter's printout (every buffer, checksums) at S must equal
  * S = 1's, and so must the simulated PTX's. */
 static void check_interp(const Config *c, int stages, const char *ref, bool simulate) {
-    RtRequest rq = {.path = kfile, .kernel = "matmul_kernel", .signature = c->sig, .emit = RT_EMIT_PTX};
+    RtRequest rq = {.path = kfile, .kernel = kernel_of(c), .signature = c->sig, .emit = RT_EMIT_PTX};
     rt_default_target(&rq.target);
+    if (c->sm90_only) CHECK(rt_parse_arch("sm_90a", &rq.target));
     rq.target.num_warps = c->warps;
     rq.target.num_stages = stages;
     RtInterpRequest irq = {.args = c->args, .grid = c->grid, .seed = 7, .simulate = simulate};
@@ -256,10 +293,11 @@ int main(void) {
     for (size_t i = 0; i < ARRAY_LEN(configs); i++) {
         const Config *c = &configs[i];
         for (int s = 1; s <= 4; s++)
-            for (size_t a = 0; a < ARRAY_LEN(archs); a++) check_ptx(c, archs[a], s);
+            for (size_t a = c->sm90_only; a < ARRAY_LEN(archs); a++) check_ptx(c, archs[a], s);
         if (!c->args) continue;
-        RtRequest rq = {.path = kfile, .kernel = "matmul_kernel", .signature = c->sig, .emit = RT_EMIT_PTX};
+        RtRequest rq = {.path = kfile, .kernel = kernel_of(c), .signature = c->sig, .emit = RT_EMIT_PTX};
         rt_default_target(&rq.target);
+        if (c->sm90_only) CHECK(rt_parse_arch("sm_90a", &rq.target));
         rq.target.num_warps = c->warps;
         rq.target.num_stages = 1;
         RtInterpRequest irq = {.args = c->args, .grid = c->grid, .seed = 7};

@@ -1,0 +1,48 @@
+/* What the passes decided for each global load of a tile, one line each,
+ * from the IR after them: the vector width pass_layout proved, and whether
+ * the pipeline pass turned it into async copies (then the load became
+ * async_copy ops, which keep its source location and vector, into a buffer
+ * of N slots) or why not (the load's `unpipelined` reason). The PTX header
+ * and `tric --stats` print it, so a slow kernel says which of its loads
+ * stayed narrow or synchronous. */
+#include "ir.h"
+
+typedef struct Report {
+    IrFunc *fn;
+    Buf *out;
+    const char *indent;
+    SrcLoc *seen;
+    uint32_t n_seen, cap_seen;
+} Report;
+
+/* the prologue's copies and the loop's share the load's location: once */
+static bool first_time(Report *R, SrcLoc loc) {
+    for (uint32_t i = 0; i < R->n_seen; i++)
+        if (R->seen[i].file == loc.file && R->seen[i].line == loc.line && R->seen[i].col == loc.col) return false;
+    VEC_PUSH(R->fn->ctx->arena, R->seen, R->n_seen, R->cap_seen, loc);
+    return true;
+}
+
+static void report_op(IrFunc *fn, IrOp *op, void *ud) {
+    Report *R = ud;
+    bool copy = op->opc == OP_ASYNC_COPY;
+    if (op->opc != OP_LOAD && !copy) return;
+    ValId ptrs = op->operands[copy ? 2 : 0];
+    IrType pt = fn->vals[ptrs].type;
+    if (pt.rank == 0 || !first_time(R, op->loc)) return;
+    IrType t = ir_with_elem(pt, ir_scalar((ElemType)pt.pointee));
+    int vec = op->attr.vec > 0 ? op->attr.vec : 1;
+    buf_puts(R->out, R->indent);
+    if (op->loc.file) buf_printf(R->out, "%s:%d:%d: ", op->loc.file->path, (int)op->loc.line, (int)op->loc.col);
+    buf_puts(R->out, "load ");
+    ir_type_print(R->out, t);
+    buf_printf(R->out, ", %d-byte vectors", vec * elem_bytes((ElemType)pt.pointee));
+    if (copy) buf_printf(R->out, ", pipelined: %d slots", (int)fn->vals[op->operands[0]].type.shape[0]);
+    else if (op->attr.str) buf_printf(R->out, ", not pipelined: %s", op->attr.str);
+    buf_putc(R->out, '\n');
+}
+
+void ir_load_report(IrFunc *fn, Buf *out, const char *indent) {
+    Report R = {fn, out, indent, NULL, 0, 0};
+    ir_walk(fn, fn->body, report_op, &R);
+}

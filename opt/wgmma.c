@@ -1,0 +1,141 @@
+/* The Hopper dot: a dot whose accumulator has the wgmma layout (pass_layout
+ * gives it one on sm_90a where the shapes and types fit) and whose B tile
+ * is read from a pipelined buffer (a local_load of a slot) becomes
+ *
+ *   %d = wgmma %abuf, %aslot, %bbuf, %bslot, %acc    (A from its slot too)
+ *   %d = wgmma %a, %bbuf, %bslot, %acc               (A from registers)
+ *   %r = wgmma_wait %d {pending = 0}
+ *
+ * so the tensor cores read the operands from shared memory where the async
+ * copies left them, with no ldmatrix into registers (ptxgen lays such a
+ * buffer out as wgmma's canonical swizzled layout, ptx-notes 8.2). The
+ * local_loads it no longer needs are left to dce. A dot whose B is in
+ * registers stays a dot (mma.sync runs the same layouts), as does one whose
+ * B the tensor cores cannot read: an 8-bit B that is N-major (wgmma
+ * transposes 16-bit operands only), a contiguous dim under 32 bytes; an A
+ * like that is read from registers.
+ *
+ * pending = 0 waits for the group at once: the slot may be overwritten
+ * by the next copies, which the loop issues after the dot. */
+#include "opt.h"
+
+/* The dim of buf's tile that its copies' vectors run along (-1: no
+ * copy writes it): ptxgen stores the slot with that dim contiguous. */
+static int copied_dim(IrFunc *fn, IrBlock *b, ValId buf) {
+    for (IrOp *op = b->first; op; op = op->next) {
+        if (op->opc == OP_ASYNC_COPY && op->operands[0] == buf) {
+            int32_t l = fn->vals[op->operands[2]].layout;
+            return l < 0 ? -1 : layout_vector_dim(&fn->layouts[l], op->attr.vec > 0 ? op->attr.vec : 1);
+        }
+        for (uint32_t r = 0; r < op->n_regions; r++) {
+            int d = copied_dim(fn, op->regions[r], buf);
+            if (d != -2) return d;
+        }
+    }
+    return -2;   /* not in this block */
+}
+
+/* The tensor cores can read a slot of buf as operand `which` (0 A, 1 B):
+ * its contiguous dim spans 32 bytes at least (the narrowest swizzle), and
+ * 8-bit operands are K-major (wgmma transposes 16-bit ones only). */
+static bool readable(IrFunc *fn, ValId buf, int which) {
+    IrType t = fn->vals[buf].type;   /* slots x rows x cols */
+    int d = copied_dim(fn, fn->body, buf), kdim = which == 0 ? 1 : 0;
+    if (d < 0) return false;
+    int eb = elem_bytes((ElemType)t.elem);
+    return t.shape[1 + d] * eb >= 32 && (eb == 2 || d == kdim);
+}
+
+/* v read from a slot: its local_load (buffer, slot), or NULL */
+static IrOp *slot_read(IrFunc *fn, ValId v) {
+    IrOp *d = fn->vals[v].def;
+    return d && d->opc == OP_LOCAL_LOAD ? d : NULL;
+}
+
+typedef struct Users {
+    ValId v;
+    uint32_t n;
+    IrOp *op;
+} Users;
+
+static void count_user(IrFunc *fn, IrOp *op, void *ud) {
+    (void)fn;
+    Users *u = ud;
+    for (uint32_t i = 0; i < op->n_operands; i++)
+        if (op->operands[i] == u->v) u->n++, u->op = op;
+}
+
+/* the one op that uses v, or NULL when it has more uses or none */
+static IrOp *only_user(IrFunc *fn, ValId v) {
+    Users u = {v, 0, NULL};
+    ir_walk(fn, fn->body, count_user, &u);
+    return u.n == 1 ? u.op : NULL;
+}
+
+/* A K loop's wgmma keeps its group in flight across the iterations: where
+ * its accumulator is a carried value that only it reads and only its wait
+ * yields, the wait lets one group stay pending (the next iteration's
+ * wgmma queues behind it on the tensor cores while the loop computes its
+ * addresses and copies) and a wait for none follows the loop. Every slot
+ * the copies of iteration i overwrite was read by the wgmma of iteration
+ * i - 1: one pending group is this iteration's, so after this warpgroup's
+ * wait that read is done, and with several warpgroups a barrier before the
+ * copies makes it done in every one. */
+static void keep_in_flight(IrFunc *fn, IrOp *w, IrOp *wait) {
+    IrBlock *body = w->parent;
+    IrOp *loop = body->parent;
+    ValId acc = w->operands[w->n_operands - 1];
+    if (!loop || loop->opc != OP_FOR || fn->vals[acc].block != body || fn->vals[acc].def) return;
+    if (only_user(fn, acc) != w || only_user(fn, wait->results[0]) != body->last) return;
+    uint32_t k = 0;   /* the carried value: block argument k + 1, result k */
+    while (k + 1 < body->n_args && body->args[k + 1] != acc) k++;
+    if (body->last->operands[k] != wait->results[0]) return;
+    wait->attr.i = 1;
+    IrOp *copy = wait->next;
+    while (copy && copy->opc != OP_ASYNC_COPY) copy = copy->next;
+    if (copy && fn->ctx->target.num_warps > 4) {   /* one warpgroup: its own wait is enough */
+        IrBuilder at = {fn, body, copy, wait->loc};
+        ir_build(&at, OP_BARRIER, NULL, 0, NULL, 0, 0);
+    }
+    ValId res = loop->results[k];
+    IrType t = fn->vals[res].type;
+    IrBuilder after = {fn, loop->parent, loop->next, wait->loc};
+    IrOp *done = ir_build(&after, OP_WGMMA_WAIT, &res, 1, &t, 1, 0);
+    fn->vals[done->results[0]].layout = fn->vals[res].layout;
+    ir_replace_uses(fn, res, done->results[0]);
+    done->operands[0] = res;   /* replace_uses rewrote the wait's own operand too */
+}
+
+static void lower_dot(IrFunc *fn, IrOp *op, void *ud) {
+    (void)ud;
+    if (op->opc != OP_DOT || !layout_dot_wgmma_bits(fn, op)) return;
+    ValId a = op->operands[0], b = op->operands[1], acc = op->operands[2], r = op->results[0];
+    IrType ct = fn->vals[acc].type;
+    Layout want = layout_wgmma_acc(ct.shape, fn->ctx->target.num_warps);
+    int32_t lc = fn->vals[acc].layout;
+    IrOp *rb = slot_read(fn, b), *ra = slot_read(fn, a);
+    if (ra && !readable(fn, ra->operands[0], 0)) ra = NULL;   /* A from registers then */
+    if (lc < 0 || !layout_eq(&fn->layouts[lc], &want) || !rb || !readable(fn, rb->operands[0], 1)) return;
+    ValId ops[5];
+    uint32_t n = 0;
+    if (ra) {
+        ops[n++] = ra->operands[0];
+        ops[n++] = ra->operands[1];
+    } else {
+        ops[n++] = a;
+    }
+    ops[n++] = rb->operands[0];
+    ops[n++] = rb->operands[1];
+    ops[n++] = acc;
+    IrBuilder at = {fn, op->parent, op, op->loc};
+    IrOp *w = ir_build(&at, OP_WGMMA, ops, n, &ct, 1, 0);
+    w->attr.i = op->attr.i;
+    fn->vals[w->results[0]].layout = lc;
+    IrOp *wait = ir_build(&at, OP_WGMMA_WAIT, &w->results[0], 1, &ct, 1, 0);
+    fn->vals[wait->results[0]].layout = lc;
+    ir_replace_uses(fn, r, wait->results[0]);
+    ir_op_unlink(op);
+    keep_in_flight(fn, w, wait);
+}
+
+void pass_wgmma(IrFunc *fn) { ir_walk(fn, fn->body, lower_dot, NULL); }
