@@ -51,8 +51,8 @@ static const struct {
 
 /* Real Triton APIs that tric does not implement yet: named in the error. */
 static const char *const tl_not_yet[] = {
-    "dot_scaled", "sort", "topk", "flip", "histogram", "gather", "make_block_ptr", "advance",
-    "make_tensor_descriptor", "inline_asm_elementwise", "softmax", "max_constancy", "swizzle2d",
+    "dot_scaled", "sort", "topk", "flip", "histogram", "gather",
+    "inline_asm_elementwise", "softmax", "max_constancy", "swizzle2d",
     "map_elementwise",
 };
 
@@ -174,9 +174,9 @@ void builtin_bind(Lower *L, SrcLoc loc, const Builtin *bi, LVal *self, const Cal
 
 /* ---- argument helpers ---- */
 
-static bool absent(const LArg *a) { return !a->present || a->v.kind == LV_NONE; }
+bool larg_absent(const LArg *a) { return !a->present || a->v.kind == LV_NONE; }
 
-static int64_t arg_int(Lower *L, const LArg *a, const char *what) {
+int64_t larg_int(Lower *L, const LArg *a, const char *what) {
     if (a->v.kind == LV_INT || a->v.kind == LV_BOOL) return a->v.i;
     if (a->v.kind == LV_TENSOR && a->v.has_origin) return a->v.origin_i;
     diag_error(L->ctx, a->loc, "%s must be a compile-time integer (tl.constexpr), got a %s", what,
@@ -189,8 +189,8 @@ static bool arg_bool(Lower *L, const LArg *a, const char *what) {
     return lower_truth(L, a->loc, &a->v);
 }
 
-static const char *arg_str(Lower *L, const LArg *a, const char *what) {
-    if (absent(a)) return "";
+const char *larg_str(Lower *L, const LArg *a, const char *what) {
+    if (larg_absent(a)) return "";
     if (a->v.kind != LV_STR) diag_error(L->ctx, a->loc, "%s must be a string, got a %s", what, lval_kind_name(&a->v));
     return arena_strndup(L->ctx->arena, a->v.s, a->v.n);
 }
@@ -233,7 +233,7 @@ static IrType arg_shape(Lower *L, const LArg *a, IrType elem) {
 /* ---- program model ---- */
 
 static LVal bi_program_id_like(Lower *L, SrcLoc loc, LArg *a, Opcode opc) {
-    int64_t axis = arg_int(L, &a[0], "axis");
+    int64_t axis = larg_int(L, &a[0], "axis");
     if (axis < 0 || axis > 2)
         diag_error(L->ctx, a[0].loc, "program_id axis must be 0, 1, or 2 but got %lld", (long long)axis);
     IrType t = ir_scalar(ET_I32);
@@ -256,7 +256,7 @@ static LVal bi_arange(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
         if (a[i].v.kind != LV_INT && !(a[i].v.kind == LV_TENSOR && a[i].v.has_origin))
             diag_error(L->ctx, a[i].loc, "arange's arguments must be of type tl.constexpr, got a %s",
                        lval_kind_name(&a[i].v));
-    int64_t start = arg_int(L, &a[0], "start"), end = arg_int(L, &a[1], "end");
+    int64_t start = larg_int(L, &a[0], "start"), end = larg_int(L, &a[1], "end");
     if (start < INT32_MIN || start > INT32_MAX || end < INT32_MIN || end > INT32_MAX)
         diag_error(L->ctx, loc, "arange must fit in int32");
     if (end <= start) diag_error(L->ctx, loc, "arange's end argument must be greater than the start argument");
@@ -297,14 +297,14 @@ static LVal bi_zeros(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
 static LVal bi_zeros_like(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     LVal x = arg_tensor(L, &a[0]);
     IrType t = lower_type(L, &x);
-    if (!absent(&a[1])) t = ir_with_elem(t, arg_dtype(L, &a[1], "dtype"));
+    if (!larg_absent(&a[1])) t = ir_with_elem(t, arg_dtype(L, &a[1], "dtype"));
     return full_of(L, loc, t, lval_int(0), loc);
 }
 
 /* ---- memory ---- */
 
 static int cache_modifier(Lower *L, const LArg *a, bool store) {
-    const char *s = arg_str(L, a, "cache_modifier");
+    const char *s = larg_str(L, a, "cache_modifier");
     static const char *const load_ok[] = {"", ".ca", ".cg", ".cv", ".cs"};
     static const char *const store_ok[] = {"", ".wb", ".cg", ".cs", ".wt"};
     const char *const *ok = store ? store_ok : load_ok;
@@ -316,7 +316,7 @@ static int cache_modifier(Lower *L, const LArg *a, bool store) {
 }
 
 static int eviction_policy(Lower *L, const LArg *a) {
-    const char *s = arg_str(L, a, "eviction_policy");
+    const char *s = larg_str(L, a, "eviction_policy");
     if (!*s || !strcmp(s, "evict_normal")) return EVICT_NONE;
     if (!strcmp(s, "evict_first")) return EVICT_FIRST;
     if (!strcmp(s, "evict_last")) return EVICT_LAST;
@@ -363,17 +363,24 @@ static LVal mask_arg(Lower *L, const LArg *a, IrType pt) {
 }
 
 static LVal bi_load(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
-    LVal p = pointer_arg(L, &a[0], "load");
-    IrType pt = lower_type(L, &p);
-    if (absent(&a[1]) && !absent(&a[2])) diag_error(L->ctx, a[2].loc, "`other` cannot be provided without `mask`");
-    if ((a[3].present && !(a[3].v.kind == LV_TUPLE && a[3].v.n == 0)) || *arg_str(L, &a[4], "padding_option"))
-        diag_error(L->ctx, loc, "`padding_option` or `boundary_check` argument is not supported for loading a tensor "
-                                "of pointers or loading a scalar; use masks to manage the boundary check");
-    ValId ops[3] = {p.id, 0, 0};
+    ValId ops[3] = {0, 0, 0};
     uint32_t n = 1;
+    if (a[0].v.kind == LV_BLOCK_PTR) {
+        n = (uint32_t)lower_block_load(L, loc, a, ops);
+    } else {
+        LVal p = pointer_arg(L, &a[0], "load");
+        IrType pt = lower_type(L, &p);
+        if (larg_absent(&a[1]) && !larg_absent(&a[2]))
+            diag_error(L->ctx, a[2].loc, "`other` cannot be provided without `mask`");
+        if ((a[3].present && !(a[3].v.kind == LV_TUPLE && a[3].v.n == 0)) || *larg_str(L, &a[4], "padding_option"))
+            diag_error(L->ctx, loc, "`padding_option` or `boundary_check` argument is not supported for loading a "
+                                    "tensor of pointers or loading a scalar; use masks to manage the boundary check");
+        ops[0] = p.id;
+        if (!larg_absent(&a[1])) ops[n++] = mask_arg(L, &a[1], pt).id;
+        if (!larg_absent(&a[2])) ops[n++] = value_for_pointer(L, &a[2], pt, "Other").id;
+    }
+    IrType pt = ir_type(L->fn, ops[0]);
     IrType rt = ir_with_elem(pt, ir_scalar(pt.pointee));
-    if (!absent(&a[1])) ops[n++] = mask_arg(L, &a[1], pt).id;
-    if (!absent(&a[2])) ops[n++] = value_for_pointer(L, &a[2], pt, "Other").id;
     int cm = cache_modifier(L, &a[5], false), ev = eviction_policy(L, &a[6]);
     bool vol = arg_bool(L, &a[7], "volatile");
     L->b.loc = loc;
@@ -385,15 +392,22 @@ static LVal bi_load(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
 }
 
 static LVal bi_store(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
-    LVal p = pointer_arg(L, &a[0], "store");
-    if (p.const_ptr) diag_error(L->ctx, a[0].loc, "Cannot store to a constant pointer");
-    IrType pt = lower_type(L, &p);
-    ValId ops[3] = {p.id, value_for_pointer(L, &a[1], pt, "Value").id, 0};
+    ValId ops[3] = {0, 0, 0};
     uint32_t n = 2;
-    if (!absent(&a[2])) ops[n++] = mask_arg(L, &a[2], pt).id;
-    if (a[3].present && !(a[3].v.kind == LV_TUPLE && a[3].v.n == 0))
-        diag_error(L->ctx, a[3].loc, "`boundary_check` argument is not supported for storing a tensor of pointers or "
-                                     "storing a scalar; use masks to manage the boundary check");
+    if (a[0].v.kind == LV_BLOCK_PTR) {
+        if (a[0].v.items[0].const_ptr) diag_error(L->ctx, a[0].loc, "Cannot store to a constant pointer");
+        n = (uint32_t)lower_block_store(L, loc, a, ops);
+    } else {
+        LVal p = pointer_arg(L, &a[0], "store");
+        if (p.const_ptr) diag_error(L->ctx, a[0].loc, "Cannot store to a constant pointer");
+        IrType pt = lower_type(L, &p);
+        ops[0] = p.id;
+        ops[1] = value_for_pointer(L, &a[1], pt, "Value").id;
+        if (!larg_absent(&a[2])) ops[n++] = mask_arg(L, &a[2], pt).id;
+        if (a[3].present && !(a[3].v.kind == LV_TUPLE && a[3].v.n == 0))
+            diag_error(L->ctx, a[3].loc, "`boundary_check` argument is not supported for storing a tensor of pointers "
+                                         "or storing a scalar; use masks to manage the boundary check");
+    }
     int cm = cache_modifier(L, &a[4], true), ev = eviction_policy(L, &a[5]);
     L->b.loc = loc;
     IrOp *op = ir_build(&L->b, OP_STORE, ops, n, NULL, 0, 0);
@@ -406,7 +420,7 @@ static LVal bi_store(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
 
 /* sem= and scope=: Triton's strings, None for the defaults (acq_rel, gpu) */
 static int mem_sem(Lower *L, const LArg *a) {
-    const char *s = arg_str(L, a, "sem");
+    const char *s = larg_str(L, a, "sem");
     if (!*s) return SEM_ACQ_REL;
     for (int i = 0; i < SEM_COUNT; i++)
         if (!strcmp(s, mem_sem_names[i])) return i;
@@ -414,7 +428,7 @@ static int mem_sem(Lower *L, const LArg *a) {
 }
 
 static int mem_scope(Lower *L, const LArg *a) {
-    const char *s = arg_str(L, a, "scope");
+    const char *s = larg_str(L, a, "scope");
     if (!*s) return SCOPE_GPU;
     for (int i = 0; i < SCOPE_COUNT; i++)
         if (!strcmp(s, mem_scope_names[i])) return i;
@@ -448,7 +462,7 @@ static LVal atomic_rmw(Lower *L, SrcLoc loc, LArg *a, int kind) {
     IrType pt = lower_type(L, &p);
     ValId ops[3] = {p.id, value_for_pointer(L, &a[1], pt, "Value").id, 0};
     uint32_t n = 2;
-    if (!absent(&a[2])) ops[n++] = mask_arg(L, &a[2], pt).id;
+    if (!larg_absent(&a[2])) ops[n++] = mask_arg(L, &a[2], pt).id;
     int sem = mem_sem(L, &a[3]), scope = mem_scope(L, &a[4]);
     IrType rt = ir_with_elem(pt, ir_scalar(pt.pointee));
     L->b.loc = loc;
@@ -492,8 +506,8 @@ static LVal bi_where(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
 }
 
 static bool propagate_nan(Lower *L, const LArg *a) {
-    if (absent(a)) return false;
-    return arg_int(L, a, "propagate_nan") != 0;
+    if (larg_absent(a)) return false;
+    return larg_int(L, a, "propagate_nan") != 0;
 }
 
 static LVal bi_minimum(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
@@ -537,7 +551,7 @@ static LVal bi_py_max(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
 static LVal bi_cast(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     IrType to = arg_dtype(L, &a[1], "dtype");
     int rounding = ROUND_DEFAULT;
-    const char *r = arg_str(L, &a[2], "fp_downcast_rounding");
+    const char *r = larg_str(L, &a[2], "fp_downcast_rounding");
     if (!strcmp(r, "rtne")) rounding = ROUND_RTNE;
     else if (!strcmp(r, "rtz")) rounding = ROUND_RTZ;
     else if (*r) diag_error(L->ctx, a[2].loc, "fp_downcast_rounding must be 'rtne' or 'rtz', got '%s'", r);
@@ -589,7 +603,7 @@ static LVal bi_fdiv(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     LVal x = arg_tensor(L, &a[0]), y = arg_tensor(L, &a[1]);
     if (!elem_is_float(lower_type(L, &x).elem) || !elem_is_float(lower_type(L, &y).elem))
         diag_error(L->ctx, loc, "both operands of fdiv must have floating scalar type");
-    if (!absent(&a[2]) && arg_bool(L, &a[2], "ieee_rounding")) {
+    if (!larg_absent(&a[2]) && arg_bool(L, &a[2], "ieee_rounding")) {
         LVal v[2] = {x, y};
         return lower_math(L, loc, MF_DIV_RN, v, 2, "tl.fdiv");
     }
@@ -687,7 +701,7 @@ static LVal bi_static_assert(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_re
     if (a[0].v.kind == LV_TENSOR)
         diag_error(L->ctx, a[0].loc, "static_assert needs a compile-time condition, got a tensor");
     if (lower_truth(L, a[0].loc, &a[0].v)) return lval_none();
-    if (absent(&a[1]) || (a[1].v.kind == LV_STR && a[1].v.n == 0)) diag_error(L->ctx, loc, "static_assert failed");
+    if (larg_absent(&a[1]) || (a[1].v.kind == LV_STR && a[1].v.n == 0)) diag_error(L->ctx, loc, "static_assert failed");
     Buf msg = {.arena = L->ctx->arena};
     lval_repr(L, &msg, &a[1].v);
     diag_error(L->ctx, loc, "static_assert failed: %s", buf_str(&msg));
@@ -695,7 +709,7 @@ static LVal bi_static_assert(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_re
 
 static LVal bi_static_print(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     if (L->dry_run) return lval_none();
-    const char *sep = absent(&a[0]) ? " " : arg_str(L, &a[0], "sep");
+    const char *sep = larg_absent(&a[0]) ? " " : larg_str(L, &a[0], "sep");
     Buf msg = {.arena = L->ctx->arena};
     for (int i = 0; i < n_rest; i++) {
         if (i) buf_puts(&msg, sep);
@@ -922,7 +936,7 @@ void lower_assert(Lower *L, SrcLoc loc, SrcLoc cond_loc, LVal cond, const LVal *
  * are not checked. */
 static LVal bi_device_assert(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     LVal cond = a[0].v;
-    if (!absent(&a[2])) {
+    if (!larg_absent(&a[2])) {
         LVal m = lower_to_bool(L, a[2].loc, a[2].v);
         cond = lower_binop(L, a[2].loc, BIN_BITOR, lower_to_bool(L, a[0].loc, cond), lower_unary(L, a[2].loc, UN_INVERT, m));
     }
@@ -940,7 +954,7 @@ static LVal bi_debug_barrier(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_re
 }
 
 static LVal bi_next_power_of_2(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
-    int64_t n = arg_int(L, &a[0], "n");
+    int64_t n = larg_int(L, &a[0], "n");
     int64_t p = 1;
     while (p < n && p < ((int64_t)1 << 62)) p <<= 1;
     return lval_int(p);
@@ -984,6 +998,13 @@ static const Builtin builtins[] = {
     {"zeros", BM_TL, "shape,dtype", bi_zeros},
     {"full", BM_TL, "shape,value,dtype", bi_full},
     {"zeros_like", BM_TL, "input,dtype=", bi_zeros_like},
+    {"make_block_ptr", BM_TL, "base,shape,strides,offsets,block_shape,order", bi_make_block_ptr},
+    {"make_tensor_descriptor", BM_TL, "base,shape,strides,block_shape,padding_option=", bi_make_tensor_descriptor},
+    {"load", BM_DESC, "self,offsets", bi_desc_load},
+    {"store", BM_DESC, "self,offsets,value", bi_desc_store},
+    {"load_tensor_descriptor", BM_TL, "desc,offsets", bi_desc_load},
+    {"store_tensor_descriptor", BM_TL, "desc,offsets,value", bi_desc_store},
+    {"advance", BM_TL, "base,offsets", bi_advance},
     {"load", BM_TL, "pointer,mask=,other=,boundary_check=,padding_option=,cache_modifier=,eviction_policy=,volatile=",
      bi_load},
     {"store", BM_TL, "pointer,value,mask=,boundary_check=,cache_modifier=,eviction_policy=", bi_store},

@@ -11,7 +11,6 @@
 #include <string.h>
 #include <strings.h>
 
-static bool absent(const LArg *a) { return !a->present || a->v.kind == LV_NONE; }
 
 static bool is_fp8(ElemType e) { return e == ET_F8E4M3 || e == ET_F8E5M2; }
 
@@ -32,10 +31,10 @@ static LVal dot_operand(Lower *L, const LArg *a, const char *side) {
 /* input_precision / allow_tf32 -> DotPrecision. Only f32 operands use it;
  * for the others the op keeps the default (its text omits it). */
 static int dot_precision(Lower *L, const LArg *prec, const LArg *allow, bool f32) {
-    if (!absent(prec) && !absent(allow))
+    if (!larg_absent(prec) && !larg_absent(allow))
         diag_error(L->ctx, allow->loc, "Only one of input_precision and allow_tf32 can be specified");
     int p = DOT_TF32;
-    if (!absent(prec)) {
+    if (!larg_absent(prec)) {
         if (prec->v.kind != LV_STR)
             diag_error(L->ctx, prec->loc, "input_precision must be a string, got a %s", lval_kind_name(&prec->v));
         p = -1;
@@ -46,7 +45,7 @@ static int dot_precision(Lower *L, const LArg *prec, const LArg *allow, bool f32
         if (p < 0)
             diag_error(L->ctx, prec->loc, "input_precision must be one of 'tf32', 'tf32x3' or 'ieee', got '%.*s'",
                        (int)prec->v.n, prec->v.s);
-    } else if (!absent(allow)) {
+    } else if (!larg_absent(allow)) {
         if (allow->v.kind == LV_TENSOR) diag_error(L->ctx, allow->loc, "allow_tf32 must be a compile-time value");
         p = lower_truth(L, allow->loc, &allow->v) ? DOT_TF32 : DOT_IEEE;
     }
@@ -73,7 +72,7 @@ static void dot_check_shapes(Lower *L, SrcLoc loc, IrType at, IrType bt) {
  * int8; fp32 for fp32 and bf16; out_dtype (fp32 or fp16) for fp16 and fp8. */
 static ElemType dot_result_elem(Lower *L, SrcLoc loc, ElemType in, const LArg *out) {
     IrType od = ir_scalar(ET_F32);
-    if (!absent(out)) {
+    if (!larg_absent(out)) {
         if (out->v.kind != LV_DTYPE)
             diag_error(L->ctx, out->loc, "out_dtype must be a dtype such as tl.float32, got a %s",
                        lval_kind_name(&out->v));
@@ -133,7 +132,7 @@ LVal bi_dot(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
         diag_error(L->ctx, loc, "Both operands must be same dtype. Got %s and %s", dtype_name(ir_scalar(ae)),
                    dtype_name(ir_scalar(be)));
     int prec = dot_precision(L, &a[3], &a[4], ae == ET_F32);
-    if (!absent(&a[5]) && a[5].v.kind != LV_INT)
+    if (!larg_absent(&a[5]) && a[5].v.kind != LV_INT)
         diag_error(L->ctx, a[5].loc, "max_num_imprecise_acc must be a compile-time integer, got a %s",
                    lval_kind_name(&a[5].v));
     dot_check_shapes(L, loc, at, bt);
@@ -146,7 +145,7 @@ LVal bi_dot(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     rt.elem = (uint8_t)re;
     rt.shape[n - 1] = bt.shape[n - 1];
     LVal acc;
-    if (absent(&a[2])) {
+    if (larg_absent(&a[2])) {
         LVal zero = lval_int(0);
         acc = lower_const_tensor(L, loc, &zero, rt);
     } else {

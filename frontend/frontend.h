@@ -53,7 +53,9 @@ void ast_print_module(Buf *out, const AstModule *m);   /* imports, globals, ever
 typedef enum SigKind {
     SIG_POINTER,     /* *T, with optional :16 */
     SIG_SCALAR,      /* iN/uN/fpN/bf16, with optional :16 or :1 */
-    SIG_CONSTEXPR    /* a plain value: integer, float, True/False/None, a string, dtype(T) */
+    SIG_CONSTEXPR,   /* a plain value: integer, float, True/False/None, a string, dtype(T) */
+    SIG_TENSORDESC   /* tensordesc<T[B0, B1, ...]> (Triton's host TensorDescriptor), with ",nan" before
+                        the '>' for padding="nan"; block_shape in block[], rank in n_block */
 } SigKind;
 
 typedef struct SigEntry {
@@ -69,6 +71,9 @@ typedef struct SigEntry {
     const char *sval;
     const char *name;        /* NAME=... form, else NULL */
     SrcLoc loc;              /* position inside the signature string */
+    int32_t block[5];        /* SIG_TENSORDESC */
+    int n_block;
+    bool pad_nan;
 } SigEntry;
 
 typedef struct Signature {

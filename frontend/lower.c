@@ -82,6 +82,8 @@ const char *lval_kind_name(const LVal *v) {
     case LV_FUNC: return "function";
     case LV_BUILTIN: return "builtin function";
     case LV_TENSOR: return "tensor";
+    case LV_BLOCK_PTR: return "block pointer";
+    case LV_TENSOR_DESC: return "tensor descriptor";
     }
     return "?";
 }
@@ -156,6 +158,8 @@ void lval_repr(Lower *L, Buf *out, const LVal *v) {
     case LV_FUNC: buf_printf(out, "<JITFunction %s>", v->func->node->str); break;
     case LV_BUILTIN: buf_printf(out, "<builtin %s>", v->builtin->name); break;
     case LV_TENSOR: buf_printf(out, "tensor %s", type_str(L, lower_type(L, v))); break;
+    case LV_BLOCK_PTR: buf_printf(out, "pointer<block %s>", type_str(L, v->dtype)); break;
+    case LV_TENSOR_DESC: buf_printf(out, "tensor_descriptor<%s>", type_str(L, v->dtype)); break;
     }
 }
 
@@ -184,8 +188,10 @@ static bool lval_same(const LVal *a, const LVal *b) {
     case LV_FLOAT: return a->f == b->f || (a->f != a->f && b->f != b->f);
     case LV_STR: return a->n == b->n && !memcmp(a->s, b->s, a->n);
     case LV_DTYPE: return ir_type_eq(a->dtype, b->dtype);
+    case LV_BLOCK_PTR:
+    case LV_TENSOR_DESC:
     case LV_TUPLE:
-        if (a->n != b->n) return false;
+        if (a->n != b->n || (a->kind != LV_TUPLE && (!ir_type_eq(a->dtype, b->dtype) || a->i != b->i))) return false;
         for (size_t i = 0; i < a->n; i++)
             if (!lval_same(&a->items[i], &b->items[i])) return false;
         return true;
@@ -612,19 +618,103 @@ static void adopt_region(IrOp *op, uint32_t i, IrBlock *blk) {
     blk->parent = op;
 }
 
+static const char *yield_where(bool loop) { return loop ? "in a loop" : "in an if with a run-time condition"; }
+
+/* ---- aggregates across regions ----
+ * A tuple or a block pointer crosses an if or a loop leaf by leaf: each
+ * tensor or number in it (a number materialized first) is one carried
+ * value, and the aggregate is rebuilt from them with the structure it had
+ * on entry (its template); its other leaves (strings, dtypes, ...) must
+ * stay as they were. */
+static bool is_aggregate(const LVal *v) {
+    return v->kind == LV_TUPLE || v->kind == LV_BLOCK_PTR || v->kind == LV_TENSOR_DESC;
+}
+static bool carryable(const LVal *v) { return v->kind == LV_TENSOR || lval_is_number(v); }
+
+static int count_leaves(const LVal *v) {
+    if (!is_aggregate(v)) return carryable(v);
+    int n = 0;
+    for (size_t i = 0; i < v->n; i++) n += count_leaves(&v->items[i]);
+    return n;
+}
+
+/* the k-th carryable leaf of v, depth first (*k counts down) */
+static LVal *nth_leaf(LVal *v, int *k) {
+    if (!is_aggregate(v)) return carryable(v) && (*k)-- == 0 ? v : NULL;
+    for (size_t i = 0; i < v->n; i++) {
+        LVal *r = nth_leaf(&v->items[i], k);
+        if (r) return r;
+    }
+    return NULL;
+}
+
+static LVal *leaf_of(LVal *v, int k) { return nth_leaf(v, &k); }
+
+static LVal deep_copy(Lower *L, const LVal *v) {
+    LVal r = *v;
+    if (!is_aggregate(v)) return r;
+    r.items = arena_alloc(L->ctx->arena, sizeof(LVal) * (v->n ? v->n : 1));
+    for (size_t i = 0; i < v->n; i++) r.items[i] = deep_copy(L, &v->items[i]);
+    return r;
+}
+
+/* b has a's structure: the same kinds and arity of aggregates, carryable
+ * leaves where a has them, and the same other leaves */
+static bool same_structure(Lower *L, const LVal *a, const LVal *b) {
+    if (is_aggregate(a) || is_aggregate(b)) {
+        if (a->kind != b->kind || a->n != b->n) return false;
+        if (a->kind != LV_TUPLE && (!ir_type_eq(a->dtype, b->dtype) || a->i != b->i)) return false;
+        for (size_t i = 0; i < a->n; i++)
+            if (!same_structure(L, &a->items[i], &b->items[i])) return false;
+        return true;
+    }
+    return carryable(a) ? carryable(b) : lval_same(a, b);
+}
+
 typedef struct Carried {
     const char **names;
     IrType *types;
-    int n, cap_names, cap_types;
+    int *leaf;             /* -1: the name's value; else its leaf (its aggregate's template in tmpl) */
+    const LVal **tmpl;
+    int n, cap_names, cap_types, cap_leaf, cap_tmpl;
 } Carried;
 
-static void carried_add(Lower *L, Carried *c, const char *name, IrType t) {
+static void carried_push(Lower *L, Carried *c, const char *name, IrType t, int leaf, const LVal *tmpl) {
     int n = c->n;
     VEC_PUSH(L->ctx->arena, c->names, n, c->cap_names, name);
+    n = c->n;
+    VEC_PUSH(L->ctx->arena, c->leaf, n, c->cap_leaf, leaf);
+    n = c->n;
+    VEC_PUSH(L->ctx->arena, c->tmpl, n, c->cap_tmpl, tmpl);
     VEC_PUSH(L->ctx->arena, c->types, c->n, c->cap_types, t);
 }
 
-static const char *yield_where(bool loop) { return loop ? "in a loop" : "in an if with a run-time condition"; }
+static void carried_add(Lower *L, Carried *c, const char *name, IrType t) { carried_push(L, c, name, t, -1, NULL); }
+
+/* Binds c's names to vals (block arguments, results), rebuilding
+ * aggregates from their leaves. */
+static void bind_values(Lower *L, const Carried *c, const ValId *vals) {
+    LVal cur = {0};
+    for (int i = 0; i < c->n; i++) {
+        if (c->leaf[i] < 0) {
+            scope_set(L, c->names[i], lval_tensor(L, vals[i]));
+            continue;
+        }
+        if (i == 0 || c->leaf[i - 1] < 0 || strcmp(c->names[i - 1], c->names[i])) cur = deep_copy(L, c->tmpl[i]);
+        *leaf_of(&cur, c->leaf[i]) = lval_tensor(L, vals[i]);
+        scope_set(L, c->names[i], cur);
+    }
+}
+
+/* The value c's entry i yields: the name's value, or its leaf */
+static LVal carried_value(Lower *L, SrcLoc loc, const Carried *c, int i, bool loop) {
+    LVal v = scope_find(L->scope, c->names[i])->val;
+    if (c->leaf[i] < 0) return carried_tensor(L, loc, c->names[i], v, yield_where(loop));
+    if (!same_structure(L, c->tmpl[i], &v))
+        diag_error(L->ctx, loc, "%s changes from %s to %s %s", var_desc(L, c->names[i]), lval_kind_name(c->tmpl[i]),
+                   lval_kind_name(&v), yield_where(loop));
+    return carried_tensor(L, loc, c->names[i], *leaf_of(&v, c->leaf[i]), yield_where(loop));
+}
 
 /* Appends yield(first, values of c's names in the current scope) to the
  * current block; first is VAL_NONE but for a for loop turned while. */
@@ -633,7 +723,7 @@ static void yield_carried(Lower *L, SrcLoc loc, const Carried *c, bool loop, con
     ValId *vals = arena_alloc(L->ctx->arena, sizeof(ValId) * (size_t)(c->n + 2));
     vals[0] = first;
     for (int i = 0; i < c->n; i++) {
-        LVal v = carried_tensor(L, loc, c->names[i], scope_find(L->scope, c->names[i])->val, yield_where(loop));
+        LVal v = carried_value(L, loc, c, i, loop);
         IrType t = lower_type(L, &v);
         if (!ir_type_eq(t, c->types[i])) {
             if (loop)
@@ -732,6 +822,38 @@ static void merge_names(Lower *L, const Scope *before, Scope after[2], IfMerge *
         }
 }
 
+/* Each aggregate both arms bind becomes its leaves, one result each; the
+ * arms must give it one structure. */
+static IfMerge expand_aggregates(Lower *L, SrcLoc loc, const IfMerge *m) {
+    IfMerge out = {0};
+    const Carried *res = &m->res;
+    for (int i = 0; i < res->n; i++) {
+        LVal *v[2] = {&m->vals[0][i], &m->vals[1][i]};
+        bool agg = is_aggregate(v[0]) || is_aggregate(v[1]);
+        if (agg && (!m->present[0][i] || !m->present[1][i] || !same_structure(L, v[0], v[1])))
+            diag_error(L->ctx, loc, "Mismatched type for %s between then block (%s) and else block (%s)",
+                       res->names[i], m->present[0][i] ? lval_kind_name(v[0]) : "undefined",
+                       m->present[1][i] ? lval_kind_name(v[1]) : "undefined");
+        int n_leaves = agg ? count_leaves(v[0]) : 1;
+        LVal *tmpl = NULL;
+        if (agg) {
+            tmpl = arena_alloc(L->ctx->arena, sizeof *tmpl);
+            *tmpl = deep_copy(L, v[0]);
+        }
+        for (int k = 0; k < n_leaves; k++) {
+            int n = out.nv;
+            carried_push(L, &out.res, res->names[i], ir_scalar(ET_I1), agg ? k : -1, tmpl);
+            for (int a = 0; a < 2; a++) {
+                int nn = n, np = n;
+                VEC_PUSH(L->ctx->arena, out.vals[a], nn, out.cap[a], agg ? *leaf_of(v[a], k) : *v[a]);
+                VEC_PUSH(L->ctx->arena, out.present[a], np, out.capp[a], m->present[a][i]);
+            }
+            out.nv++;
+        }
+    }
+    return out;
+}
+
 /* A stand-in for a value an arm never computed (see IfMerge). */
 static LVal merge_fill(Lower *L, SrcLoc loc, IrType t) {
     if (t.elem == ET_PTR)
@@ -753,9 +875,10 @@ static void lower_if_arms(Lower *L, SrcLoc loc, ValId c, const IfArm arms[2]) {
         lower_arm(L, &arms[k]);
         after[k] = *L->scope;
     }
-    IfMerge m = {0};
+    IfMerge merged = {0};
     Scope common = {0};
-    merge_names(L, &before, after, &m, &common);
+    merge_names(L, &before, after, &merged, &common);
+    IfMerge m = expand_aggregates(L, loc, &merged);
     Carried *res = &m.res;
     /* materialize numbers inside their arm; the then-arm fixes the types */
     for (int k = 0; k < 2; k++) {
@@ -772,7 +895,7 @@ static void lower_if_arms(Lower *L, SrcLoc loc, ValId c, const IfArm arms[2]) {
         L->b.block = blk[k];
         *L->scope = after[k];
         for (int i = 0; i < res->n; i++) {
-            scope_set(L, res->names[i], m.vals[k][i]);
+            if (res->leaf[i] < 0) scope_set(L, res->names[i], m.vals[k][i]);   /* aggregates yield their leaves */
             if (k == 0) res->types[i] = lower_type(L, &m.vals[k][i]);
         }
         yield_carried(L, loc, res, false, k ? "else" : "then", VAL_NONE);
@@ -784,7 +907,7 @@ static void lower_if_arms(Lower *L, SrcLoc loc, ValId c, const IfArm arms[2]) {
     adopt_region(op, 1, blk[1]);
     *L->scope = before;
     for (int i = 0; i < common.n; i++) scope_set(L, common.b[i].name, common.b[i].val);
-    for (int i = 0; i < res->n; i++) scope_set(L, res->names[i], lval_tensor(L, op->results[i]));
+    bind_values(L, res, op->results);
 }
 
 static void lower_if_dynamic(Lower *L, AstNode *s, LVal cond) {
@@ -917,8 +1040,9 @@ static bool name_in(const char *name, const char **names, int n) {
     return false;
 }
 
-/* Loop-carried values: the names the body re-binds. Their initial values
- * become tensors here, in front of the loop. */
+/* Loop-carried values: the names the body re-binds (an aggregate's
+ * carryable leaves each). Their initial values become tensors here, in
+ * front of the loop. */
 static Carried loop_carried(Lower *L, SrcLoc loc, const char **names, int n_names, ValId **inits) {
     Carried c = {0};
     int n_init = 0, cap_init = 0;
@@ -926,17 +1050,29 @@ static Carried loop_carried(Lower *L, SrcLoc loc, const char **names, int n_name
     for (int i = 0; i < L->scope->n; i++) {
         Binding *b = &L->scope->b[i];
         if (!name_in(b->name, names, n_names)) continue;
-        LVal init = carried_tensor(L, loc, b->name, b->val, "in a loop");
-        carried_add(L, &c, b->name, lower_type(L, &init));
-        VEC_PUSH(L->ctx->arena, *inits, n_init, cap_init, init.id);
-        b->val = init;
+        if (!is_aggregate(&b->val)) {
+            LVal init = carried_tensor(L, loc, b->name, b->val, "in a loop");
+            carried_add(L, &c, b->name, lower_type(L, &init));
+            VEC_PUSH(L->ctx->arena, *inits, n_init, cap_init, init.id);
+            b->val = init;
+            continue;
+        }
+        LVal *tmpl = arena_alloc(L->ctx->arena, sizeof *tmpl);
+        *tmpl = deep_copy(L, &b->val);
+        for (int k = 0, n = count_leaves(tmpl); k < n; k++) {
+            LVal *leaf = leaf_of(tmpl, k);
+            *leaf = carried_tensor(L, loc, b->name, *leaf, "in a loop");
+            carried_push(L, &c, b->name, lower_type(L, leaf), k, tmpl);
+            VEC_PUSH(L->ctx->arena, *inits, n_init, cap_init, leaf->id);
+        }
+        b->val = deep_copy(L, tmpl);
     }
     return c;
 }
 
 /* Binds c's names to the arguments of blk starting at first. */
 static void bind_block_args(Lower *L, const Carried *c, IrBlock *blk, uint32_t first) {
-    for (int i = 0; i < c->n; i++) scope_set(L, c->names[i], lval_tensor(L, blk->args[first + (uint32_t)i]));
+    bind_values(L, c, blk->args + first);
 }
 
 static int64_t const_int_or_die(Lower *L, SrcLoc loc, const LArg *a, const char *what) {
@@ -1063,7 +1199,7 @@ static void lower_for_as_while(Lower *L, AstNode *s, LVal vlb, LVal vub, LVal vs
     adopt_region(op, 0, cond_blk);
     adopt_region(op, 1, body);
     *L->scope = before;
-    for (int i = 0; i < c.n; i++) scope_set(L, c.names[i], lval_tensor(L, op->results[1 + i]));
+    bind_values(L, &c, op->results + 1);
 }
 
 static void lower_for_dynamic(Lower *L, AstNode *s, LArg *lbp, LArg *ubp, LArg *stepp, int num_stages) {
@@ -1121,7 +1257,7 @@ static void lower_for_dynamic(Lower *L, AstNode *s, LArg *lbp, LArg *ubp, LArg *
     op->attr.i = num_stages;
     adopt_region(op, 0, body);
     *L->scope = before;
-    for (int i = 0; i < c.n; i++) scope_set(L, c.names[i], lval_tensor(L, op->results[i]));
+    bind_values(L, &c, op->results);
 }
 
 static void lower_while_loop(Lower *L, AstNode *s);
@@ -1177,7 +1313,7 @@ static void lower_while_loop(Lower *L, AstNode *s) {
     adopt_region(op, 0, cond_blk);
     adopt_region(op, 1, body);
     *L->scope = before;
-    for (int i = 0; i < c.n; i++) scope_set(L, c.names[i], lval_tensor(L, op->results[i]));
+    bind_values(L, &c, op->results);
 }
 
 /* ---- statements ---- */
@@ -1462,6 +1598,10 @@ static void bind_kernel_param(Lower *L, AstNode *p, const SigEntry *e) {
     }
     if (e->equals_one) {
         scope_set(L, name, lval_int(1));   /* ":1" : Triton bakes the value in */
+        return;
+    }
+    if (e->kind == SIG_TENSORDESC) {
+        scope_set(L, name, lower_desc_param(L, name, e));
         return;
     }
     IrType t = e->kind == SIG_POINTER ? ir_ptr(e->type) : ir_scalar(e->type);

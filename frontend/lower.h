@@ -23,7 +23,12 @@ typedef enum LKind {
     LV_MODULE,    /* s = dotted path, "triton.language" */
     LV_FUNC,      /* func: a @jit function of the module */
     LV_BUILTIN,   /* builtin; self (bound methods such as x.to) */
-    LV_TENSOR     /* id = IR value */
+    LV_TENSOR,    /* id = IR value */
+    LV_BLOCK_PTR, /* tl.make_block_ptr's: items = base, shape[r], strides[r], offsets[r] (n = 1 + 3r);
+                     dtype = the block's tile type (block_shape x the pointee) */
+    LV_TENSOR_DESC /* a tensor descriptor (tl.make_tensor_descriptor, or a host TensorDescriptor
+                     argument): items = base, shape[r] (int32), strides[r] (int64) (n = 1 + 2r);
+                     dtype = the block's tile type; i = 1 for padding "nan" */
 } LKind;
 
 struct Builtin;
@@ -129,7 +134,8 @@ enum {
     BM_TRITON = 4,    /* triton.X */
     BM_PY = 8,        /* Python builtin: X */
     BM_METHOD = 16,   /* tensor method: x.X(...) with x as the first argument */
-    BM_DTYPE = 32     /* dtype method: tl.float16.X() */
+    BM_DTYPE = 32,    /* dtype method: tl.float16.X() */
+    BM_DESC = 64      /* tensor descriptor method: desc.X(...) */
 };
 
 typedef struct Builtin {
@@ -186,6 +192,7 @@ LVal lower_math(Lower *L, SrcLoc loc, int fn, LVal *args, int n, const char *wha
 /* libdevice.NAME as a builtin (frontend/libdevice.c), or NULL */
 const Builtin *libdevice_builtin(const char *name);
 LVal lower_broadcast_to(Lower *L, SrcLoc loc, LVal v, IrType shape_of);
+ValId lower_expand_dim(Lower *L, SrcLoc loc, ValId v, int axis);
 IrType lower_broadcast_shape(Lower *L, SrcLoc loc, IrType a, IrType b);   /* numpy rules; elem from a */
 LVal lower_unary(Lower *L, SrcLoc loc, int op, LVal v);              /* AstUnaryOp */
 LVal lower_to_bool(Lower *L, SrcLoc loc, LVal v);   /* tensor -> i1 (x != 0) */
@@ -196,6 +203,11 @@ LVal lower_const_tensor(Lower *L, SrcLoc loc, const LVal *num, IrType t);
 /* ---- builtins.c ---- */
 const Builtin *builtin_find(const char *name, unsigned where);
 LVal builtin_call(Lower *L, SrcLoc loc, const Builtin *bi, LVal *self, const CallArgs *ca);
+/* a builtin's argument: not given (or None); a compile-time integer; a
+ * string ("" when not given); errors name `what` */
+bool larg_absent(const LArg *a);
+int64_t larg_int(Lower *L, const LArg *a, const char *what);
+const char *larg_str(Lower *L, const LArg *a, const char *what);
 /* Binds a call's arguments to bi's parameters (slots[BI_MAX_PARAMS]);
  * extra positionals go to *rest when bi takes them. */
 void builtin_bind(Lower *L, SrcLoc loc, const Builtin *bi, LVal *self, const CallArgs *ca,
@@ -255,6 +267,22 @@ LVal bi_split(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_interleave(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_cat(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal lower_transpose_attr(Lower *L, SrcLoc loc, LVal x);   /* x.T */
+
+/* ---- blockptr.c ---- tl.make_block_ptr, tl.advance; tl.load/tl.store of a
+ * block pointer: their operands into ops (pointers, then mask and other /
+ * value and mask), how many */
+LVal bi_make_block_ptr(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_advance(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+int lower_block_load(Lower *L, SrcLoc loc, LArg *a, ValId *ops);
+int lower_block_store(Lower *L, SrcLoc loc, LArg *a, ValId *ops);
+/* tensor descriptors: tl.make_tensor_descriptor, desc.load/store (and
+ * tl.load_tensor_descriptor / tl.store_tensor_descriptor), desc.shape and
+ * the like; a host descriptor parameter (a SIG_TENSORDESC entry) */
+LVal bi_make_tensor_descriptor(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_desc_load(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_desc_store(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal lower_desc_attr(Lower *L, SrcLoc loc, LVal desc, const char *name);
+LVal lower_desc_param(Lower *L, const char *name, const SigEntry *e);
 
 /* ---- dot.c ---- tl.dot */
 LVal bi_dot(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);

@@ -134,6 +134,24 @@ static IrType broadcast_shape(Lower *L, SrcLoc loc, IrType a, IrType b) {
 
 IrType lower_broadcast_shape(Lower *L, SrcLoc loc, IrType a, IrType b) { return broadcast_shape(L, loc, a, b); }
 
+/* v (a scalar or a tile) with a dim of size 1 inserted at axis */
+ValId lower_expand_dim(Lower *L, SrcLoc loc, ValId v, int axis) {
+    IrType t = ir_type(L->fn, v);
+    L->b.loc = loc;
+    if (t.rank == 0) {
+        int32_t one = 1;
+        return ir_build1(&L->b, OP_SPLAT, ir_tile(t, 1, &one), v);
+    }
+    if (t.rank >= IR_MAX_RANK) diag_error(L->ctx, loc, "tensors of rank above %d are not supported", IR_MAX_RANK);
+    IrType e = t;
+    e.rank++;
+    memmove(e.shape + axis + 1, t.shape + axis, sizeof(int32_t) * (size_t)(t.rank - axis));
+    e.shape[axis] = 1;
+    IrOp *op = ir_build(&L->b, OP_EXPAND_DIMS, &v, 1, &e, 1, 0);
+    op->attr.i = axis;
+    return op->results[0];
+}
+
 /* v (scalar or tile) broadcast to the shape of `shape_of` (its elem is ignored). */
 LVal lower_broadcast_to(Lower *L, SrcLoc loc, LVal v, IrType shape_of) {
     IrType t = ttype(L, &v);
@@ -143,14 +161,8 @@ LVal lower_broadcast_to(Lower *L, SrcLoc loc, LVal v, IrType shape_of) {
     if (t.rank == 0) return with_id(v, ir_build1(&L->b, OP_SPLAT, target, v.id));
     ValId id = v.id;
     while (t.rank < target.rank) {
-        IrType e = t;
-        e.rank++;
-        memmove(e.shape + 1, t.shape, sizeof(int32_t) * t.rank);
-        e.shape[0] = 1;
-        IrOp *op = ir_build(&L->b, OP_EXPAND_DIMS, &id, 1, &e, 1, 0);
-        op->attr.i = 0;
-        id = op->results[0];
-        t = e;
+        id = lower_expand_dim(L, loc, id, 0);
+        t = ir_type(L->fn, id);
     }
     if (!ir_type_eq(t, target)) id = ir_build1(&L->b, OP_BROADCAST, target, id);
     return with_id(v, id);
@@ -804,6 +816,9 @@ LVal lower_attr(Lower *L, SrcLoc loc, LVal obj, const char *name) {
         }
         if ((bi = builtin_find(name, BM_DTYPE))) return bound_method(bi, L, obj);
         diag_error(L->ctx, loc, "'dtype' object has no attribute '%s'", name);
+    case LV_TENSOR_DESC:
+        if ((bi = builtin_find(name, BM_DESC))) return bound_method(bi, L, obj);
+        return lower_desc_attr(L, loc, obj, name);
     default: diag_error(L->ctx, loc, "'%s' object has no attribute '%s'", py_type(&obj), name);
     }
 }
@@ -859,22 +874,7 @@ static LVal tensor_index(Lower *L, AstNode *idx, LVal v) {
         }
         if (it->kind != A_NONE)
             diag_error(L->ctx, it->loc, "unsupported tensor index: only None and ':' can index a tensor");
-        L->b.loc = it->loc;
-        IrType e = t;
-        if (t.rank == 0) {
-            e.rank = 1;
-            e.shape[0] = 1;
-            v = with_id(v, ir_build1(&L->b, OP_SPLAT, e, v.id));
-            continue;
-        }
-        if (t.rank >= IR_MAX_RANK)
-            diag_error(L->ctx, it->loc, "tensors of rank above %d are not supported", IR_MAX_RANK);
-        e.rank++;
-        memmove(e.shape + i + 1, t.shape + i, sizeof(int32_t) * (size_t)(t.rank - i));
-        e.shape[i] = 1;
-        IrOp *op = ir_build(&L->b, OP_EXPAND_DIMS, &v.id, 1, &e, 1, 0);
-        op->attr.i = i;
-        v = with_id(v, op->results[0]);
+        v = with_id(v, lower_expand_dim(L, it->loc, v.id, i));
     }
     return v;
 }

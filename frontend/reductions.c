@@ -27,10 +27,9 @@ typedef struct CombineSpec {
     SrcLoc fn_loc;
 } CombineSpec;
 
-static bool absent(const LArg *a) { return !a->present || a->v.kind == LV_NONE; }
 
 static bool flag(Lower *L, const LArg *a, bool dflt, const char *what) {
-    if (absent(a)) return dflt;
+    if (larg_absent(a)) return dflt;
     if (a->v.kind == LV_TENSOR) diag_error(L->ctx, a->loc, "%s must be a compile-time value", what);
     return lower_truth(L, a->loc, &a->v);
 }
@@ -44,7 +43,7 @@ static LVal tensor_arg(Lower *L, const LArg *a, const char *verb) {
 
 /* axis: a compile-time int in [-rank, rank), or None (all axes) */
 static int axis_arg(Lower *L, const LArg *a, int rank) {
-    if (absent(a)) return AXIS_ALL;
+    if (larg_absent(a)) return AXIS_ALL;
     int64_t v;
     if (a->v.kind == LV_INT || a->v.kind == LV_BOOL) v = a->v.i;
     else if (a->v.kind == LV_TENSOR && a->v.has_origin) v = a->v.origin_i;
@@ -158,23 +157,6 @@ static void reduce_axis(Lower *L, SrcLoc loc, ValId *xs, uint32_t n, int axis, c
     for (uint32_t k = 0; k < n; k++) xs[k] = op->results[k];
 }
 
-/* v (a scalar or a tile of rank r) with a dim of size 1 inserted at axis */
-static ValId keep_dim(Lower *L, SrcLoc loc, ValId v, int axis) {
-    IrType t = ir_type(L->fn, v);
-    L->b.loc = loc;
-    if (t.rank == 0) {
-        int32_t one = 1;
-        return ir_build1(&L->b, OP_SPLAT, ir_tile(t, 1, &one), v);
-    }
-    IrType r = t;
-    r.rank++;
-    for (int d = r.rank - 1; d > axis; d--) r.shape[d] = t.shape[d - 1];
-    r.shape[axis] = 1;
-    IrOp *op = ir_build(&L->b, OP_EXPAND_DIMS, &v, 1, &r, 1, 0);
-    op->attr.i = axis;
-    return op->results[0];
-}
-
 /* reduce(xs, axis, combine, keep_dims) over n tiles of one shape: a tensor
  * for one input, else a tuple */
 static LVal reduce_tiles(Lower *L, SrcLoc loc, ValId *xs, uint32_t n, int axis, const CombineSpec *cs, bool keep) {
@@ -184,9 +166,9 @@ static LVal reduce_tiles(Lower *L, SrcLoc loc, ValId *xs, uint32_t n, int axis, 
     else reduce_axis(L, loc, xs, n, axis, cs);
     if (keep)
         for (uint32_t k = 0; k < n; k++) {
-            if (axis != AXIS_ALL) xs[k] = keep_dim(L, loc, xs[k], axis);
+            if (axis != AXIS_ALL) xs[k] = lower_expand_dim(L, loc, xs[k], axis);
             else
-                for (int d = 0; d < rank; d++) xs[k] = keep_dim(L, loc, xs[k], d);
+                for (int d = 0; d < rank; d++) xs[k] = lower_expand_dim(L, loc, xs[k], d);
         }
     if (n == 1) return lval_tensor(L, xs[0]);
     LVal t;
@@ -260,7 +242,7 @@ LVal bi_sum(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     IrType t = lower_type(L, &x);
     int axis = axis_arg(L, &a[1], t.rank);
     ElemType e = t.elem, to = e;
-    if (!absent(&a[3])) {
+    if (!larg_absent(&a[3])) {
         if (a[3].v.kind != LV_DTYPE) diag_error(L->ctx, a[3].loc, "dtype must be a dtype such as tl.float32");
         to = a[3].v.dtype.elem;
     } else if (elem_is_int(e) && elem_bits(e) < 32) {
@@ -309,7 +291,7 @@ static ValId index_tile(Lower *L, SrcLoc loc, IrType t, int axis) {
         ar->attr.i2 = n;
         ValId v = ar->results[0];
         for (int e = 0; e < t.rank; e++)   /* to rank, size 1 except at d */
-            if (e != d) v = keep_dim(L, loc, v, e);
+            if (e != d) v = lower_expand_dim(L, loc, v, e);
         LVal term = lval_tensor(L, v);
         if (stride != 1) term = lower_binop(L, loc, BIN_MUL, term, lval_int(stride));
         idx = lower_binop(L, loc, BIN_ADD, idx, term);
@@ -403,7 +385,7 @@ static LVal cum_op(Lower *L, SrcLoc loc, LArg *a, Combine kind, const char *name
     int axis = scan_axis_arg(L, &a[1], t.rank);
     ElemType e = t.elem, to = e;
     if (e == ET_PTR) diag_error(L->ctx, a[0].loc, "%s of pointers is not supported", name);
-    if (kind == CB_ADD && !absent(&a[3])) {
+    if (kind == CB_ADD && !larg_absent(&a[3])) {
         if (a[3].v.kind != LV_DTYPE) diag_error(L->ctx, a[3].loc, "dtype must be a dtype such as tl.float32");
         to = a[3].v.dtype.elem;
         if (to == ET_PTR) diag_error(L->ctx, a[3].loc, "%s of pointers is not supported", name);

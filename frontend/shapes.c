@@ -8,7 +8,6 @@
 
 #include <string.h>
 
-static bool absent(const LArg *a) { return !a->present || a->v.kind == LV_NONE; }
 
 static LVal tensor_of(Lower *L, const LArg *a) { return lval_to_tensor(L, a->loc, a->v); }
 
@@ -202,22 +201,6 @@ LVal bi_broadcast(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     return pair(L, lower_broadcast_to(L, loc, x, t), lower_broadcast_to(L, loc, y, t));
 }
 
-static LVal expand_at(Lower *L, SrcLoc loc, LVal x, int axis) {
-    IrType xt = type_of(L, x), t = xt;
-    if (xt.rank == 0) {
-        t.rank = 1;
-        t.shape[0] = 1;
-        return build1(L, loc, OP_SPLAT, x, t);
-    }
-    t.rank++;
-    memmove(t.shape + axis + 1, xt.shape + axis, sizeof(int32_t) * (size_t)(xt.rank - axis));
-    t.shape[axis] = 1;
-    L->b.loc = loc;
-    IrOp *op = ir_build(&L->b, OP_EXPAND_DIMS, &x.id, 1, &t, 1, 0);
-    op->attr.i = axis;
-    return lval_tensor(L, op->results[0]);
-}
-
 /* axis: an int or a sequence of them, each in [-new_rank, new_rank) */
 LVal bi_expand_dims(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     (void)rest, (void)n_rest;
@@ -243,7 +226,7 @@ LVal bi_expand_dims(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
             axes[j] = axes[j - 1];
             axes[j - 1] = tmp;
         }
-    for (int i = 0; i < n; i++) x = expand_at(L, loc, x, (int)axes[i]);
+    for (int i = 0; i < n; i++) x = lval_tensor(L, lower_expand_dim(L, loc, x.id, (int)axes[i]));
     return x;
 }
 
@@ -336,7 +319,7 @@ LVal bi_cat(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
         diag_error(L->ctx, loc, "cat() supports tensors of one shape and dtype only, got %s and %s",
                    type_str(L, xt), type_str(L, yt));
     int dim = 0;
-    if (!absent(&a[3])) {
+    if (!larg_absent(&a[3])) {
         int64_t d = const_int(L, a[3].loc, &a[3].v, "cat's dim");
         if (d < -xt.rank || d >= xt.rank)
             diag_error(L->ctx, a[3].loc, "invalid axis %lld. Expected %d <= axis < %d", (long long)d, -xt.rank, xt.rank);

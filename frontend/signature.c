@@ -2,6 +2,12 @@
  *
  *   "*fp32:16, *kfp16, i32, i32:16, i32:1, fp32, 1024, 3.5, True, None, 'relu', BLOCK=1024"
  *
+ * A host tensor descriptor (triton.tools.tensor_descriptor.TensorDescriptor)
+ * is "tensordesc<fp16[64, 64]>", its element type and block shape as Triton
+ * spells them, with ",nan" before the '>' when its padding is "nan" and
+ * ":16" after it when the last dim of its shape is a multiple of 16 (the
+ * dim whose divisibility sets how wide the loads of a block can be).
+ *
  * A constexpr whose value is a dtype (`OUT_DTYPE: tl.constexpr` called with
  * tl.float16) is written dtype(T), T a type of the signature itself:
  * "dtype(fp16)", "dtype(bf16)", "dtype(i64)"; the kernel sees tl.float16 etc.
@@ -177,6 +183,54 @@ static void sig_dtype(SigParser *s, SigEntry *e) {
     s->p++;
 }
 
+/* tensordesc = "tensordesc" "<" type "[" INT ("," INT)* "]" ["," "nan"] ">" */
+static void sig_tensordesc(SigParser *s, SigEntry *e) {
+    s->p += strlen("tensordesc");
+    sig_skip_space(s);
+    s->p++;   /* '<' */
+    sig_skip_space(s);
+    e->kind = SIG_TENSORDESC;
+    e->type = sig_type(s);
+    sig_skip_space(s);
+    if (*s->p != '[') diag_error(s->ctx, sig_loc(s, s->p), "expected '[' and the block shape in 'tensordesc<...>'");
+    do {
+        s->p++;
+        sig_skip_space(s);
+        const char *at = s->p;
+        char *end;
+        long v = strtol(s->p, &end, 10);
+        if (end == s->p || v < 1 || v > 1 << 20 || (v & (v - 1)))
+            diag_error(s->ctx, sig_loc(s, at), "a block dim of a tensordesc must be a power of two");
+        if (e->n_block == 5) diag_error(s->ctx, sig_loc(s, at), "a tensordesc has at most 5 dims");
+        e->block[e->n_block++] = (int32_t)v;
+        s->p = end;
+        sig_skip_space(s);
+    } while (*s->p == ',');
+    if (*s->p != ']') diag_error(s->ctx, sig_loc(s, s->p), "expected ']' to close the block shape");
+    s->p++;
+    sig_skip_space(s);
+    if (*s->p == ',') {
+        s->p++;
+        sig_skip_space(s);
+        if (!sig_word_is(s->p, sig_word_len(s->p), "nan"))
+            diag_error(s->ctx, sig_loc(s, s->p), "expected 'nan' (the padding) or '>' to close 'tensordesc<'");
+        e->pad_nan = true;
+        s->p += 3;
+        sig_skip_space(s);
+    }
+    if (*s->p != '>') diag_error(s->ctx, sig_loc(s, s->p), "expected '>' to close 'tensordesc<'");
+    s->p++;
+    sig_skip_space(s);
+    if (*s->p == ':') {   /* ":16": the shape's last dim is a multiple of 16 */
+        const char *at = s->p++;
+        sig_skip_space(s);
+        if (strncmp(s->p, "16", 2) || isdigit((unsigned char)s->p[2]))
+            diag_error(s->ctx, sig_loc(s, at), "the hint of a tensordesc is :16 (the last dim of its shape a multiple of 16)");
+        e->divisibility = 16;
+        s->p += 2;
+    }
+}
+
 /* Is the word [p, p+n) "dtype" followed by "("? */
 static bool sig_is_dtype(const char *p, size_t n) {
     if (!sig_word_is(p, n, "dtype")) return false;
@@ -185,7 +239,7 @@ static bool sig_is_dtype(const char *p, size_t n) {
     return *p == '(';
 }
 
-/* value = pointer | string | number | "True" | "False" | "None" | dtype | type [hint] */
+/* value = pointer | string | number | "True" | "False" | "None" | dtype | tensordesc | type [hint] */
 static void sig_value(SigParser *s, SigEntry *e) {
     char ch = *s->p;
     if (ch == '*') {
@@ -206,6 +260,8 @@ static void sig_value(SigParser *s, SigEntry *e) {
             s->p += n;
         } else if (sig_is_dtype(s->p, n)) {
             sig_dtype(s, e);
+        } else if (sig_word_is(s->p, n, "tensordesc") && s->p[n] == '<') {
+            sig_tensordesc(s, e);
         } else {
             e->kind = SIG_SCALAR;
             e->type = sig_type(s);

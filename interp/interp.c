@@ -257,16 +257,27 @@ static void exec_dot(Interp *in, IrOp *op) {
                slots_of(in, bv), slots_of(in, cv), slots_of(in, r));
 }
 
+/* rows x cols elements of x, transposed (arena) */
+static uint64_t *transposed(Interp *in, const uint64_t *x, int32_t rows, int32_t cols) {
+    uint64_t *t = arena_alloc(in->arena, sizeof(uint64_t) * (size_t)rows * (size_t)cols);
+    for (int32_t i = 0; i < rows; i++)
+        for (int32_t j = 0; j < cols; j++) t[(size_t)j * rows + i] = x[(size_t)i * cols + j];
+    return t;
+}
+
 /* wgmma: dot's arithmetic with A from a slot (or registers) and B from a
- * slot, done at once (a wgmma_wait only hands the result on) */
+ * slot (either held transposed), done at once (a wgmma_wait only hands the
+ * result on) */
 static void exec_wgmma(Interp *in, IrOp *op) {
     bool ss = op->n_operands == 5;
     ValId bbuf = op->operands[ss ? 2 : 1], cv = op->operands[op->n_operands - 1], r = op->results[0];
     IrType ct = ir_type(in->fn, cv), bt = ir_type(in->fn, bbuf);
-    int32_t k = bt.shape[1];
+    int32_t k = op->attr.flags & WGMMA_B_T ? bt.shape[2] : bt.shape[1];
     ElemType ae = ss ? (ElemType)ir_type(in->fn, op->operands[0]).elem : elem_of(in, op->operands[0]);
     uint64_t *a = ss ? buffer_slot(in, op, op->operands[0], op->operands[1]) : slots_of(in, op->operands[0]);
     uint64_t *b = buffer_slot(in, op, bbuf, op->operands[ss ? 3 : 2]);
+    if (op->attr.flags & WGMMA_A_T) a = transposed(in, a, k, ct.shape[0]);
+    if (op->attr.flags & WGMMA_B_T) b = transposed(in, b, ct.shape[1], k);
     InterpDotShape sh = {1, ct.shape[0], ct.shape[1], k};
     interp_dot(ae, (ElemType)bt.elem, elem_of(in, r), (DotPrecision)op->attr.i, sh, a, b, slots_of(in, cv),
                slots_of(in, r));

@@ -118,6 +118,7 @@ typedef enum Rounding { ROUND_DEFAULT, ROUND_RTNE, ROUND_RTZ } Rounding;
  * tf32 products per element (tf32x3), or exact fp32 FMAs (ieee) */
 typedef enum DotPrecision { DOT_TF32, DOT_TF32X3, DOT_IEEE, DOT_PRECISION_COUNT } DotPrecision;
 enum { LOADF_VOLATILE = 1 };
+enum { WGMMA_A_T = 1, WGMMA_B_T = 2 };   /* wgmma's attr.flags: the slot holds the operand transposed */
 
 extern const char *const cmp_pred_names[];     /* "eq", "ne", ... */
 extern const char *const cache_mod_names[];    /* "", ".ca", ".cg", ... */
@@ -174,7 +175,13 @@ typedef struct IrParam {
     const char *name;
     ValId val;            /* the body's block argument */
     int32_t divisibility; /* 1, or 16 from a ":16" hint */
+    /* a part of a host tensor descriptor argument `arg` (NULL: the
+     * parameter is its own argument): its base pointer, shape[index] or
+     * strides[index]. Lowering metadata for the launchers; not in the text form */
+    const char *arg;
+    uint8_t part, part_index;
 } IrParam;
+enum { PARAM_WHOLE, PARAM_DESC_BASE, PARAM_DESC_SHAPE, PARAM_DESC_STRIDE };
 
 typedef struct IrFunc {
     Ctx *ctx;

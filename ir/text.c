@@ -218,6 +218,8 @@ static void print_attrs(Printer *P, IrOp *op) {
         break;
     case OP_DOT:
     case OP_WGMMA:
+        if (op->opc == OP_WGMMA && (at->flags & WGMMA_A_T)) buf_puts(&a, ", a_t");
+        if (op->opc == OP_WGMMA && (at->flags & WGMMA_B_T)) buf_puts(&a, ", b_t");
         if (at->i > 0 && at->i < DOT_PRECISION_COUNT) buf_printf(&a, ", precision = %s", dot_precision_names[at->i]);
         break;
     case OP_TRANS:
@@ -920,6 +922,8 @@ static void parse_attr(Parser *P, Opcode opc, IrAttr *attr) {
     } else if ((opc == OP_ASYNC_WAIT || opc == OP_WGMMA_WAIT) && tok_is(key, "pending")) {
         expect(P, "=");
         attr->i = parse_int(P, 0, 63, "pending groups");
+    } else if (opc == OP_WGMMA && (tok_is(key, "a_t") || tok_is(key, "b_t"))) {
+        attr->flags |= tok_is(key, "a_t") ? WGMMA_A_T : WGMMA_B_T;
     } else if (opc == OP_PRINT && tok_is(key, "hex")) {
         attr->i = 1;
     } else if ((mem || opc == OP_ASYNC_COPY) && tok_is(key, "vec")) {

@@ -799,6 +799,15 @@ static void check_wgmma(Verifier *V, IrOp *op) {
     if (ss ? !check_buffer_slot_at(V, op, 0, &at) : false) return;
     if (!ss) at = vtype(V, op->operands[0]);
     if (!check_buffer_slot_at(V, op, ss ? 2 : 1, &bt)) return;
+    if ((op->attr.flags & WGMMA_A_T) && !ss) verr(V, op, "a_t with A in registers");
+    for (int i = 0; i < 2; i++) {   /* a slot holding its operand transposed */
+        IrType *t = i ? &bt : &at;
+        if ((op->attr.flags & (i ? WGMMA_B_T : WGMMA_A_T)) && t->rank == 2) {
+            int32_t d0 = t->shape[0];
+            t->shape[0] = t->shape[1];
+            t->shape[1] = d0;
+        }
+    }
     if (op->attr.i < 0 || op->attr.i >= DOT_PRECISION_COUNT) verr(V, op, "unknown precision %lld", (long long)op->attr.i);
     if (at.rank != 2 || bt.rank != 2 || ct.rank != 2 || at.shape[1] != bt.shape[0] || at.shape[0] != ct.shape[0] ||
         bt.shape[1] != ct.shape[1]) {

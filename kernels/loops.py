@@ -2,6 +2,8 @@
 Control flow: a `for` loop with loop-carried tiles (column sums of a K x N
 matrix, one K row per iteration), a `while` loop and a dynamic `if` on scalars,
 a static `if` on a constexpr, and pointer increments carried through the loop.
+tuple_carry_kernel carries a tuple holding a tuple through a loop and
+merges it out of a dynamic `if`: each leaf is carried on its own.
 """
 import triton
 import triton.language as tl
@@ -46,6 +48,21 @@ def steps_kernel(out_ptr, n, BLOCK: tl.constexpr):
     vals = tl.full((BLOCK,), 0, tl.int32) + steps + offs % 3
     tl.store(out_ptr + offs, vals, mask=offs < n)
 
+
+@triton.jit
+def tuple_carry_kernel(x_ptr, out_ptr, max_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    state = ((tl.zeros((BLOCK,), tl.float32), 0), tl.full((BLOCK,), float("-inf"), tl.float32))
+    for i in range(n):
+        v = tl.load(x_ptr + i * BLOCK + offs)
+        (total, count), hi = state
+        if i % 2 == 0:
+            state = ((total + v, count + 1), tl.maximum(hi, v))
+        else:
+            state = ((total - v, count), tl.maximum(hi, v))
+    tl.store(out_ptr + offs, state[0][0] + state[0][1])
+    tl.store(max_ptr + offs, state[1])
+
 # kernel: colsum_kernel
 # signature: *fp32:16, *fp32:16, *fp32:16, i32, i32, i32:16, 256, True
 # grid: (cdiv(N, 256), 1, 1)
@@ -62,3 +79,10 @@ def steps_kernel(out_ptr, n, BLOCK: tl.constexpr):
 # bench_args: out = empty(n, i32); n = 1 << 26
 # check: out == np.where((np.arange(n) // 128) % 2, np.ceil(np.log2(np.arange(n) // 128 + 1)) * 2, np.ceil(np.log2(np.arange(n) // 128 + 1)) + 100) + np.arange(n) % 3
 # tol: 0
+#
+# kernel: tuple_carry_kernel
+# signature: *fp32:16, *fp32:16, *fp32:16, i32, 128
+# grid: (1, 1, 1)
+# args: x = rand((n, 128), fp32); out = empty(128, fp32); hi = empty(128, fp32); n = 7
+# check: out == (x * np.where(np.arange(n) % 2 == 0, 1, -1)[:, None]).sum(axis=0) + (n + 1) // 2; hi == x.max(axis=0)
+# tol: 1e-5

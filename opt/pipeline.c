@@ -4,8 +4,8 @@
  * (tl.range's) or else the kernel's. Two kinds of loop:
  *
  *  - dot loops: the loads whose tiles reach a dot operand through one
- *    convert_layout and elementwise ops of one operand (a cast of fp8),
- *    in any order. The dot reads its slot while later copies are in
+ *    convert_layout, trans (`b.T`) and elementwise ops of one operand (a
+ *    cast of fp8), in any order. The dot reads its slot while later copies are in
  *    flight, so the ring has S slots:
  *
  *   prologue:  for s in 0 .. S-2: copy iteration s's tile into slot s
@@ -172,11 +172,12 @@ static bool feeds_dots_only(Pipe *Q, ValId v, const uint32_t *uses) {
 }
 
 /* an op a dot operand may pass through between its load and the dot:
- * one convert_layout, and elementwise ops of one operand (an fp8 tile's
- * .to(tl.float16)) */
+ * one convert_layout, trans (`b.T` of a K-major tile), and elementwise ops
+ * of one operand (an fp8 tile's .to(tl.float16)) */
 static bool chain_op(const IrOp *op) {
     unsigned f = ir_opinfo[op->opc].flags;
-    return op->opc == OP_CONVERT_LAYOUT || ((f & F_PURE) && (f & F_ELEMWISE) && op->n_operands == 1);
+    return op->opc == OP_CONVERT_LAYOUT || op->opc == OP_TRANS ||
+           ((f & F_PURE) && (f & F_ELEMWISE) && op->n_operands == 1);
 }
 
 /* Why cp.async cannot copy a load's tile for a later iteration (NULL: it
@@ -386,14 +387,32 @@ static ValId in_layout(Pipe *Q, IrBuilder *b, ValId v, int32_t li) {
     return r;
 }
 
+/* The layout the load's tile must be read in so that the chain's shape
+ * ops (trans) give layout li at its end: li with the trans undone, last
+ * one first */
+static int32_t chain_start_layout(Pipe *Q, const Cand *c, int32_t li) {
+    IrFunc *fn = Q->fn;
+    IrOp *ops[64];
+    int n = 0;
+    for (IrOp *op = c->load; op != c->last && n < 64;) ops[n++] = op = only_user(Q, op->results[0]);
+    Layout l = fn->layouts[li];
+    for (int i = n - 1; i >= 0; i--) {
+        if (ops[i]->opc != OP_TRANS) continue;
+        int32_t inv[IR_MAX_RANK];
+        for (int d = 0; d < ops[i]->attr.n_ints; d++) inv[ops[i]->attr.ints[d]] = d;
+        l = layout_permute(&l, inv);
+    }
+    return ir_layout_intern(fn, &l);
+}
+
 /* A dot loop's read: where the chain's last op was, the slot's tile in
- * that op's layout, `other` put back where the mask is false (the copy
- * filled zeros), then the chain's elementwise ops in that layout; the
- * chain and the load go. */
+ * the layout that the chain's trans ops turn into that op's, `other` put
+ * back where the mask is false (the copy filled zeros), then the chain's
+ * elementwise ops and trans in those layouts; the chain and the load go. */
 static void replace_chain(Pipe *Q, const Cand *c, ValId slot) {
     IrFunc *fn = Q->fn;
     IrOp *ld = c->load, *last = c->last;
-    int32_t li = fn->vals[last->results[0]].layout;
+    int32_t li = chain_start_layout(Q, c, fn->vals[last->results[0]].layout);
     IrBuilder at = {fn, Q->body, last, last->loc};
     IrType t = fn->vals[ld->results[0]].type;
     ValId ops[2] = {c->buf, slot};
@@ -413,8 +432,13 @@ static void replace_chain(Pipe *Q, const Cand *c, ValId slot) {
         cl->attr = op->attr;
         cl->loc = op->loc;
         v = cl->results[0];
+        if (op->opc == OP_TRANS) {
+            Layout l = layout_permute(&fn->layouts[li], op->attr.ints);
+            li = ir_layout_intern(fn, &l);
+        }
         fn->vals[v].layout = li;
     } while (op != last);
+    TRIC_ASSERT(li == fn->vals[last->results[0]].layout);
     ir_replace_uses(fn, last->results[0], v);
     for (IrOp *o = only_user(Q, ld->results[0]), *next; o; o = next) {
         next = o == last ? NULL : only_user(Q, o->results[0]);

@@ -13,10 +13,8 @@
  * registers stays a dot (mma.sync runs the same layouts), as does one whose
  * B the tensor cores cannot read: an 8-bit B that is N-major (wgmma
  * transposes 16-bit operands only), a contiguous dim under 32 bytes; an A
- * like that is read from registers.
- *
- * pending = 0 waits for the group at once: the slot may be overwritten
- * by the next copies, which the loop issues after the dot. */
+ * like that is read from registers. In a K loop the wait keeps the group in
+ * flight (keep_in_flight). */
 #include "opt.h"
 
 /* The dim of buf's tile that its copies' vectors run along (-1: no
@@ -35,20 +33,24 @@ static int copied_dim(IrFunc *fn, IrBlock *b, ValId buf) {
     return -2;   /* not in this block */
 }
 
-/* The tensor cores can read a slot of buf as operand `which` (0 A, 1 B):
+/* The tensor cores can read a slot of buf as operand `which` (0 A, 1 B;
+ * transposed: the slot holds it transposed, K x M or N x K):
  * its contiguous dim spans 32 bytes at least (the narrowest swizzle), and
  * 8-bit operands are K-major (wgmma transposes 16-bit ones only). */
-static bool readable(IrFunc *fn, ValId buf, int which) {
+static bool readable(IrFunc *fn, ValId buf, int which, bool transposed) {
     IrType t = fn->vals[buf].type;   /* slots x rows x cols */
-    int d = copied_dim(fn, fn->body, buf), kdim = which == 0 ? 1 : 0;
+    int d = copied_dim(fn, fn->body, buf), kdim = (which == 0) != transposed ? 1 : 0;
     if (d < 0) return false;
     int eb = elem_bytes((ElemType)t.elem);
     return t.shape[1 + d] * eb >= 32 && (eb == 2 || d == kdim);
 }
 
-/* v read from a slot: its local_load (buffer, slot), or NULL */
-static IrOp *slot_read(IrFunc *fn, ValId v) {
+/* v read from a slot: its local_load (buffer, slot), possibly through a
+ * trans (`b.T` of a K-major tile: *transposed); NULL if it is not */
+static IrOp *slot_read(IrFunc *fn, ValId v, bool *transposed) {
     IrOp *d = fn->vals[v].def;
+    *transposed = d && d->opc == OP_TRANS && d->attr.n_ints == 2 && d->attr.ints[0] == 1;
+    if (*transposed) d = fn->vals[d->operands[0]].def;
     return d && d->opc == OP_LOCAL_LOAD ? d : NULL;
 }
 
@@ -113,9 +115,10 @@ static void lower_dot(IrFunc *fn, IrOp *op, void *ud) {
     IrType ct = fn->vals[acc].type;
     Layout want = layout_wgmma_acc(ct.shape, fn->ctx->target.num_warps);
     int32_t lc = fn->vals[acc].layout;
-    IrOp *rb = slot_read(fn, b), *ra = slot_read(fn, a);
-    if (ra && !readable(fn, ra->operands[0], 0)) ra = NULL;   /* A from registers then */
-    if (lc < 0 || !layout_eq(&fn->layouts[lc], &want) || !rb || !readable(fn, rb->operands[0], 1)) return;
+    bool at, bt;
+    IrOp *rb = slot_read(fn, b, &bt), *ra = slot_read(fn, a, &at);
+    if (ra && !readable(fn, ra->operands[0], 0, at)) ra = NULL;   /* A from registers then */
+    if (lc < 0 || !layout_eq(&fn->layouts[lc], &want) || !rb || !readable(fn, rb->operands[0], 1, bt)) return;
     ValId ops[5];
     uint32_t n = 0;
     if (ra) {
@@ -127,11 +130,12 @@ static void lower_dot(IrFunc *fn, IrOp *op, void *ud) {
     ops[n++] = rb->operands[0];
     ops[n++] = rb->operands[1];
     ops[n++] = acc;
-    IrBuilder at = {fn, op->parent, op, op->loc};
-    IrOp *w = ir_build(&at, OP_WGMMA, ops, n, &ct, 1, 0);
+    IrBuilder bld = {fn, op->parent, op, op->loc};
+    IrOp *w = ir_build(&bld, OP_WGMMA, ops, n, &ct, 1, 0);
     w->attr.i = op->attr.i;
+    w->attr.flags = (uint8_t)((ra && at ? WGMMA_A_T : 0) | (bt ? WGMMA_B_T : 0));
     fn->vals[w->results[0]].layout = lc;
-    IrOp *wait = ir_build(&at, OP_WGMMA_WAIT, &w->results[0], 1, &ct, 1, 0);
+    IrOp *wait = ir_build(&bld, OP_WGMMA_WAIT, &w->results[0], 1, &ct, 1, 0);
     fn->vals[wait->results[0]].layout = lc;
     ir_replace_uses(fn, r, wait->results[0]);
     ir_op_unlink(op);

@@ -767,6 +767,7 @@ typedef struct SmemBuf {
     int32_t lw, lr;        /* the writer's (async_copy pointers) and the reader's layout, -1: none */
     int copy_vec;          /* the copies' elements per vector */
     int wgmma;             /* read by wgmma as its A (1) or B (2) */
+    bool wg_t;             /* ... which the slot holds transposed (K x M, N x K) */
     /* the view: the slot holds the tile reshaped to vshape (row-major
      * order kept) and permuted by perm (viewed false: the tile as it is) */
     bool viewed;
@@ -851,8 +852,14 @@ static void note_use(IrFunc *fn, IrOp *op, void *ud) {
     Ptx *P = ud;
     if (op->opc == OP_WGMMA) {
         bool ss = op->n_operands == 5;
-        if (ss) find_buf(P, op->operands[0])->wgmma = 1;
-        find_buf(P, op->operands[ss ? 2 : 1])->wgmma = 2;
+        SmemBuf *b = find_buf(P, op->operands[ss ? 2 : 1]);
+        b->wgmma = 2;
+        b->wg_t = (op->attr.flags & WGMMA_B_T) != 0;
+        if (ss) {
+            b = find_buf(P, op->operands[0]);
+            b->wgmma = 1;
+            b->wg_t = (op->attr.flags & WGMMA_A_T) != 0;
+        }
         for (uint32_t i = 0; i + 1 < op->n_operands; i++)   /* live until here: the buffer operands */
             if (fn->vals[op->operands[i]].def && fn->vals[op->operands[i]].def->opc == OP_LOCAL_ALLOC)
                 note_buffer_live(P, find_buf(P, op->operands[i]), op);
@@ -1195,7 +1202,7 @@ Reg ptx_wgmma_slot_desc(Ptx *P, ValId buf, ValId slot, bool *mn_major) {
     SmemBuf *sb = find_buf(P, buf);
     TRIC_ASSERT(sb->wgmma && sb->swz_bytes >= 32);
     IrType bt = P->fn->vals[sb->v].type;
-    int kdim = sb->wgmma == 1 ? 1 : 0;   /* A: M x K, B: K x N */
+    int kdim = (sb->wgmma == 1) != sb->wg_t ? 1 : 0;   /* A: M x K, B: K x N, or transposed */
     *mn_major = sb->cdim != kdim;
     int s = sb->swz_bytes;
     uint64_t mode = s == 128 ? 1 : s == 64 ? 2 : 3;

@@ -52,14 +52,20 @@ static Reg *acc_regs(Ptx *P, IrOp *op, ValId acc, int *n) {
     return d;
 }
 
+/* The unswizzled byte offset of element (r, c) of an operand (A: m, k;
+ * B: k, n) in its slot, which may hold it transposed */
+static int32_t operand_offset(Ptx *P, ValId buf, bool t, int32_t r, int32_t c) {
+    return t ? ptx_wgmma_offset(P, buf, c, r) : ptx_wgmma_offset(P, buf, r, c);
+}
+
 /* This warpgroup's byte offset into an operand's slot: its warp bits
  * beyond the first two (the warpgroup index) move the accumulator by
  * (m, n); the operand moves by its rows (A: m) or columns (B: n). */
-static Reg group_offset(Ptx *P, const Layout *lc, ValId buf, bool is_a) {
+static Reg group_offset(Ptx *P, const Layout *lc, ValId buf, bool is_a, bool t) {
     Reg off = REG_NONE;
     for (int k = 2; k < lc->n_bits[LL_WARP]; k++) {
         const int32_t *v = lc->basis[LL_WARP][k];
-        int32_t bytes = is_a ? ptx_wgmma_offset(P, buf, v[0], 0) : ptx_wgmma_offset(P, buf, 0, v[1]);
+        int32_t bytes = is_a ? operand_offset(P, buf, t, v[0], 0) : operand_offset(P, buf, t, 0, v[1]);
         if (!bytes) continue;
         ptx_tid(P);
         Reg bit = ptx_reg(P, RC_B32), sum = ptx_reg(P, RC_B32);
@@ -72,9 +78,9 @@ static Reg group_offset(Ptx *P, const Layout *lc, ValId buf, bool is_a) {
 }
 
 /* the slot's descriptor moved by this warpgroup's offset */
-static Reg group_desc(Ptx *P, const Layout *lc, ValId buf, ValId slot, bool is_a, bool *mn_major) {
+static Reg group_desc(Ptx *P, const Layout *lc, ValId buf, ValId slot, bool is_a, bool t, bool *mn_major) {
     Reg d = ptx_wgmma_slot_desc(P, buf, slot, mn_major);
-    Reg off = group_offset(P, lc, buf, is_a);
+    Reg off = group_offset(P, lc, buf, is_a, t);
     if (!off) return d;
     Reg s = ptx_reg(P, RC_B32), w = ptx_reg(P, RC_B64), r = ptx_reg(P, RC_B64);
     ptx_ins(P, "shr.u32 %R, %R, 4;", s, off);
@@ -110,7 +116,7 @@ void ptx_wgmma(Ptx *P, IrOp *op) {
     ElemType ea = (ElemType)fn->vals[op->operands[0]].type.elem, eb = (ElemType)fn->vals[bbuf].type.elem;
     ElemType ec = (ElemType)ct.elem;
     int bits = elem_bits(ea), ks = 256 / bits, p = 32 / bits;
-    int32_t k = fn->vals[bbuf].type.shape[1];
+    int32_t k = fn->vals[bbuf].type.shape[op->attr.flags & WGMMA_B_T ? 2 : 1];
     int32_t warps[2];
     layout_wgmma_warps(ct.shape, P->ctx->target.num_warps, warps);
     int32_t slice = ct.shape[1] / warps[1], in = slice < 256 ? slice : 256;
@@ -118,9 +124,9 @@ void ptx_wgmma(Ptx *P, IrOp *op) {
     int n;
     Reg *d = acc_regs(P, op, accv, &n);
     TRIC_ASSERT(n == reps * slice / 2);
-    bool trans_a = false, trans_b = false;
-    Reg da = ss ? group_desc(P, lc, abuf, op->operands[1], true, &trans_a) : REG_NONE;
-    Reg db = group_desc(P, lc, bbuf, op->operands[ss ? 3 : 2], false, &trans_b);
+    bool trans_a = false, trans_b = false, at = op->attr.flags & WGMMA_A_T, bt = op->attr.flags & WGMMA_B_T;
+    Reg da = ss ? group_desc(P, lc, abuf, op->operands[1], true, at, &trans_a) : REG_NONE;
+    Reg db = group_desc(P, lc, bbuf, op->operands[ss ? 3 : 2], false, bt, &trans_b);
     /* A in registers: its fragments, packed */
     const Layout *la = NULL;
     int32_t *ta = NULL;
@@ -143,9 +149,9 @@ void ptx_wgmma(Ptx *P, IrOp *op) {
             Reg fa[4] = {0};
             if (!ss)
                 for (int j = 0; j < 4; j++) fa[j] = ptx_pack(P, &pa, ptx_frag_reg(la, ta, j, p, 0, oc[0], k0), false);
-            Reg a = ss ? desc_at(P, da, ptx_wgmma_offset(P, abuf, oc[0], k0)) : REG_NONE;
+            Reg a = ss ? desc_at(P, da, operand_offset(P, abuf, at, oc[0], k0)) : REG_NONE;
             for (int32_t n0 = 0; n0 < slice; n0 += in) {
-                Reg b = desc_at(P, db, ptx_wgmma_offset(P, bbuf, k0, n0));
+                Reg b = desc_at(P, db, operand_offset(P, bbuf, bt, k0, n0));
                 Buf *o = P->out;
                 buf_printf(o, "\t%s ", shape);
                 put_regs(o, d + 4 * (n0 / 8) + 4 * (slice / 8) * i, in / 2);

@@ -88,7 +88,7 @@ static tric_kernel *kernel_new(RtResult *res, const RtRequest *rq) {
     if (!k->params) tric_internal_error(__FILE__, __LINE__, "out of memory");
     for (int i = 0; i < res->n_params; i++) {
         RtParam *p = &res->params[i];
-        k->params[i] = (tric_param){p->name, (int)p->kind, p->type, p->bytes};
+        k->params[i] = (tric_param){p->name, (int)p->kind, p->type, p->bytes, p->part, p->part_index};
     }
     arch_name(t, k->arch, sizeof k->arch);
     k->target = *t;

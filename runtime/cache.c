@@ -11,14 +11,14 @@
  * the cache off), a small text header, the PTX and the IR, and last a
  * SHA-256 of everything before it:
  *
- *   tric-cache 3
+ *   tric-cache 4
  *   name add_kernel
  *   num_warps 4
  *   shared_bytes 0
  *   est_regs 26                    (pass_regs's estimate of registers per thread)
  *   params 2
- *   param 0 8 x_ptr *fp32          (kind, bytes, name, type)
- *   param 1 4 n i32
+ *   param 0 8 0 0 x_ptr *fp32      (kind, bytes, part, part index, name, type)
+ *   param 1 4 0 0 n i32
  *   ptx 1234                       (byte count, then the bytes and "\n")
  *   ir 567
  *   imports 160                    (RtResult.imports: "dirs <sha256>", "<sha256> <path>"...)
@@ -45,7 +45,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CACHE_FORMAT "tric-cache 3"
+#define CACHE_FORMAT "tric-cache 4"
 
 /* ---- SHA-256 (FIPS 180-4) ---- */
 
@@ -308,20 +308,22 @@ static char *read_name(Reader *r) {
     return dup_n(line + 5, n - 5);
 }
 
-/* "param <kind> <bytes> <name> <type>" */
+/* "param <kind> <bytes> <part> <part_index> <name> <type>" */
 static void read_param(Reader *r, RtParam *p) {
     size_t n;
     const char *line = read_line(r, &n);
     if (r->bad) return;
     char *copy = dup_n(line, n);
     char name[256], type[64];
-    int kind, bytes, used = 0;
-    if (sscanf(copy, "param %d %d %255s %63s%n", &kind, &bytes, name, type, &used) != 4 || (size_t)used != n ||
-        kind < RT_PARAM_POINTER || kind > RT_PARAM_FLOAT || bytes < 1 || bytes > 8) {
+    int kind, bytes, part, part_index, used = 0;
+    if (sscanf(copy, "param %d %d %d %d %255s %63s%n", &kind, &bytes, &part, &part_index, name, type, &used) != 6 ||
+        (size_t)used != n || kind < RT_PARAM_POINTER || kind > RT_PARAM_FLOAT || bytes < 1 || bytes > 8 ||
+        part < 0 || part > 3 || part_index < 0 || part_index >= IR_MAX_RANK) {
         r->bad = true;
     } else {
         p->kind = (RtParamKind)kind;
         p->bytes = bytes;
+        p->part = part, p->part_index = part_index;
         p->name = dup_n(name, strlen(name));
         p->type = dup_n(type, strlen(type));
     }
@@ -449,7 +451,7 @@ static void write_entry(Buf *b, const RtResult *res) {
                res->kernel_name, res->num_warps, res->shared_bytes, res->est_regs, res->n_params);
     for (int i = 0; i < res->n_params; i++) {
         const RtParam *p = &res->params[i];
-        buf_printf(b, "param %d %d %s %s\n", (int)p->kind, p->bytes, p->name, p->type);
+        buf_printf(b, "param %d %d %d %d %s %s\n", (int)p->kind, p->bytes, p->part, p->part_index, p->name, p->type);
     }
     const char *ir = res->ir ? res->ir : "";
     const char *imports = res->imports ? res->imports : "";

@@ -119,7 +119,9 @@ static void collect_params(IrFunc *fn, RtResult *out) {
     for (uint32_t i = 0; i < fn->n_params; i++) {
         RtParam *p = &out->params[i];
         IrType t = ir_type(fn, fn->params[i].val);
-        p->name = rt_strdup(fn->params[i].name ? fn->params[i].name : "");
+        const IrParam *ip = &fn->params[i];
+        p->name = rt_strdup(ip->arg ? ip->arg : ip->name ? ip->name : "");
+        p->part = ip->part, p->part_index = ip->part_index;
         if (t.elem == ET_PTR) {
             Buf b = {0};
             buf_printf(&b, "*%s", elem_triton_name((ElemType)t.pointee));

@@ -40,6 +40,7 @@ typedef struct RtParam {
     RtParamKind kind;
     char *type;              /* signature spelling: "*fp32", "i32", "fp16" */
     int bytes;               /* size of the value passed at launch */
+    int part, part_index;    /* tric_param_part of a tensor descriptor argument */
 } RtParam;
 
 /* Everything a compilation leaves behind; all heap, freed by rt_result_free. */

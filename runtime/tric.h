@@ -67,6 +67,14 @@ typedef struct tric_kernel tric_kernel;
 
 typedef enum tric_param_kind { TRIC_PARAM_POINTER = 0, TRIC_PARAM_INT = 1, TRIC_PARAM_FLOAT = 2 } tric_param_kind;
 
+/* What part of its argument a parameter carries. A tensor descriptor
+ * argument ("tensordesc<fp16[64, 64]>" in the signature) is passed as
+ * several parameters, all named after it: its base pointer, each dim of its
+ * shape (i32) and each stride but the last (i64; the last is 1). */
+typedef enum tric_param_part {
+    TRIC_PARAM_WHOLE = 0, TRIC_PARAM_DESC_BASE = 1, TRIC_PARAM_DESC_SHAPE = 2, TRIC_PARAM_DESC_STRIDE = 3
+} tric_param_part;
+
 /* One launch parameter. Constexpr arguments and scalars specialized by the
  * signature (":1") are not parameters. */
 typedef struct tric_param {
@@ -74,6 +82,8 @@ typedef struct tric_param {
     int kind;           /* tric_param_kind */
     const char *type;   /* signature spelling: "*fp32", "i32", "u64", "fp16", ... */
     int bytes;          /* size of the value args[i] points at: 8 for pointers */
+    int part;           /* tric_param_part */
+    int part_index;     /* the dim of a DESC_SHAPE or DESC_STRIDE part */
 } tric_param;
 
 /* Compile kernel `kernel` of a Python file, specialized by a Triton-style

@@ -19,8 +19,19 @@ from ._lib import CompilationError, DriverError, InterpreterError
 from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 from .jit import CompiledKernel, JITFunction, KernelInterface, MockTensor, jit
 from . import testing
+from . import tools
 
 __version__ = _lib.version()
+
+
+def set_allocator(allocator):
+    """Triton's allocator of global scratch memory (for tensor descriptors
+    made in a kernel). tric's kernels need none: kept and never called."""
+    global _allocator
+    _allocator = allocator
+
+
+_allocator = None
 
 
 def cdiv(x, y):
@@ -37,6 +48,6 @@ def next_power_of_2(n):
     return n + 1
 
 
-__all__ = ["jit", "autotune", "heuristics", "Config", "cdiv", "next_power_of_2", "CompilationError", "DriverError",
-           "InterpreterError", "JITFunction", "CompiledKernel", "Autotuner", "Heuristics", "KernelInterface", "MockTensor", "language",
-           "testing"]
+__all__ = ["jit", "autotune", "heuristics", "Config", "cdiv", "next_power_of_2", "set_allocator", "CompilationError",
+           "DriverError", "InterpreterError", "JITFunction", "CompiledKernel", "Autotuner", "Heuristics",
+           "KernelInterface", "MockTensor", "language", "testing", "tools"]

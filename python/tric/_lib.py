@@ -20,6 +20,11 @@ PARAM_POINTER = 0
 PARAM_INT = 1
 PARAM_FLOAT = 2
 
+PART_WHOLE = 0          # tric_param_part
+PART_DESC_BASE = 1
+PART_DESC_SHAPE = 2
+PART_DESC_STRIDE = 3
+
 
 class CompilationError(Exception):
     """A mistake in a kernel (or in how it was specialized): the text is
@@ -42,7 +47,7 @@ class DriverError(RuntimeError):
 
 class _Param(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("kind", ctypes.c_int), ("type", ctypes.c_char_p),
-                ("bytes", ctypes.c_int)]
+                ("bytes", ctypes.c_int), ("part", ctypes.c_int), ("part_index", ctypes.c_int)]
 
 
 class _Options(ctypes.Structure):

@@ -13,6 +13,7 @@ on tric's CPU interpreter (tric_interpret) instead: pointer arguments are
 host arrays (numpy arrays, CPU torch tensors, writable buffers such as
 array.array), each a bounds-checked buffer named after its parameter.
 """
+import copy
 import ctypes
 import inspect
 import linecache
@@ -152,6 +153,22 @@ def _spec_none(a):
     return "None"
 
 
+def _is_tensor_descriptor(a):
+    """A host tensor descriptor (tric.tools.tensor_descriptor.TensorDescriptor
+    or anything with its fields: base, shape, strides, block_shape)."""
+    return all(hasattr(a, f) for f in ("base", "shape", "strides", "block_shape"))
+
+
+def _spec_desc(a):
+    """"tensordesc<fp16[64, 64]>": the element type and block shape, ",nan"
+    for NaN padding, ":16" when the shape's last dim is a multiple of 16
+    (which lets the loads of a block be vectors)."""
+    pad = ",nan" if getattr(a, "padding", "zero") == "nan" else ""
+    hint = ":16" if int(a.shape[-1]) % 16 == 0 else ""
+    return "tensordesc<%s[%s]%s>%s" % (dtype_sig(a.base.dtype), ", ".join(str(int(d)) for d in a.block_shape), pad,
+                                       hint)
+
+
 _ptr_sigs = {}   # (dtype, aligned) -> "*fp32:16"
 
 
@@ -201,6 +218,8 @@ def _spec_fn(a, mode):
         return _TENSOR_FNS[mode]
     if hasattr(a, "__cuda_array_interface__"):
         return _CAI_FNS[mode]
+    if _is_tensor_descriptor(a):
+        return _spec_desc
     return None
 
 
@@ -219,7 +238,7 @@ def _make_spec(mode):
         fn = _spec_fn(a, mode)
         if fn is None:
             raise TypeError("tric: cannot pass an argument of type %s to a kernel (expected a tensor, "
-                            "an int, a float, a bool or None)" % t.__name__)
+                            "a tensor descriptor, an int, a float, a bool or None)" % t.__name__)
         table[t] = fn
         return fn(a)
     return spec
@@ -311,8 +330,31 @@ class KernelMetadata:
 
 
 class KernelParam:
-    def __init__(self, name, kind, type, bytes):
-        self.name, self.kind, self.type, self.bytes = name, kind, type, bytes
+    """One launch parameter: a whole argument, or (part != PART_WHOLE) the
+    base, shape[index] or strides[index] of a tensor descriptor argument."""
+
+    def __init__(self, name, kind, type, bytes, part=_lib.PART_WHOLE, index=0):
+        self.name, self.kind, self.type, self.bytes, self.part, self.index = name, kind, type, bytes, part, index
+
+    def expr(self, a):
+        """The Python expression for this parameter of argument text a."""
+        if self.part == _lib.PART_DESC_BASE:
+            return a + ".base"
+        if self.part == _lib.PART_DESC_SHAPE:
+            return "%s.shape[%d]" % (a, self.index)
+        if self.part == _lib.PART_DESC_STRIDE:
+            return "%s.strides[%d]" % (a, self.index)
+        return a
+
+    def value(self, a):
+        """This parameter's value, from its argument a."""
+        if self.part == _lib.PART_DESC_BASE:
+            return a.base
+        if self.part == _lib.PART_DESC_SHAPE:
+            return int(a.shape[self.index])
+        if self.part == _lib.PART_DESC_STRIDE:
+            return int(a.strides[self.index])
+        return a
 
     def __repr__(self):
         return "KernelParam(%s: %s)" % (self.name, self.type)
@@ -345,7 +387,7 @@ class CompiledKernel:
         self.params = []
         for i in range(lib.tric_kernel_num_params(handle)):
             p = lib.tric_kernel_param(handle, i).contents
-            self.params.append(KernelParam(p.name.decode(), p.kind, p.type.decode(), p.bytes))
+            self.params.append(KernelParam(p.name.decode(), p.kind, p.type.decode(), p.bytes, p.part, p.part_index))
         self.metadata = KernelMetadata(
             name=self.name, num_warps=lib.tric_kernel_num_warps(handle), num_stages=num_stages,
             shared=lib.tric_kernel_shared_bytes(handle), arch=lib.tric_kernel_arch(handle).decode(),
@@ -404,18 +446,18 @@ class CompiledKernel:
         index = {name: i for i, name in enumerate(self.arg_names)}
         fast, slow = [], []
         for slot, p in enumerate(self.params):
-            j = index[p.name]
+            a = p.expr("b[%d]" % index[p.name])
             if p.kind == _lib.PARAM_POINTER:
-                fast.append("q[%d] = b[%d].data_ptr()" % (slot, j))
-                slow.append("q[%d] = _ptr(b[%d])" % (slot, j))
+                fast.append("q[%d] = %s.data_ptr()" % (slot, a))
+                slow.append("q[%d] = _ptr(%s)" % (slot, a))
             elif p.type == "u64":
-                fast.append("Q[%d] = b[%d]" % (slot, j))
+                fast.append("Q[%d] = %s" % (slot, a))
             elif p.kind == _lib.PARAM_INT:
-                fast.append("q[%d] = b[%d]" % (slot, j))
+                fast.append("q[%d] = %s" % (slot, a))
             elif p.type == "fp32":
-                fast.append("f[%d] = b[%d]" % (2 * slot, j))
+                fast.append("f[%d] = %s" % (2 * slot, a))
             elif p.type == "fp64":
-                fast.append("d[%d] = b[%d]" % (slot, j))
+                fast.append("d[%d] = %s" % (slot, a))
             else:
                 raise TypeError("tric: cannot pass a %s scalar from Python (parameter %s)" % (p.type, p.name))
         scalars = [s for s in fast if ".data_ptr()" not in s]
@@ -443,7 +485,7 @@ class CompiledKernel:
         n_bufs = 0
         index = {name: i for i, name in enumerate(self.arg_names)}
         for slot, p in enumerate(self.params):
-            a = b[index[p.name]]
+            a = p.value(b[index[p.name]])
             if p.kind == _lib.PARAM_POINTER:
                 if not isinstance(a, HostBuffer):
                     raise TypeError("tric: TRIC_INTERPRET=1: parameter %s takes a host array (a numpy array, a "
@@ -594,6 +636,10 @@ def host_arg(a):
         return _array_host_buffer(a)
     if hasattr(a, "data_ptr") or hasattr(a, "__cuda_array_interface__"):
         return a
+    if _is_tensor_descriptor(a):   # the same descriptor over a HostBuffer
+        d = copy.copy(a)
+        d.base = host_arg(a.base)
+        return d
     buf = _protocol_host_buffer(a)
     return a if buf is None else buf
 

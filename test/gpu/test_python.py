@@ -433,6 +433,35 @@ def test_host_code(torch, tric, seed, res):
     res.record("host code of kernels/vector_add.py (add())", problems)
 
 
+def test_host_descriptors(torch, tric, seed, res):
+    """kernels/block_ptr.py's host_desc_matmul_kernel on TensorDescriptors
+    made from torch tensors: shapes multiple of 16 and not (edges padded with
+    zeros on load, clipped on store), against float64."""
+    from tric.tools.tensor_descriptor import TensorDescriptor
+    torch.manual_seed(seed)
+    problems = []
+    try:
+        mod = import_kernel_file(os.path.join(ROOT, "kernels", "block_ptr.py"), as_triton=tric)
+        for M, N, K, bm, bn, bk, warps in ((256, 128, 256, 128, 64, 64, 4), (100, 72, 80, 64, 64, 32, 4),
+                                           (512, 512, 1024, 128, 128, 64, 8)):
+            a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+            b = torch.randn(N, K, device="cuda", dtype=torch.float16)
+            c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+            a_desc = TensorDescriptor.from_tensor(a, [bm, bk])
+            b_desc = TensorDescriptor.from_tensor(b, [bn, bk])
+            c_desc = TensorDescriptor.from_tensor(c, [bm, bn])
+            mod.host_desc_matmul_kernel[(tric.cdiv(M, bm), tric.cdiv(N, bn))](a_desc, b_desc, c_desc, K, BLOCK_K=bk,
+                                                                               num_warps=warps)
+            torch.cuda.synchronize()
+            ref = a.double() @ b.double().T
+            err = float((c.double() - ref).norm() / ref.norm())
+            if not err <= 1e-2:
+                problems.append(f"{M}x{N}x{K}: relative error {err:.3g}")
+    except Exception as e:
+        problems = [f"{type(e).__name__}: {e}"]
+    res.record("host TensorDescriptor matmul", problems)
+
+
 def test_stream(torch, tric, seed, res):
     """The launch must go on torch's current stream: on a non-blocking stream it
     follows a long sleep and the copy that fills x; launched anywhere else it
@@ -480,6 +509,7 @@ def main(argv):
     test_drop_in(torch, tric, files, seed, res)
     test_cuda_array_interface(torch, tric, seed, res)
     test_host_code(torch, tric, seed, res)
+    test_host_descriptors(torch, tric, seed, res)
     test_stream(torch, tric, seed, res)
     try:
         import triton

@@ -5,11 +5,13 @@ scalars of each kind, and interpreter errors as tric.InterpreterError with
 the source line and caret. Needs no GPU or driver."""
 import array
 import os
+import types
 
 import tric_testlib as T
 from tric_testlib import check, check_eq, raises
 
 import tric as triton
+from tric.tools.tensor_descriptor import TensorDescriptor
 
 KERNELS = '''import tric as triton
 import tric.language as tl
@@ -42,6 +44,15 @@ def add2d_kernel(a_ptr, out_ptr, M, N, stride, BM: tl.constexpr, BN: tl.constexp
 @triton.jit
 def div_kernel(x_ptr, d, k):
     tl.store(x_ptr, tl.load(x_ptr) // d + k)
+
+
+@triton.jit
+def desc_kernel(in_desc, out_desc, pad_ptr, BM: tl.constexpr, BN: tl.constexpr):
+    m = tl.program_id(0) * BM
+    n = tl.program_id(1) * BN
+    out_desc.store([m, n], in_desc.load([m, n]) + 1)
+    offs = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
+    tl.store(pad_ptr + offs, in_desc.load([4, 4]))
 '''
 
 os.environ["TRIC_INTERPRET"] = "1"
@@ -114,6 +125,50 @@ def test_bad_arguments():
         os.environ["TRIC_INTERPRET"] = "1"
 
 
+def test_tensor_descriptors():
+    # in: 5x7 in rows of 8 floats (32 bytes: strides are 16-byte multiples)
+    a = array.array("f", [float(r * 10 + c) for r in range(5) for c in range(8)])
+    out = array.array("f", [-1.0] * 40)
+    pad = array.array("f", [0.0] * 16)
+    desc = types.SimpleNamespace   # any object with TensorDescriptor's fields
+    d_in = desc(base=a, shape=[5, 7], strides=[8, 1], block_shape=[4, 4], padding="nan")
+    d_out = desc(base=out, shape=[5, 6], strides=[8, 1], block_shape=[4, 4], padding="zero")
+    c = M.desc_kernel[(2, 2)](d_in, d_out, pad, BM=4, BN=4)
+    check_eq(c.metadata.signature.replace(":16", ""),
+             "tensordesc<fp32[4, 4],nan>, tensordesc<fp32[4, 4]>, *fp32, 4, 4", "descriptor signatures")
+    check_eq([p.name for p in c.params], ["in_desc"] * 4 + ["out_desc"] * 4 + ["pad_ptr"],
+             "a descriptor is its base, shape and strides but the last")
+    want = [a[r * 8 + col] + 1 if col < 6 else -1.0 for r in range(5) for col in range(8)]
+    check_eq(list(out), want, "stores inside the shape only")
+    got = [x if x == x else "nan" for x in pad]
+    check_eq(got, [(r + 4) * 10 + col + 4 if r + 4 < 5 and col + 4 < 7 else "nan" for r in range(4) for col in range(4)],
+             "loads outside the shape read the padding (NaN)")
+
+
+def test_tensor_descriptor_checks():
+    class Tensor:   # a stand-in for a torch tensor
+        def __init__(self, address, shape, strides):
+            self.address, self.dtype, self.shape, self._strides = address, "fp16", shape, strides
+
+        def data_ptr(self):
+            return self.address
+
+        def stride(self):
+            return self._strides
+    d = TensorDescriptor.from_tensor(Tensor(4096, [64, 32], [32, 1]), [16, 16])
+    check_eq((d.shape, d.strides, d.block_shape, d.padding), ([64, 32], [32, 1], [16, 16], "zero"), "from_tensor")
+    for bad, why in ((lambda: TensorDescriptor.from_tensor(Tensor(4098, [64, 32], [32, 1]), [16, 16]),
+                      "base must be 16-byte aligned"),
+                     (lambda: TensorDescriptor.from_tensor(Tensor(4096, [64, 30], [30, 1]), [16, 16]),
+                      "strides must be 16-byte aligned"),
+                     (lambda: TensorDescriptor.from_tensor(Tensor(4096, [64, 32], [1, 64]), [16, 16]),
+                      "strides must be 16-byte aligned"),
+                     (lambda: TensorDescriptor.from_tensor(Tensor(4096, [64, 32], [32, 1]), [16, 16], "inf"),
+                      "Illegal value for padding")):
+        check_eq(str(raises(AssertionError, bad)), why, why)
+    raises(ValueError, lambda: TensorDescriptor.from_tensor(Tensor(4096, [64, 32], [32, 1]), [16, 12]))
+
+
 def test_numpy():
     try:
         import numpy as np
@@ -128,4 +183,4 @@ def test_numpy():
 
 
 T.run([test_vector_add, test_masked_load_other, test_out_of_bounds_store, test_2d, test_scalars_and_division_by_zero,
-       test_bad_arguments, test_numpy])
+       test_bad_arguments, test_tensor_descriptors, test_tensor_descriptor_checks, test_numpy])

@@ -58,6 +58,11 @@ def scalars_kernel(out_ptr, a, b, scale, flag, big, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     v = (offs + a + b + big).to(tl.float32) * scale
     tl.store(out_ptr + offs, v, mask=(offs < BLOCK) & (flag != 0))
+
+
+@triton.jit
+def desc_kernel(a_desc, out_ptr, k):
+    tl.store(out_ptr + tl.arange(0, 16), a_desc.load([k, 0, 0]).sum(0).sum(0))
 '''
 
 
@@ -90,6 +95,23 @@ def test_packing():
     expect_params(8, 4, 4, 1, 8)
     m.scalars_kernel[(1,)](out, 1, 9, 2.0, True, 17, BLOCK=64)
     check_eq(last_launch(5)[3], [0x30000, 9, f32_bits(2.0), 1, 17], "a == 1 argument is not passed")
+
+
+def test_tensor_descriptor():
+    """A descriptor argument is its base, each dim of its shape (i32) and
+    each stride but the last (i64), in that order."""
+    m = T.write_module(KERNELS)
+    a = T.FakeTensor(0x50000)
+    a.shape, a.stride = [3, 40, 16], lambda: [640, 16, 1]
+    d = triton.tools.tensor_descriptor.TensorDescriptor.from_tensor(a, [1, 8, 16])
+    expect_params(8, 4, 4, 4, 8, 8, 8, 4)
+    c = m.desc_kernel[(1,)](d, T.FakeTensor(0x60000), 2)
+    check_eq(last_launch(8)[3], [0x50000, 3, 40, 16, 640, 16, 0x60000, 2], "the descriptor's parts")
+    check_eq(c.metadata.signature, "tensordesc<fp32[1, 8, 16]>:16, *fp32:16, i32", ":16: the last dim is 16")
+    a.shape, a.stride = [3, 40, 12], lambda: [480, 12, 1]
+    m.desc_kernel[(1,)](triton.tools.tensor_descriptor.TensorDescriptor.from_tensor(a, [1, 8, 16]), a, 0)
+    check_eq(list(m.desc_kernel.cache.values())[-1].metadata.signature, "tensordesc<fp32[1, 8, 16]>, *fp32:16, i32:16",
+             "no :16: the last dim is 12")
 
 
 def test_torch_stream():
@@ -324,6 +346,6 @@ def test_launch_overhead():
     check(best < 200, "launch path under 200 us even on a slow CI machine")
 
 
-T.run([test_packing, test_torch_stream, test_grid, test_do_bench, test_autotune, test_autotune_warmup_and_prune, test_autotune_skips_spilling,
+T.run([test_packing, test_tensor_descriptor, test_torch_stream, test_grid, test_do_bench, test_autotune, test_autotune_warmup_and_prune, test_autotune_skips_spilling,
        test_heuristics,
        test_launch_overhead])

@@ -95,7 +95,44 @@ static void same_kernel(const tric_kernel *a, const tric_kernel *b) {
         const tric_param *p = tric_kernel_param(a, i), *q = tric_kernel_param(b, i);
         CHECK(strcmp(p->name, q->name) == 0 && strcmp(p->type, q->type) == 0);
         CHECK(p->kind == q->kind && p->bytes == q->bytes);
+        CHECK(p->part == q->part && p->part_index == q->part_index);
     }
+}
+
+/* A tensor descriptor argument's parameters (base, shape dims, strides but
+ * the last) keep their parts through the cache. */
+static void test_descriptor_params(void) {
+    static const char desc_src[] =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "@triton.jit\n"
+        "def desc_kernel(d, out):\n"
+        "    tl.store(out + tl.arange(0, 16), tl.sum(d.load([0, 0, 0]), 0).sum(0))\n";
+    static const char desc_sig[] = "tensordesc<fp32[2, 4, 16]>, *fp32";
+    tric_options opt = {.arch = "sm_80", .num_warps = 4, .num_stages = 3};
+    tric_kernel *k[2] = {NULL, NULL};
+    for (int i = 0; i < 2; i++) {
+        char *err = NULL;
+        if (tric_compile_source("desc.py", desc_src, "desc_kernel", desc_sig, &opt, &k[i], &err))
+            fprintf(stderr, "compile failed:\n%s", err ? err : "(no message)");
+        tric_free(err);
+    }
+    CHECK(k[0] && k[1] && !tric_kernel_cache_hit(k[0]) && tric_kernel_cache_hit(k[1]));
+    if (k[0] && k[1]) {
+        same_kernel(k[0], k[1]);
+        static const int parts[] = {TRIC_PARAM_DESC_BASE, TRIC_PARAM_DESC_SHAPE, TRIC_PARAM_DESC_SHAPE,
+                                    TRIC_PARAM_DESC_SHAPE, TRIC_PARAM_DESC_STRIDE, TRIC_PARAM_DESC_STRIDE,
+                                    TRIC_PARAM_WHOLE};
+        static const int index[] = {0, 0, 1, 2, 0, 1, 0};
+        CHECK(tric_kernel_num_params(k[1]) == 7);
+        for (int i = 0; i < 7 && i < tric_kernel_num_params(k[1]); i++) {
+            const tric_param *p = tric_kernel_param(k[1], i);
+            CHECK_MSG(p->part == parts[i] && p->part_index == index[i] && !strcmp(p->name, i < 6 ? "d" : "out"),
+                      "param %d: %s part %d index %d", i, p->name, p->part, p->part_index);
+        }
+    }
+    tric_kernel_free(k[0]);
+    tric_kernel_free(k[1]);
 }
 
 static void test_hit_and_miss(const char *dir) {
@@ -340,6 +377,7 @@ int main(void) {
     test_hit_and_miss(dir);
     test_corrupt(dir);
     test_errors_not_cached(dir);
+    test_descriptor_params();
     test_cache_off();
     test_no_driver();
     setenv("TRIC_CACHE_DIR", dir, 1);
