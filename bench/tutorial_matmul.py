@@ -51,8 +51,8 @@ WARM_MS = 300
 SLEEP_CYCLES = 4_000_000
 
 
-def tutorial_code(path):
-    """The tutorial's statements up to and including `def matmul`, compiled
+def tutorial_code(path, last="matmul"):
+    """The tutorial's statements up to and including `def LAST`, compiled
     with the tutorial's own file name (tric reads kernels from it)."""
     with open(path) as f:
         src = f.read()
@@ -60,16 +60,16 @@ def tutorial_code(path):
     body = []
     for node in tree.body:
         body.append(node)
-        if isinstance(node, ast.FunctionDef) and node.name == "matmul":
+        if isinstance(node, ast.FunctionDef) and node.name == last:
             break
     else:
-        raise SystemExit(f"{path}: no `def matmul` (not the matmul tutorial?)")
+        raise SystemExit(f"{path}: no `def {last}` (not the tutorial expected?)")
     return compile(ast.Module(body=body, type_ignores=[]), path, "exec")
 
 
 def tric_as_triton(torch, tric):
-    """A `triton` module that is tric, with the device queries the tutorial
-    makes at import (tric has no triton.runtime yet)."""
+    """A `triton` module that is tric, with the device queries the tutorials
+    make at import (tric has no triton.runtime yet)."""
     mod = types.ModuleType("triton")
     for name in dir(tric):
         if not name.startswith("__"):
@@ -81,15 +81,18 @@ def tric_as_triton(torch, tric):
     return mod
 
 
-def load(path, name, triton_mod=None, language=None):
-    """The tutorial's namespace, with `import triton` giving triton_mod."""
+def load(path, name, triton_mod=None, language=None, last="matmul", modules=None):
+    """The tutorial's namespace, with `import triton` giving triton_mod (and
+    `import triton.X` modules[X])."""
     ns = {"__name__": name, "__file__": path}
-    code = tutorial_code(path)
+    code = tutorial_code(path, last)
     if triton_mod is None:
         exec(code, ns)
         return ns
     saved = {k: v for k, v in sys.modules.items() if k == "triton" or k.startswith("triton.")}
     sys.modules["triton"], sys.modules["triton.language"] = triton_mod, language
+    for k, m in (modules or {}).items():
+        sys.modules["triton." + k] = m
     try:
         exec(code, ns)
     finally:

@@ -698,7 +698,7 @@ class JITFunction(KernelInterface):
     compiles the arguments' specialization once and launches it."""
 
     def __init__(self, fn, do_not_specialize=None, do_not_specialize_on_alignment=None, debug=None,
-                 noinline=None):
+                 noinline=None, launch_metadata=None):
         if not inspect.isfunction(fn):
             raise TypeError("tric.jit: expected a function, got %r" % (fn,))
         if noinline:
@@ -724,6 +724,9 @@ class JITFunction(KernelInterface):
         # debug=True compiles tl.device_assert / assert into the GPU code (the
         # interpreter always checks them); None: TRITON_DEBUG=1 decides
         self.debug = debug
+        # launch_metadata(grid, kernel, args) -> dict: what Triton's launch hooks
+        # (profilers) report about a launch; kept for tools, as tric has no hooks
+        self.launch_metadata = launch_metadata
         self.cache = {}   # (specialization, num_warps, num_stages, debug) -> CompiledKernel
         self._source = None
         self._bind = self._make_binder()
@@ -861,10 +864,11 @@ class JITFunction(KernelInterface):
         return self.run(*args, grid=grid, warmup=True, **kwargs)
 
 
-def jit(fn=None, *, do_not_specialize=None, do_not_specialize_on_alignment=None, debug=None, noinline=None):
+def jit(fn=None, *, do_not_specialize=None, do_not_specialize_on_alignment=None, debug=None, noinline=None,
+        launch_metadata=None):
     """@jit or @jit(do_not_specialize=[...]): a kernel."""
     def decorate(f):
         return JITFunction(f, do_not_specialize=do_not_specialize,
                            do_not_specialize_on_alignment=do_not_specialize_on_alignment, debug=debug,
-                           noinline=noinline)
+                           noinline=noinline, launch_metadata=launch_metadata)
     return decorate(fn) if fn is not None else decorate

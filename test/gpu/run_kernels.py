@@ -13,7 +13,8 @@ and check one specialization:
     # tol: 1e-6                         (or per output: "h: 1e-3; b: 8e-3"; 0 = exact)
 
 `args` assigns the kernel's runtime arguments in parameter order (constexpr
-entries of the signature take no argument); an assignment may use names
+entries of the signature, and scalars specialized to 1 by ":1", take no
+argument, as in `tric --interpret --args`); an assignment may use names
 assigned later. Inputs come from fresh random data (seed printed, TRIC_SEED
 to repeat); outputs made by empty() are poisoned (NaN / 0xAB bytes) before
 the launch. `check` right-hand sides are numpy expressions over float64 (or
@@ -463,7 +464,7 @@ def run_block(tric, torch, path, block, rng):
     env_maker = ArgEnv(rng)
     env = env_maker.names()
     order = eval_args(block["args"], env)
-    entries = runtime_entries(block["signature"])
+    entries = [e for e in runtime_entries(block["signature"]) if not e[2]]   # ":1" scalars take no argument
     if len(entries) != len(order):
         raise TricError(f"args gives {len(order)} values, the signature has {len(entries)} runtime arguments")
     checks = []
@@ -474,12 +475,12 @@ def run_block(tric, torch, path, block, rng):
         checks.append(m.groups())
     outputs = {name for name, _ in checks}
     device, values = {}, []
-    for name, (is_ptr, type_name, is_one) in zip(order, entries):
+    for name, (is_ptr, type_name, _) in zip(order, entries):
         v = env[name]
         if is_ptr:
             device[name] = DeviceArg(torch, v, type_name, poison=id(v) in env_maker.outputs)
             values.append(device[name].tensor.data_ptr())
-        elif not is_one:   # ":1" scalars are specialized away
+        else:
             values.append(v)
     grid = eval(block["grid"], env)
     grid = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)

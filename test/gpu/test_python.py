@@ -179,17 +179,20 @@ class BlockRun:
                 self.kwargs[param] = constexpr_value(entry)
                 by_keyword = True
                 continue
-            name = next(names, None)
-            if name is None:
+            is_ptr, type_name = bool(m.group(1)), m.group(2)
+            is_one = m.group(3) == "1" and not is_ptr   # specialized to 1: no value in args (as in tric --args)
+            name = None if is_one else next(names, None)
+            if is_one:
+                value = 1
+            elif name is None:
                 raise rk.TricError(f"args gives fewer values than {self.kernel} has runtime parameters")
-            is_ptr, type_name, v = bool(m.group(1)), m.group(2), self.env[name]
-            if is_ptr:
-                d = rk.DeviceArg(torch, v, type_name, poison=False)
+            elif is_ptr:
+                d = rk.DeviceArg(torch, self.env[name], type_name, poison=False)
                 self.device[name], self.types[name] = d, type_name
                 self.tensors[name] = d.tensor.view(getattr(torch, TORCH_DTYPE_NAMES[type_name])).reshape(d.shape)
                 value = self.tensors[name]
             else:
-                value = scalar_value(type_name, v)
+                value = scalar_value(type_name, self.env[name])
             if by_keyword:
                 self.kwargs[param] = value
             else:

@@ -105,6 +105,8 @@ def test_decorator_and_binding():
     check_eq(e.args[0] if e else None, "Keyword argument BLOCKSIZE was specified but unrecognised", "unknown kwarg")
     raises(RuntimeError, k, x, x, x, 10)
     raises(ValueError, triton.jit(do_not_specialize=["nope"]), m.add_kernel.fn)
+    meta = lambda grid, kernel, args: {"name": kernel.name}   # noqa: E731
+    check(triton.jit(launch_metadata=meta)(m.add_kernel.fn).launch_metadata is meta, "launch_metadata kept")
 
 
 def test_specialization_keys():
