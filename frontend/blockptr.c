@@ -17,6 +17,7 @@
  * "zero", or none given) or NaN ("nan"). `order` is a layout hint only:
  * axis analysis finds the contiguous dim from the strides itself. */
 #include "lower.h"
+#include "../ir/tmap.h"
 
 #include <math.h>
 #include <string.h>
@@ -216,21 +217,110 @@ int lower_block_store(Lower *L, SrcLoc loc, LArg *a, ValId *ops) {
 
 /* ---- tensor descriptors ----
  * A descriptor (LV_TENSOR_DESC: base, shape[r] int32, strides[r] int64,
- * the block's tile type, the padding) loads and stores whole blocks at the
- * offsets each access gives, every dim bounds-checked: desc.load(offs) is a
- * load through the block pointer (base, shape, strides, offs) with
- * boundary_check on every dim and the descriptor's padding. */
-static int desc_rank(const LVal *d) { return (int)(d->n - 1) / 2; }
+ * its tensor map or none, the block's tile type, the padding) loads and
+ * stores whole blocks at the offsets each access gives, every dim
+ * bounds-checked: desc.load(offs) is a load through the block pointer
+ * (base, shape, strides, offs) with boundary_check on every dim and the
+ * descriptor's padding. With a tensor map (a host descriptor on sm_90 and
+ * later, whose block TMA can move: ir/tmap.h) the load also carries the
+ * map and the offsets (LOADF_TMA), so that the pipeline can move its
+ * blocks by TMA. */
+static int desc_rank(const LVal *d) { return (int)(d->n - 2) / 2; }
+static LVal *desc_tmap(LVal *d) { return &d->items[d->n - 1]; }
 
 static LVal new_desc(Lower *L, LVal base, int rank, const int32_t *block, bool nan) {
     LVal d = {0};
     d.kind = LV_TENSOR_DESC;
-    d.n = 1 + 2 * (size_t)rank;
+    d.n = 2 + 2 * (size_t)rank;
     d.items = arena_alloc(L->ctx->arena, sizeof(LVal) * d.n);
     d.items[0] = base;
+    *desc_tmap(&d) = lval_none();
     d.dtype = ir_tile(ir_scalar((ElemType)lower_type(L, &base).pointee), rank, block);
     d.i = nan;
     return d;
+}
+
+/* What the kernel's signature promises v (a scalar, through casts) is a
+ * multiple of: its divisibility hint, a constant's value; 1 if nothing */
+static int64_t known_multiple(Lower *L, const LVal *v) {
+    if (v->kind == LV_INT) return v->i ? (v->i < 0 ? -v->i : v->i) : INT32_MAX;
+    if (v->kind != LV_TENSOR) return 1;
+    ValId id = v->id;
+    for (IrOp *d = L->fn->vals[id].def; d && d->opc == OP_CAST; d = L->fn->vals[id].def) id = d->operands[0];
+    for (uint32_t k = 0; k < L->fn->n_params; k++)
+        if (L->fn->params[k].val == id) return L->fn->params[k].divisibility;
+    return 1;
+}
+
+/* A descriptor made in the kernel gets a tensor map (made in the kernel
+ * too: tensormap.replace, sm_90a) where TMA can move its blocks and the
+ * signature promises what TMA requires: a 16-byte aligned base and strides
+ * that are 16-byte multiples. Else its loads stay plain loads. */
+static bool device_tma_ok(Lower *L, const LVal *desc) {
+    const Target *t = &L->ctx->target;
+    int rank = desc_rank(desc), eb = elem_bytes((ElemType)desc->dtype.elem);
+    TmapBox box;
+    if (t->sm != 90 || !t->arch_a || !tmap_box((ElemType)desc->dtype.elem, rank, desc->dtype.shape, &box)) return false;
+    if (known_multiple(L, &desc->items[0]) % 16) return false;
+    for (int d = 0; d + 1 < rank; d++)
+        if ((known_multiple(L, &desc->items[1 + rank + d]) * eb) % 16) return false;
+    return true;
+}
+
+/* The kernel's global scratch parameter (made on first use, last), with
+ * room for one more tensor map per program: which one it is */
+static int scratch_slot(Lower *L, ValId *scratch) {
+    IrParam *p = NULL;
+    for (uint32_t k = 0; k < L->fn->n_params; k++)
+        if (L->fn->params[k].part == PARAM_SCRATCH) p = &L->fn->params[k];
+    if (!p) {
+        ir_param_add(L->fn, "tric_scratch", ir_ptr(ET_I8), 16);
+        p = &L->fn->params[L->fn->n_params - 1];
+        p->part = PARAM_SCRATCH;
+    }
+    *scratch = p->val;
+    p->scratch_bytes += TMAP_BYTES;
+    return p->scratch_bytes / TMAP_BYTES - 1;
+}
+
+/* tensormap_create of desc into its program's 128 bytes of the scratch:
+ * map k of program p (x fastest) at scratch + (k * programs + p) * 128 */
+static LVal lower_tmap_create(Lower *L, SrcLoc loc, LVal *desc, bool nan) {
+    ValId scratch;
+    int k = scratch_slot(L, &scratch);
+    IrType i64 = ir_scalar(ET_I64), i32 = ir_scalar(ET_I32);
+    L->b.loc = loc;
+    ValId pid[3], np[3];
+    for (int axis = 0; axis < 3; axis++) {
+        IrOp *op = ir_build(&L->b, OP_PROGRAM_ID, NULL, 0, &i32, 1, 0);
+        op->attr.i = axis;
+        pid[axis] = ir_build1(&L->b, OP_CAST, i64, op->results[0]);
+        op = ir_build(&L->b, OP_NUM_PROGRAMS, NULL, 0, &i32, 1, 0);
+        op->attr.i = axis;
+        np[axis] = ir_build1(&L->b, OP_CAST, i64, op->results[0]);
+    }
+    ValId lin = ir_build2(&L->b, OP_ADD, i64, pid[1], ir_build2(&L->b, OP_MUL, i64, np[1], pid[2]));
+    lin = ir_build2(&L->b, OP_ADD, i64, pid[0], ir_build2(&L->b, OP_MUL, i64, np[0], lin));
+    ValId programs = ir_build2(&L->b, OP_MUL, i64, np[0], ir_build2(&L->b, OP_MUL, i64, np[1], np[2]));
+    ValId slot = ir_build2(&L->b, OP_ADD, i64, ir_build2(&L->b, OP_MUL, i64, ir_const_int(&L->b, i64, k), programs), lin);
+    ValId off = ir_build2(&L->b, OP_MUL, i64, slot, ir_const_int(&L->b, i64, TMAP_BYTES));
+    ValId dst = ir_build2(&L->b, OP_ADDPTR, ir_ptr(ET_I8), scratch, off);
+    int rank = desc_rank(desc);
+    ValId ops[2 + 2 * IR_MAX_RANK];
+    uint32_t n = 0;
+    ops[n++] = dst;
+    ops[n++] = desc->items[0].id;
+    for (int d = 0; d < rank; d++)
+        ops[n++] = lower_cast(L, loc, lval_to_tensor(L, loc, desc->items[1 + d]), i32, false, 0).id;
+    for (int d = 0; d + 1 < rank; d++)
+        ops[n++] = lower_cast(L, loc, lval_to_tensor(L, loc, desc->items[1 + rank + d]), i64, false, 0).id;
+    IrType pt = ir_ptr(ET_I8);
+    L->b.loc = loc;
+    IrOp *op = ir_build(&L->b, OP_TMAP_CREATE, ops, n, &pt, 1, 0);
+    op->attr.n_ints = (uint8_t)rank;
+    memcpy(op->attr.ints, desc->dtype.shape, sizeof(int32_t) * (size_t)rank);
+    op->attr.flags = nan ? TMAP_NAN : 0;
+    return lval_tensor(L, op->results[0]);
 }
 
 /* tl.make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"),
@@ -272,13 +362,15 @@ LVal bi_make_tensor_descriptor(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_
     LVal desc = new_desc(L, base, (int)rank, block, nan);
     index_tuple(L, &a[1], ET_I32, "shape", desc.items + 1, (int)rank);
     index_tuple(L, &a[2], ET_I64, "strides", desc.items + 1 + rank, (int)rank);
+    if (device_tma_ok(L, &desc)) *desc_tmap(&desc) = lower_tmap_create(L, loc, &desc, nan);
     return desc;
 }
 
 /* A host TensorDescriptor parameter: its base pointer (16-byte aligned),
- * shape (int32; the last dim a multiple of 16 with the ":16" hint) and strides but the
- * last (int64, 16-byte multiples) are kernel parameters; the last stride
- * is 1. */
+ * shape (int32; the last dim a multiple of 16 with the ":16" hint) and
+ * strides but the last (int64, 16-byte multiples) are kernel parameters;
+ * the last stride is 1. Where TMA can move its blocks (sm_90 and later),
+ * its tensor map is one more, last. */
 LVal lower_desc_param(Lower *L, const char *name, const SigEntry *e) {
     int rank = e->n_block, eb = elem_bytes(e->type);
     if (rank > IR_MAX_RANK) diag_error(L->ctx, e->loc, "tensor descriptors of %d dims are not supported", rank);
@@ -306,6 +398,18 @@ LVal lower_desc_param(Lower *L, const char *name, const SigEntry *e) {
         p = &L->fn->params[L->fn->n_params - 1];
         p->arg = name, p->part = PARAM_DESC_STRIDE, p->part_index = (uint8_t)d;
         desc.items[1 + rank + d] = lval_tensor(L, v);
+    }
+    TmapBox box;
+    if (L->ctx->target.sm >= 90 && tmap_box(e->type, rank, e->block, &box)) {
+        ValId v = ir_param_add(L->fn, arena_printf(L->ctx->arena, "%s_tmap", name), ir_ptr(ET_I8), 1);
+        p = &L->fn->params[L->fn->n_params - 1];
+        p->arg = name, p->part = PARAM_DESC_TMAP, p->tensormap = true;
+        Buf sig = {.arena = L->ctx->arena};
+        buf_printf(&sig, "tensordesc<%s[", elem_triton_name(e->type));
+        for (int d = 0; d < rank; d++) buf_printf(&sig, d ? ", %d" : "%d", e->block[d]);
+        buf_printf(&sig, "]%s>", e->pad_nan ? ",nan" : "");
+        p->desc_sig = buf_str(&sig);
+        *desc_tmap(&desc) = lval_tensor(L, v);
     }
     return desc;
 }
@@ -335,13 +439,22 @@ static LVal desc_arg(Lower *L, const LArg *a) {
 /* desc.load(offsets), tl.load_tensor_descriptor(desc, offsets) */
 LVal bi_desc_load(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     LVal desc = desc_arg(L, &a[0]), bp = desc_block(L, &desc, &a[1]), mask;
-    ValId ops[3];
-    ops[0] = block_pointers(L, loc, &bp, (1u << desc_rank(&desc)) - 1, &mask).id;
+    int rank = desc_rank(&desc);
+    ValId ops[4 + IR_MAX_RANK];
+    ops[0] = block_pointers(L, loc, &bp, (1u << rank) - 1, &mask).id;
     ops[1] = mask.id;
     LVal pad = desc.i ? lval_float(NAN) : lval_int(0);
     ops[2] = lower_const_tensor(L, loc, &pad, desc.dtype).id;
+    uint32_t n = 3;
+    if (desc_tmap(&desc)->kind == LV_TENSOR) {
+        ops[n++] = desc_tmap(&desc)->id;
+        for (int d = 0; d < rank; d++)
+            ops[n++] = lval_to_tensor(L, loc, *bp_offset(&bp, d)).id;
+    }
     L->b.loc = loc;
-    return lval_tensor(L, ir_build(&L->b, OP_LOAD, ops, 3, &desc.dtype, 1, 0)->results[0]);
+    IrOp *ld = ir_build(&L->b, OP_LOAD, ops, n, &desc.dtype, 1, 0);
+    if (n > 3) ld->attr.flags |= LOADF_TMA;
+    return lval_tensor(L, ld->results[0]);
 }
 
 /* desc.store(offsets, value), tl.store_tensor_descriptor(desc, offsets, value):

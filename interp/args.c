@@ -12,6 +12,7 @@
  * kernel saw (a buffer rounded to its element type; empty() as zeros) for
  * interp_eval and interp_check (check.c). */
 #include "scalar.h"
+#include "../ir/tmap.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -19,7 +20,7 @@
 #include <math.h>
 #include <string.h>
 
-enum { V_NUM, V_TUPLE, V_ARRAY, V_DTYPE, V_NONE, V_SLICE };
+enum { V_NUM, V_TUPLE, V_ARRAY, V_DTYPE, V_NONE, V_SLICE, V_DESC };
 /* numeric kinds, in numpy's promotion order */
 enum { NK_BOOL, NK_INT, NK_FLOAT };
 
@@ -30,7 +31,8 @@ typedef struct AVal {
     int nk;                       /* V_NUM, V_ARRAY */
     int64_t i;                    /* V_NUM of NK_BOOL / NK_INT */
     double f;                     /* V_NUM of NK_FLOAT */
-    struct AVal *items;           /* V_TUPLE (also lists); V_SLICE: start, stop, step (V_NONE: absent) */
+    struct AVal *items;           /* V_TUPLE (also lists); V_SLICE: start, stop, step (V_NONE: absent);
+                                     V_DESC: array, block, padding, shape */
     int n_items;
     int64_t *idata;               /* V_ARRAY of NK_BOOL / NK_INT, row-major */
     double *fdata;                /* V_ARRAY of NK_FLOAT */
@@ -1380,6 +1382,35 @@ static double args_erfinv(double y) {
     return copysign(x, y);
 }
 
+/* desc(array, block [, padding [, shape]]): a host tensor descriptor of
+ * array (row-major strides) with block shape `block`, out-of-bounds reads
+ * np.nan or 0 (the default), the dims `shape` (default: the array's). The
+ * name it is assigned to is its array's buffer, in checks too. */
+static AVal call_desc(AP *ap, AVal *args, int n) {
+    if (n < 2 || n > 4 || args[0].kind != V_ARRAY)
+        ap_fail(ap, "desc() takes an array, its block shape, the padding (0 or np.nan) and the shape");
+    AVal *items = arena_alloc(ap->a, sizeof(AVal) * 4);
+    memcpy(items, args, sizeof(AVal) * (size_t)n);
+    int rank = args[0].ndim;
+    for (int k = 1; k < 4; k += 2) {
+        if (k == 3 && n < 4) {   /* the array's shape */
+            items[3] = (AVal){.kind = V_TUPLE, .items = arena_alloc(ap->a, sizeof(AVal) * (size_t)rank), .n_items = rank};
+            for (int d = 0; d < rank; d++) items[3].items[d] = num_i(args[0].shape[d]);
+        }
+        if (items[k].kind != V_TUPLE || items[k].n_items != rank)
+            ap_fail(ap, "desc(): the %s needs %d dims, one per dim of the array", k == 1 ? "block shape" : "shape", rank);
+        for (int d = 0; d < rank; d++) {
+            int64_t v = as_int(ap, items[k].items[d]);
+            if (v < 1 || (k == 3 && v > args[0].shape[d]) || (k == 1 && (v & (v - 1))))
+                ap_fail(ap, "desc(): %s dim %d is %lld", k == 1 ? "block" : "shape", d, (long long)v);
+        }
+    }
+    if (n < 3) items[2] = num_i(0);
+    double pad = as_num(ap, items[2]);
+    if (pad == pad && pad != 0) ap_fail(ap, "desc(): the padding is 0 or np.nan");
+    return (AVal){.kind = V_DESC, .items = items, .n_items = 4};
+}
+
 static AVal call(AP *ap, const char *f, AVal *args, int n, Kwargs *kw) {
     /* erf, erfc, erfinv: not numpy's (it has none); the GPU runner's env
      * names the same */
@@ -1415,6 +1446,7 @@ static AVal call(AP *ap, const char *f, AVal *args, int n, Kwargs *kw) {
         return num_i(-i_floordiv(-as_int(ap, args[0]), as_int(ap, args[1])));
     }
     if (!strcmp(f, "philox")) return check_philox(ap, args, n);
+    if (!strcmp(f, "desc")) return call_desc(ap, args, n);
     if (!strcmp(f, "wrap")) {
         nargs(ap, f, n, 2);
         return astype(ap, astype(ap, args[0], ET_I64), dtype_arg(ap, args, n, 1, ET_I64));
@@ -1479,6 +1511,7 @@ static int arg_list(AP *ap, Lex *lx, const char *close, AVal **out, bool *traili
     if (trailing) *trailing = comma;
     return n;
 }
+
 
 /* name = NAME | "np" "." NAME ["." NAME] ; a dtype, a constant, a
  * function (when a call follows; np.UFUNC.reduce), or an assigned name */
@@ -1761,35 +1794,141 @@ static void poison(uint8_t *data, size_t bytes, ElemType e) {
     for (size_t k = 0; k < bytes; k += (size_t)elem_bytes(e)) memcpy(data + k, &nan, (size_t)elem_bytes(e));
 }
 
-static void bind_pointer(AP *ap, IrFunc *fn, uint32_t i, Stmt *s, InterpSetup *out, InterpBuffer *buf) {
-    IrType t = ir_type(fn, fn->params[i].val);
-    ElemType e = (ElemType)t.pointee;
-    if (s->val.kind != V_ARRAY)
-        ap_fail(ap, "parameter '%s' is a pointer: give it a buffer (rand, zeros, ...)", fn->params[i].name);
-    size_t bytes = (size_t)s->val.n * (size_t)elem_bytes(e);
+/* The buffer named `name` holding array a as elements e: a new one, or the
+ * one already made under that name (two descriptors of one array) */
+static InterpBuffer *array_buffer(AP *ap, InterpSetup *out, const char *name, const AVal *a, ElemType e) {
+    for (uint32_t b = 0; b < out->n_buffers; b++)
+        if (!strcmp(out->buffers[b].name, name)) return &out->buffers[b];
+    size_t bytes = (size_t)a->n * (size_t)elem_bytes(e);
     uint8_t *data = arena_alloc(ap->a, bytes ? bytes : 1);
-    if (s->val.poison) poison(data, bytes, e);
+    if (a->poison) poison(data, bytes, e);
     else
-        for (int64_t k = 0; k < s->val.n; k++) {
-            uint64_t v = el_slot(&s->val, k, e);
+        for (int64_t k = 0; k < a->n; k++) {
+            uint64_t v = el_slot(a, k, e);
             memcpy(data + (size_t)k * (size_t)elem_bytes(e), &v, (size_t)elem_bytes(e));
         }
-    *buf = (InterpBuffer){data, bytes, s->name, e};
-    out->args[i] = (uint64_t)(uintptr_t)data;
+    InterpBuffer *buf = &out->buffers[out->n_buffers++];
+    *buf = (InterpBuffer){data, bytes, name, e, false};
+    return buf;
+}
+
+static void bind_pointer(AP *ap, IrFunc *fn, uint32_t i, Stmt *s, InterpSetup *out) {
+    IrType t = ir_type(fn, fn->params[i].val);
+    if (s->val.kind != V_ARRAY)
+        ap_fail(ap, "parameter '%s' is a pointer: give it a buffer (rand, zeros, ...)", fn->params[i].name);
+    out->args[i] = (uint64_t)(uintptr_t)array_buffer(ap, out, s->name, &s->val, (ElemType)t.pointee)->base;
+}
+
+typedef struct TmapUse {
+    ValId map;
+    ElemType e;
+} TmapUse;
+
+static void note_tmap_use(IrFunc *fn, IrOp *op, void *ud) {
+    TmapUse *u = ud;
+    if (op->opc == OP_LOAD && (op->attr.flags & LOADF_TMA) && op->operands[3] == u->map)
+        u->e = (ElemType)ir_type(fn, op->results[0]).elem;
+    if (op->opc == OP_TMA_COPY && op->operands[3] == u->map) u->e = (ElemType)ir_type(fn, op->operands[0]).elem;
+}
+
+/* The element type of the tensor a tensor-map parameter describes: the
+ * descriptor's base pointer's, else what the loads and copies through it
+ * move (hand-written IR); ET_COUNT if none */
+static ElemType tmap_elem(IrFunc *fn, uint32_t i) {
+    for (uint32_t k = 0; k < fn->n_params; k++)
+        if (fn->params[k].part == PARAM_DESC_BASE && fn->params[k].arg && fn->params[i].arg &&
+            !strcmp(fn->params[k].arg, fn->params[i].arg))
+            return (ElemType)ir_type(fn, fn->params[k].val).pointee;
+    TmapUse u = {fn->params[i].val, ET_COUNT};
+    ir_walk(fn, fn->body, note_tmap_use, &u);
+    return u.e;
+}
+
+/* a parameter of a tensor descriptor: d's base, a dim of its shape, a
+ * stride, or its tensor map (tric's encoding, ir/tmap.h) */
+static void bind_desc_part(AP *ap, IrFunc *fn, uint32_t i, Stmt *s, InterpSetup *out) {
+    const IrParam *p = &fn->params[i];
+    if (s->val.kind != V_DESC)
+        ap_fail(ap, "parameter '%s' is part of a tensor descriptor: give it desc(array, block)", p->name);
+    const AVal *arr = &s->val.items[0], *block = &s->val.items[1], *shape = &s->val.items[3];
+    int rank = arr->ndim, d = p->part_index;
+    const char *name = s->name;
+    int64_t stride = 1;
+    for (int k = rank - 1; k > d; k--) stride *= arr->shape[k];
+    IrType t = ir_type(fn, p->val);
+    if (p->part == PARAM_DESC_SHAPE) out->args[i] = el_slot(&shape->items[d], 0, (ElemType)t.elem);
+    else if (p->part == PARAM_DESC_STRIDE) out->args[i] = (uint64_t)stride;
+    else if (!p->tensormap) out->args[i] = (uint64_t)(uintptr_t)array_buffer(ap, out, name, arr, (ElemType)t.pointee)->base;
+    if (!p->tensormap) return;
+    ElemType e = tmap_elem(fn, i);
+    int32_t blk[INTERP_MAX_DIMS];
+    for (int k = 0; k < rank && k < INTERP_MAX_DIMS; k++) blk[k] = (int32_t)as_int(ap, block->items[k]);
+    TmapBox box;
+    if (e == ET_COUNT || !tmap_box(e, rank, blk, &box))
+        ap_fail(ap, "parameter '%s': TMA cannot move this descriptor's blocks", p->name);
+    TmapFields f = {.address = (uint64_t)(uintptr_t)array_buffer(ap, out, name, arr, e)->base, .rank = rank,
+                    .dtype = tmap_dtype(e), .swizzle = box.swizzle, .fill_nan = as_num(ap, s->val.items[2]) != 0};
+    for (int k = 0; k < rank; k++) {
+        f.dims[k] = (uint32_t)as_int(ap, shape->items[rank - 1 - k]);
+        f.box[k] = k ? (uint32_t)blk[rank - 1 - k] : (uint32_t)box.inner;
+    }
+    for (int k = 1, st = 1; k < rank; k++) {
+        st *= (int)arr->shape[rank - k];
+        f.strides[k - 1] = (uint64_t)st * (uint64_t)elem_bytes(e);
+    }
+    uint8_t *raw = arena_alloc(ap->a, TMAP_BYTES + 64);
+    uint8_t *map = raw + (64 - (uintptr_t)raw % 64) % 64;
+    tmap_encode(&f, map);
+    out->buffers[out->n_buffers++] = (InterpBuffer){map, TMAP_BYTES, arena_printf(ap->a, "%s.tmap", s->name), ET_U8, true};
+    out->args[i] = (uint64_t)(uintptr_t)map;
+}
+
+/* parameter i is the kernel's global scratch (tensormap_create): bound by
+ * bind_scratch, not by the args */
+static bool is_scratch(IrFunc *fn, uint32_t i) { return fn->params[i].scratch_bytes > 0; }
+
+/* The scratch buffer: its bytes per program times the grid's programs */
+static void bind_scratch(AP *ap, IrFunc *fn, InterpSetup *out) {
+    for (uint32_t i = 0; i < fn->n_params; i++) {
+        if (!is_scratch(fn, i)) continue;
+        size_t bytes = (size_t)fn->params[i].scratch_bytes * out->grid[0] * out->grid[1] * out->grid[2];
+        uint8_t *raw = arena_alloc(ap->a, bytes + 128);
+        uint8_t *data = raw + (128 - (uintptr_t)raw % 128) % 128;
+        out->buffers[out->n_buffers++] = (InterpBuffer){data, bytes, fn->params[i].name, ET_U8, true};
+        out->args[i] = (uint64_t)(uintptr_t)data;
+    }
+}
+
+/* parameter i carries on the tensor descriptor of the one before */
+static bool desc_continues(IrFunc *fn, uint32_t i) {
+    const IrParam *p = &fn->params[i];
+    return i > 0 && p->part != PARAM_WHOLE && p->part != PARAM_DESC_BASE && p->arg && fn->params[i - 1].arg &&
+           !strcmp(p->arg, fn->params[i - 1].arg);
 }
 
 static void bind(AP *ap, IrFunc *fn, InterpSetup *out) {
-    if ((uint32_t)ap->n_stmts != fn->n_params)
-        ap_fail(ap, "kernel '%s' takes %u arguments, --args gives %d", fn->name, fn->n_params, ap->n_stmts);
+    uint32_t n_args = 0;
+    for (uint32_t i = 0; i < fn->n_params; i++) n_args += !desc_continues(fn, i) && !is_scratch(fn, i);
+    if ((uint32_t)ap->n_stmts != n_args)
+        ap_fail(ap, "kernel '%s' takes %u arguments, --args gives %d", fn->name, n_args, ap->n_stmts);
     out->n_args = fn->n_params;
     out->args = arena_alloc(ap->a, sizeof(uint64_t) * (fn->n_params + 1));
+    /* a descriptor binds two buffers (its array, its map) to as many parameters at least */
     out->buffers = arena_alloc(ap->a, sizeof(InterpBuffer) * (fn->n_params + 1));
-    for (uint32_t i = 0; i < fn->n_params; i++) {
-        Stmt *s = &ap->stmts[i];
-        eval_stmt(ap, s);
+    Stmt *s = NULL;
+    for (uint32_t i = 0, k = 0; i < fn->n_params; i++) {
+        if (is_scratch(fn, i)) continue;
+        if (!desc_continues(fn, i)) {
+            s = &ap->stmts[k++];
+            eval_stmt(ap, s);
+        }
         IrType t = ir_type(fn, fn->params[i].val);
+        if (fn->params[i].part != PARAM_WHOLE || fn->params[i].tensormap) {
+            bind_desc_part(ap, fn, i, s, out);
+            continue;
+        }
         if (t.elem == ET_PTR) {
-            bind_pointer(ap, fn, i, s, out, &out->buffers[out->n_buffers++]);
+            bind_pointer(ap, fn, i, s, out);
             continue;
         }
         if (s->val.kind != V_NUM) ap_fail(ap, "parameter '%s' is a scalar: give it a number", fn->params[i].name);
@@ -1802,11 +1941,14 @@ static void keep_names(AP *ap, InterpSetup *out) {
     struct InterpNames *names = arena_alloc(ap->a, sizeof *names);
     names->n = ap->n_stmts;
     names->stmts = arena_alloc(ap->a, sizeof(Stmt) * (size_t)(ap->n_stmts + 1));
-    uint32_t b = 0;
     for (int i = 0; i < ap->n_stmts; i++) {
         Stmt s = ap->stmts[i];
-        if (s.val.kind == V_ARRAY && b < out->n_buffers && out->buffers[b].name == s.name)
-            s.val = read_back(ap, &s.val, &out->buffers[b++]);
+        if (s.val.kind == V_DESC) s.val = s.val.items[0];   /* a descriptor is its array */
+        for (uint32_t b = 0; b < out->n_buffers && s.val.kind == V_ARRAY; b++)
+            if (!strcmp(out->buffers[b].name, s.name)) {
+                s.val = read_back(ap, &s.val, &out->buffers[b]);
+                break;
+            }
         names->stmts[i] = s;
     }
     out->names = names;
@@ -1851,6 +1993,7 @@ bool interp_setup(Arena *a, IrFunc *fn, const char *args_text, const char *grid_
     bind(ap, fn, out);
     for (int i = 0; i < ap->n_stmts; i++) eval_stmt(ap, &ap->stmts[i]);
     if (grid_text) eval_grid(ap, grid_text, out);
+    bind_scratch(ap, fn, out);
     keep_names(ap, out);
     return true;
 }

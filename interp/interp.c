@@ -13,8 +13,10 @@
  * loop that never ends) longjmps to interp_run with the message written. */
 #include "scalar.h"
 #include "../ir/mathfn.h"
+#include "../ir/tmap.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,8 +89,9 @@ static const InterpBuffer *find_buffer(Interp *in, uint64_t addr, int n, const I
 static void *check_access(Interp *in, const IrOp *op, ValId ptrv, int64_t i, uint64_t addr, int n) {
     const InterpBuffer *near = NULL;
     const InterpBuffer *b = find_buffer(in, addr, n, &near);
-    bool reads = op->opc == OP_LOAD || op->opc == OP_ASYNC_COPY;
-    const char *what = reads ? (op->opc == OP_LOAD ? "load" : "async copy") : op->opc == OP_STORE ? "store" : "atomic";
+    bool reads = op->opc == OP_LOAD || op->opc == OP_ASYNC_COPY || op->opc == OP_TMA_COPY;
+    const char *what = reads ? (op->opc == OP_LOAD ? "load" : op->opc == OP_TMA_COPY ? "tma copy" : "async copy")
+                       : op->opc == OP_STORE ? "store" : "atomic";
     const char *verb = reads ? "reads" : op->opc == OP_STORE ? "writes" : "updates";
     if (b && addr % (uint64_t)n == 0) return (void *)(uintptr_t)addr;
     Buf m = {.arena = in->arena};
@@ -119,8 +122,9 @@ static void exec_load(Interp *in, IrOp *op) {
     ValId res = op->results[0];
     ElemType e = elem_of(in, res);
     uint64_t *d = slots_of(in, res), *ptr = slots_of(in, op->operands[0]);
-    uint64_t *mask = op->n_operands > 1 ? slots_of(in, op->operands[1]) : NULL;
-    uint64_t *other = op->n_operands > 2 ? slots_of(in, op->operands[2]) : NULL;
+    uint32_t n_mem = ir_load_n_mem(op);
+    uint64_t *mask = n_mem > 1 ? slots_of(in, op->operands[1]) : NULL;
+    uint64_t *other = n_mem > 2 ? slots_of(in, op->operands[2]) : NULL;
     int64_t n = numel(in, res);
     int64_t n_mask = mask ? numel(in, op->operands[1]) : 0, n_other = other ? numel(in, op->operands[2]) : 0;
     for (int64_t i = 0; i < n; i++) {
@@ -154,6 +158,116 @@ static void exec_async_copy(Interp *in, IrOp *op) {
     int64_t n = numel(in, pv);
     for (int64_t i = 0; i < n; i++)
         d[i] = mask && !mask[i] ? 0 : mem_read(check_access(in, op, pv, i, ptr[i], elem_bytes(e)), e);
+}
+
+/* ---- TMA rings ----
+ * A barrier's slot counts the phases it has completed, bit 63 set while
+ * it is initialized. A tma_copy lands at once and completes its barrier's
+ * phase; a wait for the phase of parity P passes once the barrier has
+ * moved past it, i.e. when its count's parity is not P, as the hardware's
+ * try_wait.parity does. Anything else would hang or race on the GPU. */
+#define MBAR_LIVE (1ull << 63)
+
+static uint64_t *barrier_of(Interp *in, IrOp *op, ValId bars, ValId slot) {
+    int64_t s = (int64_t)*slots_of(in, slot), n = numel(in, bars);
+    if (s < 0 || s >= n) fail(in, op, arena_printf(in->arena, "barrier %" PRId64 " of a ring of %d", s, (int)n));
+    uint64_t *b = slots_of(in, bars) + s;
+    if (!(*b & MBAR_LIVE)) fail(in, op, arena_printf(in->arena, "mbarrier %" PRId64 " is not initialized", s));
+    return b;
+}
+
+static void exec_mbar_init(Interp *in, IrOp *op, bool init) {
+    uint64_t *b = slots_of(in, op->operands[0]);
+    for (int64_t s = 0, n = numel(in, op->operands[0]); s < n; s++) {
+        if (init == !!(b[s] & MBAR_LIVE))
+            fail(in, op, init ? "mbarrier_init of barriers in use (not ended by mbarrier_inval)"
+                              : "mbarrier_inval of barriers that are not initialized");
+        b[s] = init ? MBAR_LIVE : 0;
+    }
+}
+
+static void exec_mbar_wait(Interp *in, IrOp *op) {
+    uint64_t done = *barrier_of(in, op, op->operands[0], op->operands[1]) & ~MBAR_LIVE;
+    uint64_t parity = *slots_of(in, op->operands[2]);
+    if ((done & 1) == parity)
+        fail(in, op, arena_printf(in->arena, "mbarrier_wait for the phase of parity %" PRIu64 " of barrier %" PRIu64
+                                  ", which has completed %" PRIu64 " phases: it would wait forever",
+                                  parity, *slots_of(in, op->operands[1]), done));
+}
+
+/* The tensor map at the address in value tv, decoded (tric's encoding) */
+static TmapFields read_tmap(Interp *in, IrOp *op, ValId tv) {
+    uint64_t addr = *slots_of(in, tv);
+    const InterpBuffer *near = NULL;
+    if (!find_buffer(in, addr, TMAP_BYTES, &near) || addr % 64)
+        fail(in, op, arena_printf(in->arena, "the tensor map at 0x%" PRIx64 " is not 128 bytes of a buffer, 64-byte "
+                                  "aligned", addr));
+    TmapFields f;
+    const char *why;
+    if (!tmap_decode((const uint8_t *)(uintptr_t)addr, &f, &why)) fail(in, op, arena_strdup(in->arena, why));
+    return f;
+}
+
+/* buf[slot] = the block at the coordinates, the map's fill outside the
+ * tensor; then the slot's barrier completes a phase */
+static void exec_tma_copy(Interp *in, IrOp *op) {
+    if (!*slots_of(in, op->operands[4])) return;
+    ValId buf = op->operands[0];
+    IrType bt = ir_type(in->fn, buf);
+    ElemType e = (ElemType)bt.elem;
+    uint64_t *d = buffer_slot(in, op, buf, op->operands[1]);
+    uint64_t *bar = barrier_of(in, op, op->operands[2], op->operands[1]);
+    TmapFields f = read_tmap(in, op, op->operands[3]);
+    int rank = bt.rank - 1, eb = elem_bytes(e);
+    TmapBox box;
+    bool fits = f.rank == rank && tmap_dtype_bytes(f.dtype) == eb && tmap_box(e, rank, bt.shape + 1, &box) &&
+                f.box[0] == (uint32_t)box.inner && f.box[1] == (uint32_t)bt.shape[1] && f.swizzle == box.swizzle;
+    if (!fits) fail(in, op, "the tensor map's rank, element size, box or swizzle is not the block's");
+    int64_t c0 = (int32_t)*slots_of(in, op->operands[5]), c1 = (int32_t)*slots_of(in, op->operands[6]);
+    uint64_t fill = f.fill_nan ? interp_slot_from_double(e, NAN) : 0;
+    for (int32_t r = 0; r < bt.shape[1]; r++)
+        for (int32_t c = 0; c < bt.shape[2]; c++) {
+            int64_t y = c0 + r, x = c1 + c, i = (int64_t)r * bt.shape[2] + c;
+            if (y < 0 || y >= f.dims[1] || x < 0 || x >= f.dims[0]) {
+                d[i] = fill;
+                continue;
+            }
+            uint64_t addr = f.address + (uint64_t)y * f.strides[0] + (uint64_t)x * (uint64_t)eb;
+            d[i] = mem_read(check_access(in, op, op->operands[3], i, addr, eb), e);
+        }
+    *bar += 1;
+}
+
+/* tensormap_create: tric's encoding of the descriptor's map at dst; the
+ * checks TMA makes (cuTensorMapEncodeTiled's rules) fail the run */
+static void exec_tmap_create(Interp *in, IrOp *op) {
+    int rank = op->attr.n_ints;
+    ValId base = op->operands[1];
+    ElemType e = (ElemType)ir_type(in->fn, base).pointee;
+    int eb = elem_bytes(e);
+    TmapBox box;
+    if (!tmap_box(e, rank, op->attr.ints, &box)) fail(in, op, "TMA cannot move this descriptor's blocks");
+    TmapFields f = {.address = *slots_of(in, base), .rank = rank, .dtype = tmap_dtype(e), .swizzle = box.swizzle,
+                    .fill_nan = (op->attr.flags & TMAP_NAN) != 0};
+    const char *bad = f.address % 16 ? "the base of a tensor descriptor must be 16-byte aligned" : NULL;
+    for (int d = 0; d < rank; d++) {
+        int dim = rank - 1 - d;   /* innermost first */
+        int64_t n = (int32_t)*slots_of(in, op->operands[2 + dim]);
+        if (n < 1) bad = "a tensor descriptor's shape must be positive";
+        f.dims[d] = (uint32_t)n;
+        f.box[d] = d ? (uint32_t)op->attr.ints[dim] : (uint32_t)box.inner;
+        if (!d) continue;
+        int64_t s = (int64_t)*slots_of(in, op->operands[2 + rank + dim]);
+        if (s < 1 || (s * eb) % 16) bad = "a tensor descriptor's strides must be 16-byte multiples";
+        f.strides[d - 1] = (uint64_t)s * (uint64_t)eb;
+    }
+    if (bad) fail(in, op, bad);
+    uint64_t dst = *slots_of(in, op->operands[0]);
+    void *p = check_access(in, op, op->operands[0], 0, dst, 1);
+    check_access(in, op, op->operands[0], 0, dst + TMAP_BYTES - 1, 1);
+    if (dst % 64) fail(in, op, "a tensor map's address must be 64-byte aligned");
+    tmap_encode(&f, p);
+    *slots_of(in, op->results[0]) = dst;
 }
 
 static void exec_local_load(Interp *in, IrOp *op) {
@@ -745,6 +859,12 @@ static void exec_op(Interp *in, IrOp *op) {
     case OP_ASYNC_COMMIT:
     case OP_ASYNC_WAIT: break;
     case OP_WGMMA: exec_wgmma(in, op); break;
+    case OP_MBAR_ALLOC: memset(slots_of(in, op->results[0]), 0, sizeof(uint64_t) * (size_t)numel(in, op->results[0])); break;
+    case OP_MBAR_INIT: exec_mbar_init(in, op, true); break;
+    case OP_MBAR_INVAL: exec_mbar_init(in, op, false); break;
+    case OP_MBAR_WAIT: exec_mbar_wait(in, op); break;
+    case OP_TMA_COPY: exec_tma_copy(in, op); break;
+    case OP_TMAP_CREATE: exec_tmap_create(in, op); break;
     case OP_WGMMA_WAIT:
         memcpy(slots_of(in, op->results[0]), slots_of(in, op->operands[0]), sizeof(uint64_t) * (size_t)numel(in, op->results[0]));
         break;

@@ -25,6 +25,9 @@ typedef struct InterpBuffer {
     size_t bytes;
     const char *name;
     ElemType elem;       /* what it holds (for printing); ET_COUNT = unknown */
+    bool opaque;         /* bytes that hold host addresses (a tensor map): the
+                            same launch on another setup differs, so runs do
+                            not compare or print it */
 } InterpBuffer;
 
 typedef struct InterpLaunch {

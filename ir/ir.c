@@ -265,7 +265,7 @@ ValId ir_block_add_arg(IrFunc *fn, IrBlock *b, IrType t) {
 ValId ir_param_add(IrFunc *fn, const char *name, IrType t, int32_t divisibility) {
     ValId v = ir_block_add_arg(fn, fn->body, t);
     fn->vals[v].name = name ? arena_strdup(fn->ctx->arena, name) : NULL;
-    IrParam p = {fn->vals[v].name, v, divisibility, NULL, PARAM_WHOLE, 0};
+    IrParam p = {fn->vals[v].name, v, divisibility, NULL, PARAM_WHOLE, 0, false, NULL, 0};
     VEC_PUSH(fn->ctx->arena, fn->params, fn->n_params, fn->cap_params, p);
     return v;
 }

@@ -117,8 +117,9 @@ typedef enum Rounding { ROUND_DEFAULT, ROUND_RTNE, ROUND_RTZ } Rounding;
 /* dot of f32 operands (attr.i): tf32 products (Triton's default), three
  * tf32 products per element (tf32x3), or exact fp32 FMAs (ieee) */
 typedef enum DotPrecision { DOT_TF32, DOT_TF32X3, DOT_IEEE, DOT_PRECISION_COUNT } DotPrecision;
-enum { LOADF_VOLATILE = 1 };
+enum { LOADF_VOLATILE = 1, LOADF_TMA = 2 };
 enum { WGMMA_A_T = 1, WGMMA_B_T = 2 };   /* wgmma's attr.flags: the slot holds the operand transposed */
+enum { TMAP_NAN = 1 };                   /* tensormap_create's attr.flags: NaN padding */
 
 extern const char *const cmp_pred_names[];     /* "eq", "ne", ... */
 extern const char *const cache_mod_names[];    /* "", ".ca", ".cg", ... */
@@ -180,8 +181,16 @@ typedef struct IrParam {
      * strides[index]. Lowering metadata for the launchers; not in the text form */
     const char *arg;
     uint8_t part, part_index;
+    /* a tensor map (ir/tmap.h) passed by value, 128 bytes 64-aligned; the
+     * ptr<i8> value is its address. Text: {tensormap} */
+    bool tensormap;
+    const char *desc_sig;   /* PARAM_DESC_TMAP: its descriptor's signature spelling */
+    /* > 0: the global scratch memory for the tensor maps the kernel makes
+     * (tensormap_create), this many bytes per program; the launch passes
+     * a buffer of grid size times that. Text: {scratch = N} */
+    int32_t scratch_bytes;
 } IrParam;
-enum { PARAM_WHOLE, PARAM_DESC_BASE, PARAM_DESC_SHAPE, PARAM_DESC_STRIDE };
+enum { PARAM_WHOLE, PARAM_DESC_BASE, PARAM_DESC_SHAPE, PARAM_DESC_STRIDE, PARAM_DESC_TMAP, PARAM_SCRATCH };
 
 typedef struct IrFunc {
     Ctx *ctx;
@@ -245,6 +254,9 @@ ValId ir_const_int(IrBuilder *b, IrType t, int64_t v);     /* t scalar or tile *
 ValId ir_const_float(IrBuilder *b, IrType t, double v);
 
 static inline const OpInfo *ir_info(Opcode opc) { return &ir_opinfo[opc]; }
+/* A load's ptrs, mask and other: the operands before a LOADF_TMA load's
+ * tensor map and coordinates */
+static inline uint32_t ir_load_n_mem(const IrOp *op) { return op->attr.flags & LOADF_TMA ? 3 : op->n_operands; }
 
 /* ---- text.c ---- */
 void ir_print(Buf *out, IrFunc *fn);

@@ -2,7 +2,8 @@
  * from the IR after them: the vector width pass_layout proved, and whether
  * the pipeline pass turned it into async copies (then the load became
  * async_copy ops, which keep its source location and vector, into a buffer
- * of N slots) or why not (the load's `unpipelined` reason). The PTX header
+ * of N slots; or tma_copy ops, whole blocks by TMA) or why not (the load's
+ * `unpipelined` reason). The PTX header
  * and `tric --stats` print it, so a slow kernel says which of its loads
  * stayed narrow or synchronous. */
 #include "ir.h"
@@ -25,18 +26,27 @@ static bool first_time(Report *R, SrcLoc loc) {
 
 static void report_op(IrFunc *fn, IrOp *op, void *ud) {
     Report *R = ud;
-    bool copy = op->opc == OP_ASYNC_COPY;
-    if (op->opc != OP_LOAD && !copy) return;
-    ValId ptrs = op->operands[copy ? 2 : 0];
-    IrType pt = fn->vals[ptrs].type;
-    if (pt.rank == 0 || !first_time(R, op->loc)) return;
-    IrType t = ir_with_elem(pt, ir_scalar((ElemType)pt.pointee));
+    bool copy = op->opc == OP_ASYNC_COPY, tma = op->opc == OP_TMA_COPY;
+    if (op->opc != OP_LOAD && !copy && !tma) return;
+    if (!first_time(R, op->loc)) return;
+    IrType t;
+    if (tma) {   /* the slot's tile */
+        IrType bt = fn->vals[op->operands[0]].type;
+        t = bt;
+        t.rank = (uint8_t)(bt.rank - 1);
+        for (int d = 0; d < t.rank; d++) t.shape[d] = bt.shape[d + 1];
+    } else {
+        IrType pt = fn->vals[op->operands[copy ? 2 : 0]].type;
+        if (pt.rank == 0) return;
+        t = ir_with_elem(pt, ir_scalar((ElemType)pt.pointee));
+    }
     int vec = op->attr.vec > 0 ? op->attr.vec : 1;
     buf_puts(R->out, R->indent);
     if (op->loc.file) buf_printf(R->out, "%s:%d:%d: ", op->loc.file->path, (int)op->loc.line, (int)op->loc.col);
     buf_puts(R->out, "load ");
     ir_type_print(R->out, t);
-    buf_printf(R->out, ", %d-byte vectors", vec * elem_bytes((ElemType)pt.pointee));
+    if (tma) buf_printf(R->out, ", whole blocks by TMA, pipelined: %d slots", (int)fn->vals[op->operands[0]].type.shape[0]);
+    else buf_printf(R->out, ", %d-byte vectors", vec * elem_bytes((ElemType)t.elem));
     if (copy) buf_printf(R->out, ", pipelined: %d slots", (int)fn->vals[op->operands[0]].type.shape[0]);
     else if (op->attr.str) buf_printf(R->out, ", not pipelined: %s", op->attr.str);
     buf_putc(R->out, '\n');

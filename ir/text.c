@@ -222,18 +222,21 @@ static void print_attrs(Printer *P, IrOp *op) {
         if (op->opc == OP_WGMMA && (at->flags & WGMMA_B_T)) buf_puts(&a, ", b_t");
         if (at->i > 0 && at->i < DOT_PRECISION_COUNT) buf_printf(&a, ", precision = %s", dot_precision_names[at->i]);
         break;
+    case OP_TMAP_CREATE:
     case OP_TRANS:
     case OP_MULTIPLE_OF:
     case OP_MAX_CONTIGUOUS:
-        buf_puts(&a, op->opc == OP_TRANS ? ", perm = [" : ", hint = [");
+        buf_puts(&a, op->opc == OP_TRANS ? ", perm = [" : op->opc == OP_TMAP_CREATE ? ", block = [" : ", hint = [");
         for (int i = 0; i < at->n_ints; i++) buf_printf(&a, "%s%d", i ? ", " : "", at->ints[i]);
         buf_putc(&a, ']');
+        if (op->opc == OP_TMAP_CREATE && (at->flags & TMAP_NAN)) buf_puts(&a, ", nan");
         break;
     case OP_LOAD:
     case OP_STORE:
         if (at->i > 0 && at->i <= CACHE_WT) buf_printf(&a, ", cache = %s", cache_mod_names[at->i] + 1);
         if (at->i2 > 0 && at->i2 <= EVICT_LAST) buf_printf(&a, ", evict = %s", evict_names[at->i2]);
         if (op->opc == OP_LOAD && (at->flags & LOADF_VOLATILE)) buf_puts(&a, ", volatile");
+        if (op->opc == OP_LOAD && (at->flags & LOADF_TMA)) buf_puts(&a, ", tma");
         if (at->vec) buf_printf(&a, ", vec = %d", at->vec);
         if (op->opc == OP_LOAD && at->str) {
             buf_puts(&a, ", unpipelined = ");
@@ -426,9 +429,15 @@ void ir_print(Buf *out, IrFunc *fn) {
         print_value(&P, v);
         buf_puts(out, ": ");
         print_val_type(&P, v);
-        for (uint32_t j = 0; j < fn->n_params; j++)
-            if (fn->params[j].val == v && fn->params[j].divisibility > 1)
-                buf_printf(out, " {div = %d}", fn->params[j].divisibility);
+        for (uint32_t j = 0; j < fn->n_params; j++) {
+            const IrParam *p = &fn->params[j];
+            if (p->val != v) continue;
+            const char *sep = " {";
+            if (p->divisibility > 1) buf_printf(out, "%sdiv = %d", sep, p->divisibility), sep = ", ";
+            if (p->tensormap) buf_printf(out, "%stensormap", sep), sep = ", ";
+            if (p->scratch_bytes) buf_printf(out, "%sscratch = %d", sep, p->scratch_bytes), sep = ", ";
+            if (sep[0] == ',') buf_putc(out, '}');
+        }
     }
     buf_puts(out, ") {\n");
     print_block(&P, fn->body, 1);
@@ -788,9 +797,10 @@ static TypeL parse_type(Parser *P) {
         errno = 0;
         long long d = strtoll(P->p, &e, 10);
         if (e >= P->end || *e != 'x') parse_error(P, loc_here(P), "expected 'x' after a tile dimension");
-        /* the first of several dims may be a buffer's slot count (any
-         * number; the verifier allows it for local_alloc only) */
-        bool slots = rank == 0 && d > 0 && d <= 64 && isdigit((unsigned char)e[1]);
+        /* the first of several dims may be a buffer's slot count, and the
+         * one dim of tile<S x i64> a barrier ring's (any number; the verifier
+         * allows it for local_alloc and mbarrier_alloc only) */
+        bool slots = rank == 0 && d > 0 && d <= 64 && (isdigit((unsigned char)e[1]) || !strncmp(e + 1, "i64>", 4));
         if (errno || (!is_pow2(d) && !slots) || d > INT32_MAX)
             parse_error(P, dl, "tile dimension %lld is not a power of two", d);
         if (rank == IR_MAX_RANK) parse_error(P, dl, "a tile has at most %d dimensions", IR_MAX_RANK);
@@ -884,6 +894,11 @@ static void parse_attr(Parser *P, Opcode opc, IrAttr *attr) {
             if (tok_is(v, dot_precision_names[i])) r = i;
         if (r < 0) expected(P, v, "'tf32', 'tf32x3' or 'ieee'");
         attr->i = r;
+    } else if (opc == OP_TMAP_CREATE && tok_is(key, "block")) {
+        expect(P, "=");
+        attr->n_ints = (uint8_t)parse_int_list(P, attr->ints, IR_MAX_RANK, 1, 256, "block dim");
+    } else if (opc == OP_TMAP_CREATE && tok_is(key, "nan")) {
+        attr->flags |= TMAP_NAN;
     } else if (opc == OP_TRANS && tok_is(key, "perm")) {
         expect(P, "=");
         attr->n_ints = (uint8_t)parse_int_list(P, attr->ints, IR_MAX_RANK, 0, IR_MAX_RANK - 1, "perm");
@@ -903,6 +918,8 @@ static void parse_attr(Parser *P, Opcode opc, IrAttr *attr) {
         attr->i2 = e;
     } else if (opc == OP_LOAD && tok_is(key, "volatile")) {
         attr->flags |= LOADF_VOLATILE;
+    } else if (opc == OP_LOAD && tok_is(key, "tma")) {
+        attr->flags |= LOADF_TMA;
     } else if ((opc == OP_PRINT && tok_is(key, "prefix")) || (opc == OP_ASSERT && tok_is(key, "msg")) ||
                (opc == OP_LOAD && tok_is(key, "unpipelined"))) {
         expect(P, "=");
@@ -972,11 +989,16 @@ static void check_operand_count(Parser *P, Opcode opc, SrcLoc loc, uint32_t n) {
     const char *name = ir_opinfo[opc].name;
     if (want >= 0 && (uint32_t)want != n)
         parse_error(P, loc, "'%s' takes %d operand%s, got %u", name, want, want == 1 ? "" : "s", n);
-    if (opc == OP_LOAD && (n < 1 || n > 3)) parse_error(P, loc, "'load' takes 1 to 3 operands (ptr, mask, other), got %u", n);
+    if (opc == OP_LOAD && (n < 1 || n > 3 + 1 + IR_MAX_RANK))
+        parse_error(P, loc, "'load' takes 1 to 3 operands (ptr, mask, other; {tma}: then the tensor map and "
+                    "coordinates), got %u", n);
     if (opc == OP_STORE && (n < 2 || n > 3)) parse_error(P, loc, "'store' takes 2 or 3 operands (ptr, value, mask), got %u", n);
     if (opc == OP_ATOMIC && (n < 2 || n > 3)) parse_error(P, loc, "'atomic' takes 2 or 3 operands (ptr, value, mask), got %u", n);
     if (opc == OP_ASYNC_COPY && (n < 3 || n > 4))
         parse_error(P, loc, "'async_copy' takes 3 or 4 operands (buffer, slot, ptr, mask), got %u", n);
+    if (opc == OP_TMA_COPY && n < 6)
+        parse_error(P, loc, "'tma_copy' takes the buffer, slot, barriers, tensor map, predicate and coordinates, got "
+                    "%u operands", n);
     if (opc == OP_WGMMA && (n < 4 || n > 5))
         parse_error(P, loc, "'wgmma' takes 4 or 5 operands ([a | abuf, aslot], bbuf, bslot, acc), got %u", n);
 }
@@ -1290,24 +1312,44 @@ static void parse_layout_def(Parser *P) {
     VEC_PUSH(P->c->arena, P->layout_names, P->n_layout_names, P->cap_layout_names, ln);
 }
 
-/* param = VALUE ":" type ("{" "div" "=" INT "}")? */
+/* param = VALUE ":" type ("{" pattr ("," pattr)* "}")?
+ * pattr = "div" "=" INT | "tensormap" | "scratch" "=" INT */
 static void parse_param(Parser *P) {
     Tok name = next_tok(P);
     if (name.kind != TK_VALUE) expected(P, name, "a parameter name");
     expect(P, ":");
     TypeL ty = parse_type(P);
-    int32_t div = 1;
+    int32_t div = 1, scratch = 0;
+    bool tensormap = false;
     if (accept(P, "{")) {
-        expect(P, "div");
-        expect(P, "=");
-        Tok dt = peek(P);
-        div = (int32_t)parse_int(P, 1, 1 << 30, "divisibility");
-        if (!is_pow2(div)) parse_error(P, dt.loc, "divisibility %d is not a power of two", div);
+        do {
+            Tok key = next_tok(P);
+            if (tok_is(key, "scratch")) {
+                if (ty.t.rank || ty.t.elem != ET_PTR || ty.t.pointee != ET_I8)
+                    parse_error(P, key.loc, "a scratch parameter has type ptr<i8>");
+                expect(P, "=");
+                scratch = (int32_t)parse_int(P, 1, 1 << 20, "scratch bytes per program");
+                continue;
+            }
+            if (tok_is(key, "tensormap")) {
+                if (ty.t.rank || ty.t.elem != ET_PTR || ty.t.pointee != ET_I8)
+                    parse_error(P, key.loc, "a tensormap parameter has type ptr<i8>");
+                tensormap = true;
+                continue;
+            }
+            if (!tok_is(key, "div")) expected(P, key, "'div', 'tensormap' or 'scratch'");
+            expect(P, "=");
+            Tok dt = peek(P);
+            div = (int32_t)parse_int(P, 1, 1 << 30, "divisibility");
+            if (!is_pow2(div)) parse_error(P, dt.loc, "divisibility %d is not a power of two", div);
+        } while (accept(P, ","));
         expect(P, "}");
     }
     /* %0-style names are positions, not source names */
     bool numeric = name.len > 1 && isdigit((unsigned char)name.s[1]);
     ValId v = ir_param_add(P->fn, numeric ? NULL : tok_str(P, name, 1), ty.t, div);
+    P->fn->params[P->fn->n_params - 1].tensormap = tensormap;
+    P->fn->params[P->fn->n_params - 1].scratch_bytes = scratch;
     P->fn->vals[v].layout = ty.layout;
     name_define(P, name, v);
 }

@@ -8,6 +8,7 @@
  * enclosing regions included). We walk the region tree keeping a state per
  * ValId (unseen, visible, out of scope). */
 #include "ir.h"
+#include "tmap.h"
 #include "mathfn.h"
 
 #include <stdio.h>
@@ -125,7 +126,8 @@ static void check_value(Verifier *V, IrOp *op, ValId v, const char *what) {
         verr(V, op, "%s has a malformed type", what);
         return;
     }
-    bool buffer = val->def && val->def->opc == OP_LOCAL_ALLOC;   /* shared memory: no layout, any slot count */
+    /* shared memory: no layout, any slot count */
+    bool buffer = val->def && (val->def->opc == OP_LOCAL_ALLOC || val->def->opc == OP_MBAR_ALLOC);
     for (int d = 0; d < t.rank; d++)
         if (t.shape[d] <= 0 || ((t.shape[d] & (t.shape[d] - 1)) && !(buffer && d == 0)))
             verr(V, op, "%s has type %s: tile dimensions must be powers of two", what, tstr(V, t));
@@ -399,6 +401,15 @@ static void check_vec(Verifier *V, IrOp *op, ValId p) {
     verr(V, op, "vec = %d, but the pointer's layout has no run of %d consecutive registers", vec, vec);
 }
 
+/* i32 scalars from operand `from` on (coordinates) */
+static void want_coords(Verifier *V, IrOp *op, uint32_t from) {
+    for (uint32_t i = from; i < op->n_operands; i++) {
+        char what[48];
+        snprintf(what, sizeof what, "operand %u (a coordinate)", (unsigned)i);
+        want_type(V, op, what, op->operands[i], ir_scalar(ET_I32));
+    }
+}
+
 static void check_memory(Verifier *V, IrOp *op) {
     ValId p = op->operands[0];
     IrType pt = vtype(V, p);
@@ -413,6 +424,15 @@ static void check_memory(Verifier *V, IrOp *op) {
         if (op->n_operands > 1 && want_type(V, op, "operand 1 (the mask)", op->operands[1], mask))
             want_layout(V, op, "operand 1", op->operands[1], r);
         if (op->n_operands > 2) want_like(V, op, "operand 2 (other)", op->operands[2], r, "the result");
+        if (op->attr.flags & LOADF_TMA) {   /* the tensor map, one coordinate per dim */
+            if (op->n_operands != 4u + vtype(V, r).rank) {
+                verr(V, op, "a tma load has ptrs, mask, other, the tensor map and %d coordinates, got %u operands",
+                     vtype(V, r).rank, op->n_operands);
+                return;
+            }
+            want_type(V, op, "operand 3 (the tensor map)", op->operands[3], ir_ptr(ET_I8));
+            want_coords(V, op, 4);
+        }
     } else {
         if (want_type(V, op, "operand 1 (the value)", op->operands[1], pointee_type(pt)))
             want_layout_of(V, op, "operand 1", op->operands[1], p, "the pointer");
@@ -436,8 +456,6 @@ static void check_local_alloc(Verifier *V, IrOp *op) {
         verr(V, op, "result has type %s, expected slots of a tile (rank 2 or more) of numbers", tstr(V, t));
 }
 
-/* operand 0 a local_alloc's buffer, operand 1 the slot (i32); *slot gets
- * the type of one slot's tile */
 /* operands i, i + 1 are a buffer and an i32 slot: the slot's type */
 static bool check_buffer_slot_at(Verifier *V, IrOp *op, uint32_t i, IrType *slot) {
     ValId b = op->operands[i], s = op->operands[i + 1];
@@ -462,6 +480,67 @@ static bool check_buffer_slot(Verifier *V, IrOp *op, IrType *slot) { return chec
 static void check_local_load(Verifier *V, IrOp *op) {
     IrType slot;
     if (check_buffer_slot(V, op, &slot)) want_type(V, op, "result", op->results[0], slot);
+}
+
+/* operand i is an mbarrier_alloc's barriers */
+static bool check_bars_at(Verifier *V, IrOp *op, uint32_t i) {
+    IrOp *def = V->fn->vals[op->operands[i]].def;
+    if (def && def->opc == OP_MBAR_ALLOC) return true;
+    verr(V, op, "operand %u is not a ring of mbarriers (an mbarrier_alloc result)", (unsigned)i);
+    return false;
+}
+
+/* mbarrier_alloc: S barriers, tile<S x i64> */
+static void check_mbar_alloc(Verifier *V, IrOp *op) {
+    IrType t = vtype(V, op->results[0]);
+    if (t.rank != 1 || t.elem != ET_I64) verr(V, op, "result has type %s, expected tile<S x i64>", tstr(V, t));
+}
+
+/* mbarrier_wait bars, slot, phase */
+static void check_mbar_wait(Verifier *V, IrOp *op) {
+    check_bars_at(V, op, 0);
+    want_type(V, op, "operand 1 (the slot)", op->operands[1], ir_scalar(ET_I32));
+    want_type(V, op, "operand 2 (the phase)", op->operands[2], ir_scalar(ET_I32));
+}
+
+/* tma_copy buf, slot, bars, tmap, pred, coords (one per dim of the slot),
+ * bars with one barrier per slot */
+static void check_tma_copy(Verifier *V, IrOp *op) {
+    IrType slot;
+    if (op->n_operands < 6 || !check_buffer_slot(V, op, &slot) || !check_bars_at(V, op, 2)) return;
+    if (vtype(V, op->operands[2]).shape[0] != vtype(V, op->operands[0]).shape[0])
+        verr(V, op, "has %d barriers for %d slots", (int)vtype(V, op->operands[2]).shape[0],
+             (int)vtype(V, op->operands[0]).shape[0]);
+    want_type(V, op, "operand 3 (the tensor map)", op->operands[3], ir_ptr(ET_I8));
+    want_type(V, op, "operand 4 (the predicate)", op->operands[4], ir_scalar(ET_I1));
+    if (op->n_operands - 5 != slot.rank) verr(V, op, "has %u coordinates for a rank-%d tile", op->n_operands - 5, slot.rank);
+    TmapBox box;
+    if (!tmap_box((ElemType)slot.elem, slot.rank, slot.shape, &box))
+        verr(V, op, "TMA cannot move tiles of this shape and element type (ir/tmap.h)");
+    want_coords(V, op, 5);
+}
+
+/* tensormap_create dst, base, shape (i32) x rank, strides (i64) x rank-1
+ * -> dst's type, with the block (attr.ints) of rank dims */
+static void check_tmap_create(Verifier *V, IrOp *op) {
+    int rank = op->attr.n_ints;
+    if (rank < 1 || op->n_operands != 2u + 2u * (uint32_t)rank - 1u) {
+        verr(V, op, "has %u operands for a block of %d dims (dst, base, %d shape dims, %d strides)", op->n_operands,
+             rank, rank, rank - 1);
+        return;
+    }
+    want_type(V, op, "operand 0 (the destination)", op->operands[0], ir_ptr(ET_I8));
+    want_type(V, op, "the result", op->results[0], ir_ptr(ET_I8));
+    IrType bt = vtype(V, op->operands[1]);
+    TmapBox box;
+    if (bt.rank || bt.elem != ET_PTR) verr(V, op, "operand 1 (the base) has type %s, expected a pointer", tstr(V, bt));
+    else if (!tmap_box((ElemType)bt.pointee, rank, op->attr.ints, &box))
+        verr(V, op, "TMA cannot move blocks of this shape and element type (ir/tmap.h)");
+    for (int d = 0; d < rank; d++) {
+        want_type(V, op, "a shape dim", op->operands[2 + d], ir_scalar(ET_I32));
+        if (d + 1 < rank) want_type(V, op, "a stride", op->operands[2 + rank + d], ir_scalar(ET_I64));
+        if (op->attr.ints[d] < 1) verr(V, op, "block dim %d is %d", d, (int)op->attr.ints[d]);
+    }
 }
 
 /* async_copy buf, slot, ptrs [, mask]: pointers to the slot's elements,
@@ -713,7 +792,7 @@ static bool check_counts(Verifier *V, IrOp *op) {
         ok = false;
     }
     uint32_t lo = 0, hi = UINT32_MAX;
-    if (op->opc == OP_LOAD) lo = 1, hi = 3;
+    if (op->opc == OP_LOAD) lo = 1, hi = op->attr.flags & LOADF_TMA ? 4 + IR_MAX_RANK : 3;
     if (op->opc == OP_STORE) lo = 2, hi = 3;
     if (op->opc == OP_ATOMIC) lo = 2, hi = 3;
     if (op->opc == OP_FOR) lo = 3;
@@ -878,6 +957,11 @@ static void check_op_types(Verifier *V, IrOp *op) {
         check_pending(V, op);
         break;
     case OP_ASYNC_WAIT: check_pending(V, op); break;
+    case OP_MBAR_ALLOC: check_mbar_alloc(V, op); break;
+    case OP_MBAR_INIT: case OP_MBAR_INVAL: check_bars_at(V, op, 0); break;
+    case OP_MBAR_WAIT: check_mbar_wait(V, op); break;
+    case OP_TMA_COPY: check_tma_copy(V, op); break;
+    case OP_TMAP_CREATE: check_tmap_create(V, op); break;
     default:
         if (flags & F_ELEMWISE) check_arith(V, op);
         break;

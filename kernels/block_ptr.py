@@ -135,3 +135,17 @@ def host_desc_matmul_kernel(a_desc, b_desc, c_desc, K, BLOCK_K: tl.constexpr):
 # args: a = rand((M, K), fp16); b = rand((N, K), fp16); c = empty((M, N), fp16); M = 100; N = 72; K = 80
 # check: c == (a @ b.T).astype(np.float16)
 # tol: 1e-2
+#
+# kernel: host_desc_matmul_kernel
+# signature: tensordesc<fp16[64, 32]>:16, tensordesc<fp16[64, 32]>:16, tensordesc<fp16[64, 64]>:16, i32, 32
+# grid: (2, 1, 1)
+# args: a = desc(rand((128, 96), fp16), (64, 32)); b = desc(rand((64, 96), fp16), (64, 32)); c = desc(empty((128, 64), fp16), (64, 64)); K = 96
+# check: c == (a @ b.T).astype(np.float16)
+# tol: 1e-2
+#
+# kernel: host_desc_matmul_kernel
+# signature: tensordesc<fp16[64, 32]>, tensordesc<fp16[64, 32]>, tensordesc<fp16[64, 64]>, i32, 32
+# grid: (2, 2, 1)
+# args: a = desc(rand((100, 88), fp16), (64, 32), 0, (100, 72)); b = desc(rand((72, 88), fp16), (64, 32), 0, (72, 72)); c = desc(empty((100, 72), fp16), (64, 64)); K = 72
+# check: c == (a[:, :72] @ b[:, :72].T).astype(np.float16)
+# tol: 1e-2

@@ -37,7 +37,9 @@ static void mark(Dce *D, ValId v) {
 static bool removable(IrOp *op) {
     if (op->opc == OP_LOAD) return !(op->attr.flags & LOADF_VOLATILE);
     /* a buffer nobody reads, a read nobody uses (async copies stay: effects) */
-    if (op->opc == OP_LOCAL_ALLOC || op->opc == OP_LOCAL_LOAD) return true;
+    if (op->opc == OP_LOCAL_ALLOC || op->opc == OP_MBAR_ALLOC || op->opc == OP_LOCAL_LOAD) return true;
+    /* a tensor map nobody reads: its scratch is its own */
+    if (op->opc == OP_TMAP_CREATE) return true;
     return (ir_opinfo[op->opc].flags & F_PURE) && (op->n_regions == 0 || op->opc == OP_REDUCE || op->opc == OP_SCAN);
 }
 

@@ -68,6 +68,8 @@ typedef struct Cand {
     IrOp *load;
     IrOp *last;     /* dot loops: the last op of the chain from the load to the dot */
     ValId buf;
+    bool tma;       /* moved by TMA (a tensor descriptor's block), not cp.async */
+    ValId bars;     /* tma: the ring's mbarriers */
 } Cand;
 
 typedef struct Pipe {
@@ -180,11 +182,22 @@ static bool chain_op(const IrOp *op) {
            ((f & F_PURE) && (f & F_ELEMWISE) && op->n_operands == 1);
 }
 
-/* Why cp.async cannot copy a load's tile for a later iteration (NULL: it
- * can). The reasons are recorded on the loads (doc/ir.md: unpipelined). */
+/* A dot loop's load of a tensor descriptor's block that TMA can move */
+static bool by_tma(Pipe *Q, const IrOp *op) {
+    return !Q->plain && (op->attr.flags & LOADF_TMA) && Q->fn->ctx->target.sm >= 90;
+}
+
+/* Why cp.async (or TMA) cannot copy a load's tile for a later iteration
+ * (NULL: it can). The reasons are recorded on the loads (doc/ir.md:
+ * unpipelined). */
 static const char *copy_obstacle(Pipe *Q, IrOp *op) {
     IrFunc *fn = Q->fn;
     if (op->attr.flags & LOADF_VOLATILE) return "volatile";
+    if (by_tma(Q, op)) {   /* the tensor map and the coordinates, not the pointers */
+        for (uint32_t i = 3; i < op->n_operands; i++)
+            if (!ahead_ok(Q, op->operands[i])) return "its coordinates come from a load or a nested region of the loop";
+        return NULL;
+    }
     ValId r = op->results[0];
     IrType t = fn->vals[r].type;
     ElemType e = (ElemType)t.elem;
@@ -208,6 +221,7 @@ static const char *obstacle(Pipe *Q, IrOp *op, const uint32_t *uses, Cand *c) {
     const char *why = copy_obstacle(Q, op);
     if (why) return why;
     c->load = op;
+    c->tma = by_tma(Q, op);
     if (Q->plain) return NULL;
     if (fn->vals[r].type.rank < 2) return "not a dot operand (a 1-D tile)";
     /* load -> chain ops, exactly one of them a convert -> dot operands */
@@ -276,6 +290,24 @@ static void emit_copy(Pipe *Q, IrBuilder *b, const Cand *c, ValId slot, ValId ru
     IrOp *cp = ir_build(b, OP_ASYNC_COPY, ops, 4, NULL, 0, 0);
     cp->attr.vec = ld->attr.vec;
     cp->loc = ld->loc;   /* the load's copies report as the load (ir_load_report) */
+}
+
+/* tma_copy of candidate c for the mapped iteration: buf[slot] = its block,
+ * if `runs` */
+static void emit_tma(Pipe *Q, IrBuilder *b, const Cand *c, ValId slot, ValId runs) {
+    IrOp *ld = c->load;
+    ValId ops[5 + IR_MAX_RANK] = {c->buf, slot, c->bars, clone(Q, b, ld->operands[3]), runs};
+    uint32_t n = 5;
+    for (uint32_t i = 4; i < ld->n_operands; i++) ops[n++] = clone(Q, b, ld->operands[i]);
+    IrOp *cp = ir_build(b, OP_TMA_COPY, ops, n, NULL, 0, 0);
+    cp->loc = ld->loc;   /* reports as the load (ir_load_report) */
+}
+
+static void emit_copies(Pipe *Q, IrBuilder *b, const Cand *cands, uint32_t n, ValId slot, ValId runs) {
+    for (uint32_t i = 0; i < n; i++) {
+        if (cands[i].tma) emit_tma(Q, b, &cands[i], slot, runs);
+        else emit_copy(Q, b, &cands[i], slot, runs);
+    }
 }
 
 /* ---- the transformation ---- */
@@ -418,7 +450,7 @@ static void replace_chain(Pipe *Q, const Cand *c, ValId slot) {
     ValId ops[2] = {c->buf, slot};
     ValId v = ir_build(&at, OP_LOCAL_LOAD, ops, 2, &t, 1, 0)->results[0];
     fn->vals[v].layout = li;
-    if (ld->n_operands > 2 && !is_zero_const(fn, ld->operands[2])) {
+    if (!c->tma && ld->n_operands > 2 && !is_zero_const(fn, ld->operands[2])) {   /* TMA fills as the map says */
         ValId m = in_layout(Q, &at, ld->operands[1], li), o = in_layout(Q, &at, ld->operands[2], li);
         v = ir_build3(&at, OP_SELECT, t, m, v, o);
         fn->vals[v].layout = li;
@@ -457,12 +489,20 @@ static void pipeline_loop(Pipe *Q, Cand *cands, uint32_t n) {
     int slots = Q->plain ? Q->S - 1 : Q->S;
     IrBuilder b = {fn, loop->parent, loop, loop->loc};
 
+    bool any_tma = false, any_async = false;
     for (uint32_t i = 0; i < n; i++) {
         IrType t = fn->vals[cands[i].load->results[0]].type, bt = t;
         bt.rank = (uint8_t)(t.rank + 1);
         bt.shape[0] = slots;
         for (int d = 0; d < t.rank; d++) bt.shape[d + 1] = t.shape[d];
         cands[i].buf = ir_build(&b, OP_LOCAL_ALLOC, NULL, 0, &bt, 1, 0)->results[0];
+        any_tma |= cands[i].tma;
+        any_async |= !cands[i].tma;
+        if (!cands[i].tma) continue;
+        int32_t s = slots;
+        cands[i].bars = ir_build(&b, OP_MBAR_ALLOC, NULL, 0, (IrType[]){ir_tile(ir_scalar(ET_I64), 1, &s)}, 1, 0)
+                            ->results[0];
+        ir_build(&b, OP_MBAR_INIT, &cands[i].bars, 1, NULL, 0, 0);
     }
     /* prologue: iterations 0 .. S-2; cur[k] = carried value k at the stage */
     ValId *cur = arena_alloc(fn->ctx->arena, sizeof(ValId) * nargs);
@@ -475,8 +515,8 @@ static void pipeline_loop(Pipe *Q, Cand *cands, uint32_t n) {
         map_set(Q, iv, ivs);
         for (uint32_t k = 1; k < nargs; k++)
             if (Q->need[k]) map_set(Q, body->args[k], cur[k]);
-        for (uint32_t i = 0; i < n; i++) emit_copy(Q, &b, &cands[i], ir_const_int(&b, i32, s), runs);
-        ir_build(&b, OP_ASYNC_COMMIT, NULL, 0, NULL, 0, 0);
+        emit_copies(Q, &b, cands, n, ir_const_int(&b, i32, s), runs);
+        if (any_async) ir_build(&b, OP_ASYNC_COMMIT, NULL, 0, NULL, 0, 0);
         ValId *next = arena_alloc(fn->ctx->arena, sizeof(ValId) * nargs);
         for (uint32_t k = 1; k < nargs; k++) next[k] = Q->need[k] ? clone(Q, &b, y->operands[k - 1]) : cur[k];
         cur = next;
@@ -487,8 +527,13 @@ static void pipeline_loop(Pipe *Q, Cand *cands, uint32_t n) {
         if (Q->need[k]) ahead[k] = add_carried(Q, cur[k]);
     ValId rslot = add_carried(Q, ir_const_int(&b, i32, 0));
     ValId wslot = Q->plain ? rslot : add_carried(Q, ir_const_int(&b, i32, Q->S - 1));
+    /* the parity of the phase the read slot's barriers complete: flips each
+     * time the reads wrap around the ring */
+    ValId phase = any_tma ? add_carried(Q, ir_const_int(&b, i32, 0)) : VAL_NONE;
     IrBuilder top = {fn, body, body->first, loop->loc};
-    wait_op(&top, Q->S - 2, !Q->private_);
+    if (any_async) wait_op(&top, Q->S - 2, !Q->private_);
+    for (uint32_t i = 0; i < n; i++)
+        if (cands[i].tma) ir_build(&top, OP_MBAR_WAIT, (ValId[]){cands[i].bars, rslot, phase}, 3, NULL, 0, 0);
     IrBuilder bb = {fn, body, body->last, loop->loc};
     if (Q->plain) {
         /* the copies right after the reads: the slot is free, and they get
@@ -509,19 +554,30 @@ static void pipeline_loop(Pipe *Q, Cand *cands, uint32_t n) {
     map_set(Q, iv, ivn);
     for (uint32_t k = 1; k < nargs; k++)
         if (Q->need[k]) map_set(Q, body->args[k], ahead[k]);
-    for (uint32_t i = 0; i < n; i++) emit_copy(Q, &bb, &cands[i], wslot, runs);
-    ir_build(&bb, OP_ASYNC_COMMIT, NULL, 0, NULL, 0, 0);
+    /* TMA alone: no barrier after the waits, so one here: every thread is
+     * done with the slot the copies overwrite (read last iteration) */
+    if (!any_async) ir_build(&bb, OP_BARRIER, NULL, 0, NULL, 0, 0);
+    emit_copies(Q, &bb, cands, n, wslot, runs);
+    if (any_async) ir_build(&bb, OP_ASYNC_COMMIT, NULL, 0, NULL, 0, 0);
     /* dot loops: the reads replace the chains; the loads go */
     for (uint32_t i = 0; i < n && !Q->plain; i++) replace_chain(Q, &cands[i], rslot);
     /* updates, at the end of the body */
     IrBuilder be = {fn, body, body->last, loop->loc};
     for (uint32_t k = 1; k < nargs; k++)
         if (Q->need[k]) add_yield(Q, clone(Q, &be, y->operands[k - 1]));
-    add_yield(Q, next_slot(Q, &be, rslot, slots));
+    ValId rnext = next_slot(Q, &be, rslot, slots);
+    add_yield(Q, rnext);
     if (!Q->plain) add_yield(Q, next_slot(Q, &be, wslot, slots));
+    if (any_tma) {   /* phase ^ (rnext == 0) */
+        ValId wrapped = ir_build2(&be, OP_CMP, ir_scalar(ET_I1), rnext, ir_const_int(&be, i32, 0));
+        fn->vals[wrapped].def->attr.i = CMP_EQ;
+        add_yield(Q, ir_build2(&be, OP_XOR, i32, phase, ir_build1(&be, OP_CAST, i32, wrapped)));
+    }
     IrBuilder after = {fn, loop->parent, loop->next, loop->loc};
     if (!loop->next) after.before = NULL;
     wait_op(&after, 0, true);
+    for (uint32_t i = 0; i < n; i++)
+        if (cands[i].tma) ir_build(&after, OP_MBAR_INVAL, &cands[i].bars, 1, NULL, 0, 0);
 }
 
 /* v > 0: a positive constant or num_programs (a persistent kernel's step) */
@@ -612,8 +668,18 @@ static void collect_loop(IrFunc *fn, IrOp *op, void *ud) {
     if (op->opc == OP_FOR) VEC_PUSH(fn->ctx->arena, l->ops, l->n, l->cap, op);
 }
 
+/* A tma load the pipeline did not move by TMA is a plain load: its tensor
+ * map and coordinates go (and dce may then drop the map's making) */
+static void plain_load(IrFunc *fn, IrOp *op, void *ud) {
+    (void)ud;
+    if (op->opc != OP_LOAD || !(op->attr.flags & LOADF_TMA)) return;
+    ir_op_set_operands(fn, op, op->operands, 3);
+    op->attr.flags &= (uint8_t)~LOADF_TMA;
+}
+
 void pass_pipeline(IrFunc *fn) {
     Loops loops = {0};
     ir_walk(fn, fn->body, collect_loop, &loops);
     for (uint32_t i = 0; i < loops.n; i++) try_loop(fn, loops.ops[i], ir_count_uses(fn));
+    ir_walk(fn, fn->body, plain_load, NULL);
 }

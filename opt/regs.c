@@ -256,7 +256,7 @@ static void ptr_cost(Regs *R, ValId v) {
 static void value_cost(Regs *R, ValId v) {
     IrValue *iv = &R->fn->vals[v];
     ElemType e = (ElemType)iv->type.elem;
-    if (iv->def && iv->def->opc == OP_LOCAL_ALLOC) return;   /* shared memory, no registers */
+    if (iv->def && (iv->def->opc == OP_LOCAL_ALLOC || iv->def->opc == OP_MBAR_ALLOC)) return;   /* shared memory */
     if (e == ET_I1) {
         R->preds[v] = iv->type.rank ? tile_regs(R, v) : 1;
         return;

@@ -18,9 +18,11 @@
 #include "opt.h"
 
 /* The dim of buf's tile that its copies' vectors run along (-1: no
- * copy writes it): ptxgen stores the slot with that dim contiguous. */
+ * copy writes it): ptxgen stores the slot with that dim contiguous. TMA
+ * copies keep the tile's last dim contiguous. */
 static int copied_dim(IrFunc *fn, IrBlock *b, ValId buf) {
     for (IrOp *op = b->first; op; op = op->next) {
+        if (op->opc == OP_TMA_COPY && op->operands[0] == buf) return fn->vals[buf].type.rank - 2;
         if (op->opc == OP_ASYNC_COPY && op->operands[0] == buf) {
             int32_t l = fn->vals[op->operands[2]].layout;
             return l < 0 ? -1 : layout_vector_dim(&fn->layouts[l], op->attr.vec > 0 ? op->attr.vec : 1);
@@ -94,8 +96,9 @@ static void keep_in_flight(IrFunc *fn, IrOp *w, IrOp *wait) {
     if (body->last->operands[k] != wait->results[0]) return;
     wait->attr.i = 1;
     IrOp *copy = wait->next;
-    while (copy && copy->opc != OP_ASYNC_COPY) copy = copy->next;
-    if (copy && fn->ctx->target.num_warps > 4) {   /* one warpgroup: its own wait is enough */
+    while (copy && copy->opc != OP_ASYNC_COPY && copy->opc != OP_TMA_COPY) copy = copy->next;
+    /* one warpgroup: its own wait is enough; TMA copies have their barrier */
+    if (copy && fn->ctx->target.num_warps > 4 && copy->prev->opc != OP_BARRIER) {
         IrBuilder at = {fn, body, copy, wait->loc};
         ir_build(&at, OP_BARRIER, NULL, 0, NULL, 0, 0);
     }

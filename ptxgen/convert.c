@@ -754,6 +754,10 @@ void ptx_smem_share(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg owner) {
  * stored one after another: the view is the tile reshaped to split that
  * dim (blocks, E) and permuted to (blocks, the other dim, E). Its slots
  * are 1024-byte aligned (the swizzle repeats every 1024 bytes at most).
+ * A buffer TMA fills (tma_copy) gets that layout too, whoever reads it:
+ * it is how TMA writes a box with the swizzle (ir/tmap.h), one box per
+ * block of S bytes. Its readers other than wgmma read it element by
+ * element. A ring of mbarriers (mbarrier_alloc) is 8 bytes a barrier.
  *
  * Allocation by liveness: ops are numbered in program order (pre-order);
  * a buffer lives from its local_alloc to the end of the outermost op of
@@ -767,6 +771,8 @@ typedef struct SmemBuf {
     int32_t lw, lr;        /* the writer's (async_copy pointers) and the reader's layout, -1: none */
     int copy_vec;          /* the copies' elements per vector */
     int wgmma;             /* read by wgmma as its A (1) or B (2) */
+    bool tma;              /* written by tma_copy */
+    bool mbar;             /* a ring of mbarriers, not a tile */
     bool wg_t;             /* ... which the slot holds transposed (K x M, N x K) */
     /* the view: the slot holds the tile reshaped to vshape (row-major
      * order kept) and permuted by perm (viewed false: the tile as it is) */
@@ -821,8 +827,9 @@ static int32_t number_ops(Ptx *P, IrBlock *b, int32_t next) {
         l->idx = next++;
         for (uint32_t r = 0; r < op->n_regions; r++) next = number_ops(P, op->regions[r], next);
         l->end = next - 1;
-        if (op->opc == OP_LOCAL_ALLOC) {
+        if (op->opc == OP_LOCAL_ALLOC || op->opc == OP_MBAR_ALLOC) {
             SmemBuf sb = {0};
+            sb.mbar = op->opc == OP_MBAR_ALLOC;
             sb.v = op->results[0];
             sb.lw = sb.lr = -1;
             sb.first = sb.last = l->idx;
@@ -865,6 +872,17 @@ static void note_use(IrFunc *fn, IrOp *op, void *ud) {
                 note_buffer_live(P, find_buf(P, op->operands[i]), op);
         return;
     }
+    if (op->opc == OP_TMA_COPY) {
+        SmemBuf *b = find_buf(P, op->operands[0]);
+        b->tma = true;
+        note_buffer_live(P, b, op);
+        note_buffer_live(P, find_buf(P, op->operands[2]), op);
+        return;
+    }
+    if (op->opc == OP_MBAR_INIT || op->opc == OP_MBAR_INVAL || op->opc == OP_MBAR_WAIT) {
+        note_buffer_live(P, find_buf(P, op->operands[0]), op);
+        return;
+    }
     if (op->opc != OP_ASYNC_COPY && op->opc != OP_LOCAL_LOAD) return;
     SmemBuf *sb = find_buf(P, op->operands[0]);
     note_buffer_live(P, sb, op);
@@ -886,7 +904,7 @@ static int32_t view_layout(Ptx *P, const SmemBuf *sb, int32_t li) {
 /* The view (type *ty becomes the view's): the dim the writer's vectors run
  * along goes last; for wgmma, split into blocks of the swizzle span. */
 static void choose_view(Ptx *P, SmemBuf *sb, IrType *ty) {
-    int last = ty->rank - 1, vd = layout_vector_dim(&P->fn->layouts[sb->lw], sb->copy_vec);
+    int last = ty->rank - 1, vd = sb->tma ? last : layout_vector_dim(&P->fn->layouts[sb->lw], sb->copy_vec);
     int bytes = elem_bytes((ElemType)ty->elem);
     TRIC_ASSERT(vd >= 0);
     sb->cdim = vd;
@@ -896,7 +914,7 @@ static void choose_view(Ptx *P, SmemBuf *sb, IrType *ty) {
         if (d != vd) sb->perm[k++] = d;
     sb->perm[last] = vd;
     sb->viewed = vd != last;
-    if (sb->wgmma) {
+    if (sb->wgmma || sb->tma) {
         TRIC_ASSERT(ty->rank == 2);
         int32_t ec = ty->shape[vd], e;
         sb->swz_bytes = ec * bytes >= 128 ? 128 : ec * bytes;
@@ -936,14 +954,18 @@ static void plan_buffer(Ptx *P, SmemBuf *sb) {
     for (int d = 0; d < ty.rank; d++) ty.shape[d] = bt.shape[d + 1];
     int32_t lw = sb->lw >= 0 ? sb->lw : sb->lr;
     int32_t lr = sb->lr >= 0 ? sb->lr : lw;
+    if (sb->tma && lw < 0) {   /* read by wgmma only: a layout for the plan, which the canonical one replaces */
+        Layout any = layout_default(ty.rank, ty.shape, 16 / elem_bytes((ElemType)ty.elem), P->ctx->target.num_warps);
+        lw = lr = ptx_intern_layout(P, &any);
+    }
     if (lw < 0) {   /* neither written nor read: plain rows */
         sb->plan.shape = (SmemShape){elem_bytes((ElemType)ty.elem), log2_dim(ty.shape[ty.rank - 1]), 0, 0, 0};
     } else {
-        if (sb->lw >= 0) choose_view(P, sb, &ty);
+        if (sb->lw >= 0 || sb->tma) choose_view(P, sb, &ty);
         sb->vw = view_layout(P, sb, lw);
         sb->vr = view_layout(P, sb, lr);
         sb->plan = smem_plan(&ty, &fn->layouts[sb->vw], 0, &fn->layouts[sb->vr], false);
-        if (sb->wgmma) {   /* the canonical swizzle, whatever the count says */
+        if (sb->wgmma || sb->tma) {   /* the canonical swizzle, whatever the count says */
             SmemShape w = {elem_bytes((ElemType)ty.elem), log2_dim(ty.shape[ty.rank - 1]), 0, 0, 0};
             w.swz_mp = log2_dim(sb->swz_bytes / 16);
             w.swz_pp = 7 - log2_dim(sb->swz_bytes);
@@ -957,7 +979,7 @@ static void plan_buffer(Ptx *P, SmemBuf *sb) {
     sb->lr = lr;
     int64_t rows = ir_numel(ty) >> sb->plan.shape.lb;
     int64_t bytes = rows * (((int64_t)1 << sb->plan.shape.lb) + sb->plan.shape.pad) * sb->plan.shape.bytes;
-    int align = sb->wgmma ? 1024 : 128;
+    int align = sb->wgmma || sb->tma ? 1024 : 128;
     bytes = (bytes + align - 1) / align * align;
     TRIC_ASSERT(bytes * bt.shape[0] <= INT32_MAX / 2);
     sb->slot_bytes = (int32_t)bytes;
@@ -987,16 +1009,21 @@ void ptx_smem_buffers_plan(Ptx *P) {
     ir_walk(fn, fn->body, note_use, P);
     for (uint32_t i = 0; i < P->n_bufs; i++) {
         SmemBuf *sb = &P->bufs[i];
-        plan_buffer(P, sb);
+        if (sb->mbar) {
+            sb->slot_bytes = 8;
+            sb->size = 8 * fn->vals[sb->v].type.shape[0];
+        } else {
+            plan_buffer(P, sb);
+        }
         /* first fit after every earlier buffer whose range overlaps */
-        int32_t align = sb->wgmma ? 1024 : 128;
+        int32_t align = sb->wgmma || sb->tma ? 1024 : sb->mbar ? 8 : 128;
         sb->off = (P->red_bytes + align - 1) / align * align;
         for (uint32_t k = 0; k < i; k++) {
             SmemBuf *o = &P->bufs[k];
             if (o->first <= sb->last && sb->first <= o->last && o->off + o->size > sb->off)
                 sb->off = (o->off + o->size + align - 1) / align * align;
         }
-        if (sb->wgmma) P->smem_align = 1024;
+        if (sb->wgmma || sb->tma) P->smem_align = 1024;
         if (sb->off + sb->size > fn->shared_bytes) fn->shared_bytes = sb->off + sb->size;
     }
     mark_live(P);
@@ -1153,7 +1180,7 @@ void ptx_local_load(Ptx *P, IrOp *op) {
     ElemType e = (ElemType)fn->vals[res].type.elem;
     int32_t lr = ptx_layout_index(P, op, res), vr = view_layout(P, sb, lr);
     P->dyn_base = slot_base(P, sb, op->operands[1]);
-    bool planned = sb->lr >= 0 && layout_eq(&fn->layouts[lr], &fn->layouts[sb->lr]);
+    bool planned = sb->lr >= 0 && layout_eq(&fn->layouts[lr], &fn->layouts[sb->lr]) && !sb->tma;
     if (planned && sb->plan.ldm && defers_into_dot(P, op)) {
         LazyLdm z = {.v = res, .pat = sb->plan.pat, .packed = elem_bytes(e) == 2, .dyn_base = P->dyn_base};
         z.a = ldm_addr(P, &sb->plan.shape, &z.pat);
@@ -1170,6 +1197,24 @@ void ptx_local_load(Ptx *P, IrOp *op) {
         read_tile(P, op, res, vr, e, &sb->plan.shape, 1);
     }
     P->dyn_base = REG_NONE;
+}
+
+Reg ptx_slot_addr(Ptx *P, ValId buf, ValId slot) { return slot_base(P, find_buf(P, buf), slot); }
+
+Reg ptx_scratch_addr(Ptx *P, int32_t bytes, int32_t align) {
+    int32_t off = (scratch_off(P) + align - 1) / align * align;
+    if (off + bytes > P->fn->shared_bytes) P->fn->shared_bytes = off + bytes;
+    P->uses_smem = true;
+    Reg r = ptx_reg(P, RC_B32);
+    ptx_ins(P, "add.u32 %R, %R, %d;", r, ptx_smem_base(P), (int)off);
+    return r;
+}
+
+Reg ptx_buffer_addr(Ptx *P, ValId buf) {
+    SmemBuf *sb = find_buf(P, buf);
+    Reg b = ptx_reg(P, RC_B32);
+    ptx_ins(P, "add.u32 %R, %R, %d;", b, ptx_smem_base(P), (int)sb->off);
+    return b;
 }
 
 /* ---- buffers wgmma reads ---- */

@@ -7,6 +7,7 @@
  * after the register declarations, which come last for the same reason.
  */
 #include "ptx.h"
+#include "../ir/tmap.h"
 
 #include <string.h>
 
@@ -74,7 +75,7 @@ void ptx_ins(Ptx *P, const char *fmt, ...) {
     va_end(ap);
 }
 
-static void put_label(Ptx *P, const char *what, int n) { buf_printf(P->out, "$L_%s_%d:\n", what, n); }
+void ptx_label(Ptx *P, const char *what, int n) { buf_printf(P->out, "$L_%s_%d:\n", what, n); }
 
 Reg ptx_reg(Ptx *P, RegClass c) {
     uint32_t n = ++P->n_regs[c];
@@ -701,7 +702,7 @@ static void emit_for(Ptx *P, IrOp *op) {
     parallel_mov(P, carried, init, n_carried);
     alias_results(P, op, body, 1);
     int label = P->n_labels++;
-    put_label(P, "for", label);
+    ptx_label(P, "for", label);
     Reg done = ptx_reg(P, RC_PRED);
     ptx_ins(P, "setp.%s.%s %R, %R, %R;", is_negative_const(P, op->operands[2]) ? "le" : "ge",
             ptx_arith_sfx(it), done, ivr, ptx_regs(P, op->operands[1], NULL)[0]);
@@ -710,7 +711,7 @@ static void emit_for(Ptx *P, IrOp *op) {
     yield_into(P, term, OP_YIELD, 0, carried, n_carried);
     ptx_ins(P, "add.%s %R, %R, %R;", ptx_arith_sfx(it), ivr, ivr, ptx_regs(P, op->operands[2], NULL)[0]);
     ptx_ins(P, "bra $L_for_%d;", label);
-    put_label(P, "end", label);
+    ptx_label(P, "end", label);
 }
 
 static void emit_if(Ptx *P, IrOp *op) {
@@ -724,10 +725,10 @@ static void emit_if(Ptx *P, IrOp *op) {
     IrOp *term = emit_block(P, op->regions[0]);
     if (term || n) yield_into(P, term, OP_YIELD, 0, res, n);
     ptx_ins(P, "bra $L_endif_%d;", label);
-    put_label(P, "else", label);
+    ptx_label(P, "else", label);
     term = emit_block(P, op->regions[1]);
     if (term || n) yield_into(P, term, OP_YIELD, 0, res, n);
-    put_label(P, "endif", label);
+    ptx_label(P, "endif", label);
 }
 
 static void emit_while(Ptx *P, IrOp *op) {
@@ -740,7 +741,7 @@ static void emit_while(Ptx *P, IrOp *op) {
     Reg *fwd = def_args(P, op, after, 0, &n_fwd);
     alias_results(P, op, after, 0);
     int label = P->n_labels++;
-    put_label(P, "while", label);
+    ptx_label(P, "while", label);
     IrOp *cond_op = emit_block(P, before);
     TRIC_ASSERT(cond_op && cond_op->opc == OP_CONDITION && cond_op->n_operands >= 1);
     yield_into(P, cond_op, OP_CONDITION, 1, fwd, n_fwd);
@@ -749,7 +750,7 @@ static void emit_while(Ptx *P, IrOp *op) {
     IrOp *term = emit_block(P, after);
     yield_into(P, term, OP_YIELD, 0, carried, n_carried);
     ptx_ins(P, "bra $L_while_%d;", label);
-    put_label(P, "wend", label);
+    ptx_label(P, "wend", label);
 }
 
 static void emit_op(Ptx *P, IrOp *op) {
@@ -789,6 +790,12 @@ static void emit_op(Ptx *P, IrOp *op) {
     case OP_WGMMA_WAIT: ptx_wgmma_wait(P, op); break;
     case OP_LOCAL_ALLOC: break;   /* placed by ptx_smem_buffers_plan */
     case OP_ASYNC_COPY: ptx_async_copy(P, op); break;
+    case OP_MBAR_ALLOC: break;   /* placed by ptx_smem_buffers_plan */
+    case OP_MBAR_INIT: ptx_mbar_init(P, op, true); break;
+    case OP_MBAR_INVAL: ptx_mbar_init(P, op, false); break;
+    case OP_MBAR_WAIT: ptx_mbar_wait(P, op); break;
+    case OP_TMA_COPY: ptx_tma_copy(P, op); break;
+    case OP_TMAP_CREATE: ptx_tmap_create(P, op); break;
     case OP_ASYNC_COMMIT: ptx_ins(P, "cp.async.commit_group;"); break;
     case OP_ASYNC_WAIT: ptx_ins(P, "cp.async.wait_group %d;", (int)op->attr.i); break;
     case OP_LOCAL_LOAD: ptx_local_load(P, op); break;
@@ -874,7 +881,10 @@ static void load_params(Ptx *P) {
         TRIC_ASSERT(P->fn->vals[prm->val].type.rank == 0);
         Reg d = ptx_def(P, NULL, prm->val)[0];
         const char *name = param_name(P, i);
-        if (e == ET_PTR) {
+        if (prm->tensormap) {   /* by value: TMA takes its generic address (ptx-notes 8.4) */
+            ptx_ins(P, "mov.b64 %R, %s;", d, name);
+            ptx_ins(P, "cvta.param.u64 %R, %R;", d, d);
+        } else if (e == ET_PTR) {
             Reg t = ptx_reg(P, RC_B64);
             ptx_ins(P, "ld.param.u64 %R, [%s];", t, name);
             ptx_ins(P, "cvta.to.global.u64 %R, %R;", d, t);
@@ -928,7 +938,10 @@ static char *assemble(Ptx *P) {
     buf_printf(&out, "\n.visible .entry %s(", P->fn->name);
     for (uint32_t i = 0; i < P->fn->n_params; i++) {
         ElemType e = (ElemType)P->fn->vals[P->fn->params[i].val].type.elem;
-        buf_printf(&out, "%s\n\t.param %s %s", i ? "," : "", param_type(e), param_name(P, i));
+        if (P->fn->params[i].tensormap)
+            buf_printf(&out, "%s\n\t.param .align 64 .b8 %s[%d]", i ? "," : "", param_name(P, i), TMAP_BYTES);
+        else
+            buf_printf(&out, "%s\n\t.param %s %s", i ? "," : "", param_type(e), param_name(P, i));
     }
     buf_printf(&out, "%s)\n.maxntid %d, 1, 1\n{\n", P->fn->n_params ? "\n" : "", 32 * t->num_warps);
     for (int c = 0; c < RC_COUNT; c++)

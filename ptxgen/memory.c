@@ -169,14 +169,15 @@ static void load_small(Ptx *P, LoadGroup *g) {
 
 void ptx_load(Ptx *P, IrOp *op) {
     IrFunc *fn = P->fn;
-    TRIC_ASSERT(op->n_operands >= 1 && op->n_operands <= 3);
+    uint32_t n_mem = ir_load_n_mem(op);   /* a tma load not moved by TMA: its tensor map goes unused */
+    TRIC_ASSERT(n_mem >= 1 && n_mem <= 3);
     ValId res = op->results[0];
     ElemType e = (ElemType)fn->vals[res].type.elem;
     int n;
     Reg *ptr = ptx_regs(P, op->operands[0], &n);
     Addresses at = addresses(P, op, op->operands[0], ptr, n);
-    Reg *mask = op->n_operands > 1 ? ptx_regs(P, op->operands[1], NULL) : NULL;
-    Reg *other = op->n_operands > 2 ? ptx_regs(P, op->operands[2], NULL) : NULL;
+    Reg *mask = n_mem > 1 ? ptx_regs(P, op->operands[1], NULL) : NULL;
+    Reg *other = n_mem > 2 ? ptx_regs(P, op->operands[2], NULL) : NULL;
     IrOp *other_def = other ? fn->vals[op->operands[2]].def : NULL;
     Reg *dst = ptx_def(P, op, res);
     TRIC_ASSERT(n == ptx_value_nregs(P, op, res));

@@ -121,6 +121,7 @@ void ptx_alias(Ptx *P, ValId v, Reg *regs, int n);  /* v uses these registers */
 int ptx_value_nregs(Ptx *P, IrOp *op, ValId v);
 Reg ptx_const_reg(Ptx *P, RegClass c, uint64_t bits);   /* cached, in the prologue */
 uint64_t ptx_const_bits(Ptx *P, IrOp *op, ElemType e);  /* a const op's register bits */
+void ptx_label(Ptx *P, const char *what, int n);   /* "$L_what_n:" */
 Reg ptx_tid(Ptx *P);
 Reg ptx_tid0(Ptx *P);                               /* pred: %tid.x == 0 */
 /* Layout helpers over the linear map (ir/ir.h struct Layout). */
@@ -275,6 +276,13 @@ Reg ptx_l2_policy(Ptx *P, bool evict_last);
 void ptx_smem_buffers_plan(Ptx *P);
 void ptx_smem_live_at(Ptx *P, IrOp *op);   /* sets scratch_at for op */
 void ptx_async_copy(Ptx *P, IrOp *op);     /* cp.async per vector into the slot */
+/* the shared-memory address of a buffer (a ring of mbarriers too), of one
+ * of its slots */
+Reg ptx_buffer_addr(Ptx *P, ValId buf);
+/* shared memory for this op alone (after the buffers live at it), raising
+ * the kernel's shared bytes */
+Reg ptx_scratch_addr(Ptx *P, int32_t bytes, int32_t align);
+Reg ptx_slot_addr(Ptx *P, ValId buf, ValId slot);
 void ptx_local_load(Ptx *P, IrOp *op);     /* the slot's tile (ldmatrix where it fits) */
 /* buffers wgmma reads (their canonical layout: convert.c): the slot's
  * matrix descriptor, and the unswizzled byte offset of a tile element */
@@ -290,6 +298,12 @@ Reg ptx_need_word(Ptx *P, ValId v, int w);
 /* v's registers computed only where owner holds (regs, v's layout) to
  * every holder of each element, through shared memory; defines v */
 void ptx_smem_share(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg owner);
+
+/* ---- tma.c ---- */
+void ptx_mbar_init(Ptx *P, IrOp *op, bool init);   /* mbarrier_init, or mbarrier_inval */
+void ptx_mbar_wait(Ptx *P, IrOp *op);
+void ptx_tma_copy(Ptx *P, IrOp *op);
+void ptx_tmap_create(Ptx *P, IrOp *op);
 
 /* ---- dot.c ---- */
 void ptx_dot(Ptx *P, IrOp *op);   /* mma.sync, or FMAs where mma does not fit */

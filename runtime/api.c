@@ -220,6 +220,7 @@ const char *tric_kernel_arch(const tric_kernel *k) { return k ? k->arch : NULL; 
 int tric_kernel_num_params(const tric_kernel *k) { return k ? k->res.n_params : 0; }
 int tric_kernel_num_warps(const tric_kernel *k) { return k ? k->res.num_warps : 0; }
 int tric_kernel_shared_bytes(const tric_kernel *k) { return k ? k->res.shared_bytes : 0; }
+int tric_kernel_scratch_bytes(const tric_kernel *k) { return k ? k->res.scratch_bytes : 0; }
 int tric_kernel_estimated_registers(const tric_kernel *k) { return k ? k->res.est_regs : 0; }
 const char *tric_kernel_ir(const tric_kernel *k) { return k ? k->res.ir : NULL; }
 int tric_kernel_cache_hit(const tric_kernel *k) { return k ? k->cache_hit : 0; }
@@ -284,11 +285,79 @@ int tric_launch_packed(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, vo
     int n = k->res.n_params;
     void **args = n <= INLINE ? inline_args : malloc(sizeof(void *) * (size_t)n);
     if (!args) tric_internal_error(__FILE__, __LINE__, "out of memory");
-    for (int i = 0; i < n; i++) args[i] = (void *)(uintptr_t)&slots[i];
+    for (int i = 0; i < n; i++)   /* a tensor map's slot holds the address of its bytes */
+        args[i] = k->params[i].kind == TRIC_PARAM_TENSORMAP ? (void *)(uintptr_t)slots[i] : (void *)(uintptr_t)&slots[i];
     st = kernel_module(k, &msg);
     if (!st) st = rt_module_launch(k->module, gx, gy, gz, 32u * (unsigned)k->res.num_warps, args, stream, &msg);
     if (args != inline_args) free(args);
     return finish(st, &msg, errors);
+}
+
+/* ---- tensor maps ---- */
+
+/* "tensordesc<fp16[64, 32]>" or "...,nan>": the element type, the block,
+ * the padding; false if s is not one */
+static bool parse_desc_type(const char *s, ElemType *e, int *rank, int32_t *block, bool *nan) {
+    const char *lt = strchr(s, '<'), *lb = lt ? strchr(lt, '[') : NULL;
+    if (!lb) return false;
+    *e = ET_COUNT;
+    for (int t = 0; t < ET_COUNT; t++) {
+        const char *name = elem_triton_name((ElemType)t);
+        if (t != ET_PTR && strlen(name) == (size_t)(lb - lt - 1) && !strncmp(lt + 1, name, strlen(name))) *e = (ElemType)t;
+    }
+    *rank = 0;
+    for (const char *p = lb + 1; *e != ET_COUNT && *rank < TMAP_MAX_RANK;) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 1) return false;
+        block[(*rank)++] = (int32_t)v;
+        p = end;
+        if (*p == ']') break;
+        if (*p++ != ',') return false;
+    }
+    *nan = strstr(lb, ",nan>") != NULL;
+    return *e != ET_COUNT && *rank > 0;
+}
+
+int tric_encode_tensor_map(const tric_kernel *k, int i, uint64_t base, int rank, const int64_t *shape,
+                           const int64_t *strides, int for_interpreter, void *out, char **errors) {
+    Buf msg = {0};
+    const tric_param *p = tric_kernel_param(k, i);
+    ElemType e;
+    int brank;
+    int32_t block[TMAP_MAX_RANK];
+    bool nan;
+    TmapBox box;
+    if (!p || p->kind != TRIC_PARAM_TENSORMAP || !parse_desc_type(p->type, &e, &brank, block, &nan) ||
+        !tmap_box(e, brank, block, &box)) {
+        buf_printf(&msg, "tric_encode_tensor_map: parameter %d of the kernel is not a tensor map", i);
+        return finish(TRIC_ERR_ARG, &msg, errors);
+    }
+    int eb = elem_bytes(e);
+    const char *bad = !shape || !strides || !out || rank != brank ? "rank and block differ (or NULL arrays)"
+                      : base % 16                                   ? "base must be 16-byte aligned"
+                      : strides[rank - 1] != 1                      ? "Last dimension must be contiguous"
+                      : (uintptr_t)out % 64                         ? "out must be 64-byte aligned"
+                                                                    : NULL;
+    TmapFields f = {.address = base, .rank = rank, .dtype = tmap_dtype(e), .swizzle = box.swizzle, .fill_nan = nan};
+    for (int d = 0; d < rank && !bad; d++) {
+        int dim = rank - 1 - d;   /* innermost first */
+        if (shape[dim] < 1 || shape[dim] > ((int64_t)1 << 32)) bad = "shape must be positive (and under 2^32)";
+        if (dim < rank - 1 && (strides[dim] < 1 || (strides[dim] * eb) % 16 || strides[dim] * eb >= ((int64_t)1 << 40)))
+            bad = "strides must be 16-byte aligned (and under 2^40 bytes)";
+        f.dims[d] = (uint32_t)shape[dim];
+        f.box[d] = d ? (uint32_t)block[dim] : (uint32_t)box.inner;
+        if (d) f.strides[d - 1] = (uint64_t)strides[dim] * (uint64_t)eb;
+    }
+    if (bad) {
+        buf_printf(&msg, "tric_encode_tensor_map: parameter %d (%s): %s", i, p->name, bad);
+        return finish(TRIC_ERR_ARG, &msg, errors);
+    }
+    if (for_interpreter) {
+        tmap_encode(&f, out);
+        return finish(TRIC_OK, &msg, errors);
+    }
+    return finish(rt_tensor_map_encode(&f, out, &msg), &msg, errors);
 }
 
 /* ---- the CPU interpreter ---- */
@@ -325,7 +394,7 @@ static void interpret_kernel(Ctx *c, const tric_kernel *k, const uint32_t grid[3
     InterpBuffer *ib = arena_alloc(c->arena, sizeof *ib * (n_buffers ? (size_t)n_buffers : 1));
     for (int i = 0; i < n_buffers; i++) {
         const char *name = bufs[i].name ? bufs[i].name : arena_printf(c->arena, "buffer%d", i);
-        ib[i] = (InterpBuffer){bufs[i].base, bufs[i].bytes, name, ET_COUNT};
+        ib[i] = (InterpBuffer){bufs[i].base, bufs[i].bytes, name, ET_COUNT, false};
     }
     InterpLaunch l = {.grid = {grid[0], grid[1], grid[2]}, .args = args, .n_args = fn->n_params,
                       .buffers = ib, .n_buffers = (uint32_t)n_buffers, .print_out = prints};

@@ -11,11 +11,12 @@
  * the cache off), a small text header, the PTX and the IR, and last a
  * SHA-256 of everything before it:
  *
- *   tric-cache 4
+ *   tric-cache 5
  *   name add_kernel
  *   num_warps 4
  *   shared_bytes 0
  *   est_regs 26                    (pass_regs's estimate of registers per thread)
+ *   scratch_bytes 0                (global scratch per program: tensor maps made in the kernel)
  *   params 2
  *   param 0 8 0 0 x_ptr *fp32      (kind, bytes, part, part index, name, type)
  *   param 1 4 0 0 n i32
@@ -45,7 +46,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CACHE_FORMAT "tric-cache 4"
+#define CACHE_FORMAT "tric-cache 5"
 
 /* ---- SHA-256 (FIPS 180-4) ---- */
 
@@ -314,18 +315,20 @@ static void read_param(Reader *r, RtParam *p) {
     const char *line = read_line(r, &n);
     if (r->bad) return;
     char *copy = dup_n(line, n);
-    char name[256], type[64];
+    char name[256];
     int kind, bytes, part, part_index, used = 0;
-    if (sscanf(copy, "param %d %d %d %d %255s %63s%n", &kind, &bytes, &part, &part_index, name, type, &used) != 6 ||
-        (size_t)used != n || kind < RT_PARAM_POINTER || kind > RT_PARAM_FLOAT || bytes < 1 || bytes > 8 ||
-        part < 0 || part > 3 || part_index < 0 || part_index >= IR_MAX_RANK) {
+    /* the type is the rest of the line ("tensordesc<fp16[64, 32]>" has spaces) */
+    if (sscanf(copy, "param %d %d %d %d %255s %n", &kind, &bytes, &part, &part_index, name, &used) != 5 ||
+        (size_t)used >= n || n - (size_t)used > 63 || kind < RT_PARAM_POINTER || kind > RT_PARAM_TENSORMAP ||
+        bytes < 1 || bytes > (kind == RT_PARAM_TENSORMAP ? TMAP_BYTES : 8) || part < 0 || part > PARAM_SCRATCH ||
+        part_index < 0 || part_index >= IR_MAX_RANK) {
         r->bad = true;
     } else {
         p->kind = (RtParamKind)kind;
         p->bytes = bytes;
         p->part = part, p->part_index = part_index;
         p->name = dup_n(name, strlen(name));
-        p->type = dup_n(type, strlen(type));
+        p->type = dup_n(copy + used, n - (size_t)used);
     }
     free(copy);
 }
@@ -355,6 +358,7 @@ static void parse_entry(Reader *r, RtResult *out) {
     out->num_warps = read_count(r, "num_warps");
     out->shared_bytes = read_count(r, "shared_bytes");
     out->est_regs = read_count(r, "est_regs");
+    out->scratch_bytes = read_count(r, "scratch_bytes");
     int np = read_count(r, "params");
     if (r->bad || np > 4096) {
         r->bad = true;
@@ -447,8 +451,9 @@ bool rt_cache_load(const char *dir, const char *hex, const RtRequest *rq, RtResu
 /* ---- writing an entry ---- */
 
 static void write_entry(Buf *b, const RtResult *res) {
-    buf_printf(b, "%s\nname %s\nnum_warps %d\nshared_bytes %d\nest_regs %d\nparams %d\n", CACHE_FORMAT,
-               res->kernel_name, res->num_warps, res->shared_bytes, res->est_regs, res->n_params);
+    buf_printf(b, "%s\nname %s\nnum_warps %d\nshared_bytes %d\nest_regs %d\nscratch_bytes %d\nparams %d\n",
+               CACHE_FORMAT, res->kernel_name, res->num_warps, res->shared_bytes, res->est_regs, res->scratch_bytes,
+               res->n_params);
     for (int i = 0; i < res->n_params; i++) {
         const RtParam *p = &res->params[i];
         buf_printf(b, "param %d %d %d %d %s %s\n", (int)p->kind, p->bytes, p->part, p->part_index, p->name, p->type);

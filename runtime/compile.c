@@ -120,9 +120,14 @@ static void collect_params(IrFunc *fn, RtResult *out) {
         RtParam *p = &out->params[i];
         IrType t = ir_type(fn, fn->params[i].val);
         const IrParam *ip = &fn->params[i];
+        if (ip->scratch_bytes) out->scratch_bytes = ip->scratch_bytes;
         p->name = rt_strdup(ip->arg ? ip->arg : ip->name ? ip->name : "");
         p->part = ip->part, p->part_index = ip->part_index;
-        if (t.elem == ET_PTR) {
+        if (ip->tensormap) {   /* by value; its type says how the runtime encodes it */
+            p->type = rt_strdup(ip->desc_sig ? ip->desc_sig : "tensordesc");
+            p->kind = RT_PARAM_TENSORMAP;
+            p->bytes = TMAP_BYTES;
+        } else if (t.elem == ET_PTR) {
             Buf b = {0};
             buf_printf(&b, "*%s", elem_triton_name((ElemType)t.pointee));
             p->type = buf_take(&b);
@@ -142,7 +147,8 @@ static void check_laid_out_op(IrFunc *fn, IrOp *op, void *ud) {
     bool *missing = ud;
     for (uint32_t i = 0; i < op->n_results; i++) {
         IrValue *v = ir_val(fn, op->results[i]);
-        if (v->type.rank > 0 && v->layout < 0 && op->opc != OP_LOCAL_ALLOC) *missing = true;   /* buffers have none */
+        if (v->type.rank > 0 && v->layout < 0 && op->opc != OP_LOCAL_ALLOC && op->opc != OP_MBAR_ALLOC)
+            *missing = true;   /* buffers have none */
     }
 }
 
@@ -461,7 +467,8 @@ static void interpret(Ctx *c, const RtRequest *rq, const RtInterpRequest *irq, R
     Buf text = {0};
     buf_puts(&text, buf_str(prints));
     for (uint32_t i = 0; i < setup.n_buffers; i++)
-        if (wanted(irq->print, setup.buffers[i].name)) interp_print_buffer(&text, &setup.buffers[i]);
+        if (!setup.buffers[i].opaque && wanted(irq->print, setup.buffers[i].name))
+            interp_print_buffer(&text, &setup.buffers[i]);
     out->text = buf_take(&text);
     out->kernel_name = rt_strdup(fn->name);
 }

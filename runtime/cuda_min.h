@@ -21,6 +21,17 @@ typedef int CUjit_option;
 typedef int CUdevice_attribute;
 typedef int CUfunction_attribute;
 typedef int CUdriverProcAddressQueryResult;
+typedef uint32_t cuuint32_t;
+typedef struct CUtensorMap_st {
+    _Alignas(64) uint64_t opaque[16];
+} CUtensorMap;
+
+/* CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
+ * CUtensorMapFloatOOBfill (the data types are ir/tmap.h's TMAP_*) */
+enum { CU_TENSOR_MAP_INTERLEAVE_NONE = 0 };
+enum { CU_TENSOR_MAP_SWIZZLE_NONE = 0, CU_TENSOR_MAP_SWIZZLE_32B, CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_SWIZZLE_128B };
+enum { CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2 };
+enum { CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0, CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA = 1 };
 
 enum {
     CUDA_SUCCESS = 0,

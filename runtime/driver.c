@@ -47,7 +47,10 @@
     X(cuEventRecord, "cuEventRecord", (CUevent, CUstream))                                  \
     X(cuEventSynchronize, "cuEventSynchronize", (CUevent))                                  \
     X(cuEventElapsedTime, "cuEventElapsedTime", (float *, CUevent, CUevent))                \
-    X(cuEventDestroy, "cuEventDestroy_v2", (CUevent))
+    X(cuEventDestroy, "cuEventDestroy_v2", (CUevent))                                       \
+    X(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled",                                     \
+      (CUtensorMap *, int, cuuint32_t, void *, const cuuint64_t *, const cuuint64_t *,      \
+       const cuuint32_t *, const cuuint32_t *, int, int, int, int))
 
 /* the CUDA version whose ABI variants the table's signatures describe */
 #define RT_CUDA_ABI_VERSION 12000
@@ -353,6 +356,30 @@ int rt_module_time(RtModule *m, unsigned gx, unsigned gy, unsigned gz, unsigned 
     if (e0) rt_drv.cuEventDestroy(e0);
     if (e1) rt_drv.cuEventDestroy(e1);
     free(times);
+    return st;
+}
+
+int rt_tensor_map_encode(const TmapFields *f, void *out, Buf *err) {
+    int st = rt_driver_init(err);
+    if (st) return st;
+    cuuint64_t dims[TMAP_MAX_RANK], strides[TMAP_MAX_RANK];
+    cuuint32_t box[TMAP_MAX_RANK], ones[TMAP_MAX_RANK];
+    for (int d = 0; d < f->rank; d++) {
+        dims[d] = f->dims[d];
+        box[d] = f->box[d];
+        ones[d] = 1;
+        if (d + 1 < f->rank) strides[d] = f->strides[d];
+    }
+    int swizzle = f->swizzle == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : f->swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                  : f->swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B : CU_TENSOR_MAP_SWIZZLE_NONE;
+    CUtensorMap map;
+    st = cu_check(rt_drv.cuTensorMapEncodeTiled(&map, f->dtype, (cuuint32_t)f->rank, (void *)(uintptr_t)f->address, dims,
+                                                strides, box, ones, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                                                CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                                                f->fill_nan ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
+                                                            : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+                  "cuTensorMapEncodeTiled", err);
+    if (!st) memcpy(out, &map, sizeof map);
     return st;
 }
 

@@ -10,6 +10,7 @@
 
 #include "../base/base.h"
 #include "../ir/ir.h"
+#include "../ir/tmap.h"
 #include "tric.h"
 
 /* ---- compile.c ---- */
@@ -33,12 +34,13 @@ typedef struct RtRequest {
     int n_search_path;
 } RtRequest;
 
-typedef enum RtParamKind { RT_PARAM_POINTER, RT_PARAM_INT, RT_PARAM_FLOAT } RtParamKind;
+typedef enum RtParamKind { RT_PARAM_POINTER, RT_PARAM_INT, RT_PARAM_FLOAT, RT_PARAM_TENSORMAP } RtParamKind;
 
 typedef struct RtParam {
     char *name;
     RtParamKind kind;
-    char *type;              /* signature spelling: "*fp32", "i32", "fp16" */
+    char *type;              /* signature spelling: "*fp32", "i32", "fp16"; a tensor map: its
+                                descriptor's, "tensordesc<fp16[64, 64]>" */
     int bytes;               /* size of the value passed at launch */
     int part, part_index;    /* tric_param_part of a tensor descriptor argument */
 } RtParam;
@@ -54,6 +56,7 @@ typedef struct RtResult {
     int n_params;
     int num_warps;
     int shared_bytes;        /* dynamic shared memory the launch passes */
+    int scratch_bytes;       /* global scratch per program (tric_kernel_scratch_bytes) */
     /* pass_regs's estimate (PTX, and IR after the regs pass): 32-bit
      * registers per thread (0 = none), predicates, and where the peak is
      * ("file:line op", heap; NULL when none) */
@@ -116,6 +119,8 @@ int rt_module_load(const char *ptx, const char *entry, int shared_bytes, int thr
 void rt_module_unload(RtModule *m);
 int rt_module_launch(RtModule *m, unsigned gx, unsigned gy, unsigned gz, unsigned block_x,
                      void **args, void *stream, Buf *err);
+/* the driver's CUtensorMap of f (128 bytes into out) */
+int rt_tensor_map_encode(const TmapFields *f, void *out, Buf *err);
 int rt_mem_alloc(uint64_t *dptr, size_t bytes, Buf *err);
 int rt_mem_free(uint64_t dptr, Buf *err);
 int rt_memcpy_htod(uint64_t dst, const void *src, size_t bytes, Buf *err);

@@ -65,14 +65,21 @@ typedef struct tric_options {
 
 typedef struct tric_kernel tric_kernel;
 
-typedef enum tric_param_kind { TRIC_PARAM_POINTER = 0, TRIC_PARAM_INT = 1, TRIC_PARAM_FLOAT = 2 } tric_param_kind;
+typedef enum tric_param_kind {
+    TRIC_PARAM_POINTER = 0, TRIC_PARAM_INT = 1, TRIC_PARAM_FLOAT = 2,
+    TRIC_PARAM_TENSORMAP = 3   /* 128 bytes (tric_encode_tensor_map), passed by value */
+} tric_param_kind;
 
 /* What part of its argument a parameter carries. A tensor descriptor
  * argument ("tensordesc<fp16[64, 64]>" in the signature) is passed as
  * several parameters, all named after it: its base pointer, each dim of its
- * shape (i32) and each stride but the last (i64; the last is 1). */
+ * shape (i32), each stride but the last (i64; the last is 1) and, compiled
+ * for sm_90 or later where TMA can move its blocks, its tensor map
+ * (TRIC_PARAM_TENSORMAP: tric_encode_tensor_map). */
 typedef enum tric_param_part {
-    TRIC_PARAM_WHOLE = 0, TRIC_PARAM_DESC_BASE = 1, TRIC_PARAM_DESC_SHAPE = 2, TRIC_PARAM_DESC_STRIDE = 3
+    TRIC_PARAM_WHOLE = 0, TRIC_PARAM_DESC_BASE = 1, TRIC_PARAM_DESC_SHAPE = 2, TRIC_PARAM_DESC_STRIDE = 3,
+    TRIC_PARAM_DESC_TMAP = 4,
+    TRIC_PARAM_SCRATCH = 5   /* the global scratch (tric_kernel_scratch_bytes) */
 } tric_param_part;
 
 /* One launch parameter. Constexpr arguments and scalars specialized by the
@@ -81,7 +88,7 @@ typedef struct tric_param {
     const char *name;   /* the Python parameter name */
     int kind;           /* tric_param_kind */
     const char *type;   /* signature spelling: "*fp32", "i32", "u64", "fp16", ... */
-    int bytes;          /* size of the value args[i] points at: 8 for pointers */
+    int bytes;          /* size of the value args[i] points at: 8 for pointers, 128 for a tensor map */
     int part;           /* tric_param_part */
     int part_index;     /* the dim of a DESC_SHAPE or DESC_STRIDE part */
 } tric_param;
@@ -112,6 +119,12 @@ int tric_kernel_num_params(const tric_kernel *k);
 const tric_param *tric_kernel_param(const tric_kernel *k, int i);   /* NULL if out of range */
 int tric_kernel_num_warps(const tric_kernel *k);         /* block = 32 * num_warps threads */
 int tric_kernel_shared_bytes(const tric_kernel *k);      /* dynamic shared memory per launch */
+/* Global scratch memory per program (0: none): a kernel that makes tensor
+ * descriptors (tl.make_tensor_descriptor) writes their tensor maps there.
+ * Its last parameter (part TRIC_PARAM_SCRATCH) is then a device buffer of
+ * this many bytes times the grid's programs, 128-byte aligned, that no
+ * other launch in flight uses (Triton's set_allocator memory). */
+int tric_kernel_scratch_bytes(const tric_kernel *k);
 /* tric's estimate of the 32-bit registers per thread ptxas will use, made
  * before ptxas (opt/regs.c); above 255 the kernel would spill. Needs no
  * driver; kept in the disk cache. */
@@ -133,10 +146,20 @@ int tric_kernel_attributes(tric_kernel *k, int *num_regs, int *local_bytes, char
  * the next synchronizing call. */
 int tric_launch(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void **args, void *stream,
                 char **errors);
+/* The value of tensor-map parameter i of k (kind TRIC_PARAM_TENSORMAP): the
+ * CUtensorMap, 128 bytes into out (64-byte aligned), of the tensor at
+ * device address base (16-byte aligned) with rank dims shape[] and strides[]
+ * in elements (strides[rank - 1] == 1, the others 16-byte multiples), as
+ * Triton's TensorDescriptor gives them; the element type, block and padding
+ * are the parameter's (its type: "tensordesc<fp16[64, 64]>"). Encoded by
+ * the driver (cuTensorMapEncodeTiled), or with for_interpreter set, in the
+ * form tric_interpret reads (no driver needed; base a host address). */
+int tric_encode_tensor_map(const tric_kernel *k, int i, uint64_t base, int rank, const int64_t *shape,
+                           const int64_t *strides, int for_interpreter, void *out, char **errors);
 /* tric_launch with the arguments packed: slots[i] holds parameter i's value
  * in its low bytes (a pointer or i64 whole, an i32 or the bits of an fp32
- * in the low 4 bytes). One array instead of n pointers: the fast path of
- * the Python package. */
+ * in the low 4 bytes; for a tensor map, the address of its 128 bytes). One
+ * array instead of n pointers: the fast path of the Python package. */
 int tric_launch_packed(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void *stream,
                        const uint64_t *slots, char **errors);
 /* Median milliseconds of `iters` launches after one warm-up, timed with CUDA
@@ -154,7 +177,9 @@ typedef struct tric_host_buffer {
 /* Runs the kernel on the CPU interpreter (interp/, see doc/interp.md)
  * instead of the GPU, program by program over the grid (x fastest); a
  * dimension of 0 runs nothing. slots[i] holds parameter i's value as in
- * tric_launch_packed, a host address for pointers. Every load and store
+ * tric_launch_packed, a host address for pointers (and for a tensor map's
+ * bytes, tric_encode_tensor_map's for_interpreter form, which must lie in
+ * one of bufs too). Every load and store
  * must fall inside one of bufs[0..n_buffers), else TRIC_ERR_INTERPRET with
  * the message "file:line:col: error: out-of-bounds store: ..." plus the
  * source line and a caret. Needs no GPU or driver: the kernel is lowered

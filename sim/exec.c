@@ -8,7 +8,8 @@
  * the module's .global arrays); shared addresses count from
  * SIM_SHARED_BASE, local ones from SIM_LOCAL_BASE in each thread's own
  * frame. A generic address (cvta) is the host address of the byte, so
- * vprintf and __assertfail can read what any space holds. */
+ * vprintf and __assertfail can read what any space holds; an aggregate
+ * parameter's address (mov) is the host address its launch slot holds. */
 #include "simops.h"
 
 #include <stdio.h>
@@ -48,6 +49,12 @@ typedef struct Cta {
     CpCopy *cp_pool;
     uint32_t n_cp, cap_cp, cp_free;
     uint32_t *cp_head, *cp_tail, *cp_commits, *cp_owner;
+    /* mbarriers, only when the module has an mbarrier or a TMA copy
+     * (mbar_at != NULL): per 8-byte granule of shared memory the live
+     * mbarrier there (index in mbars + 1; 0: none) */
+    SimMbar *mbars;
+    uint32_t n_mbars, cap_mbars;
+    uint32_t *mbar_at;
 } Cta;
 
 static inline uint64_t *slot(Cta *c, uint32_t reg, uint32_t t) { return &c->regs[(size_t)reg * c->threads + t]; }
@@ -91,6 +98,7 @@ static inline uint64_t read_opd(Cta *c, const SimOpd *o, uint32_t t) {
     switch (o->kind) {
     case SD_REG: return *slot(c, o->reg[0], t);
     case SD_SPECIAL: return special(c, (SimSpecial)o->imm, t);
+    case SD_PARAM: return c->l->data->args[o->imm];   /* mov of an aggregate parameter: its address */
     default: return (uint64_t)o->imm;
     }
 }
@@ -105,7 +113,24 @@ static inline bool guard_of(Cta *c, const SimIns *in, uint32_t t) {
     return (*slot(c, in->guard, t) != 0) != in->guard_neg;
 }
 
+/* the address an SD_MEM operand names for thread t */
+static inline uint64_t addr_of(Cta *c, const SimOpd *a, uint32_t t) {
+    return (uint64_t)a->imm + (a->reg[0] == SIM_NOREG ? 0 : *slot(c, a->reg[0], t));
+}
+
 /* ---- memory ---- */
+
+/* What in does to memory of a space, for messages: a copy reads one space
+ * and writes the other; a fence only names its bytes. */
+static const char *access_verb(const SimIns *in, uint32_t space) {
+    switch (in->op) {
+    case SO_LD: return "reads";
+    case SO_FENCE: return "fences";
+    case SO_CP: return space == SM_SHARED ? "writes" : "reads";
+    case SO_TENSORMAP: return in->tmap == STM_CP_FENCEPROXY && space == SM_SHARED ? "reads" : "writes";
+    default: return "writes";
+    }
+}
 
 /* The buffer nearest to [addr, addr + n): its index, and whether the
  * access lies inside it. */
@@ -129,7 +154,7 @@ static int nearest_buffer(const InterpLaunch *d, uint64_t addr, uint64_t n, bool
  * after an error. */
 __attribute__((noinline)) static uint8_t *global_span(Cta *c, const SimIns *in, uint32_t t, uint64_t addr, uint32_t n,
                                                       uint32_t align) {
-    const char *verb = in->op == SO_LD || in->op == SO_CP ? "reads" : "writes";
+    const char *verb = access_verb(in, SM_GLOBAL);
     for (uint32_t i = 0; i < c->m->n_globals; i++) {
         const SimGlobal *g = &c->m->globals[i];
         uint64_t lo = (uint64_t)(uintptr_t)g->data;
@@ -182,27 +207,47 @@ __attribute__((noinline)) static bool cp_pending_error(Cta *c, const SimIns *in,
             return error_at(c, in, t,
                             "%s %u bytes at shared offset %u, which the cp.async at PTX line %d of thread %u still "
                             "writes (no cp.async.wait_group has completed it)",
-                            in->op == SO_ST || in->op == SO_CP ? "writes" : "reads", n, off, cp->in->ptx_line,
+                            access_verb(in, SM_SHARED), n, off, cp->in->ptx_line,
                             cp->thread);
         }
     return true;
 }
 
-static uint8_t *shared_at(Cta *c, const SimIns *in, uint32_t t, uint64_t addr, uint32_t n) {
-    const char *verb = in->op == SO_LD ? "reads" : "writes";
+/* An access to the 8 bytes of a live mbarrier: PTX leaves it undefined
+ * until mbarrier.inval ends the barrier (its state is opaque). */
+__attribute__((noinline)) static bool mbar_clear(Cta *c, const SimIns *in, uint32_t t, uint32_t off, uint32_t n) {
+    for (uint32_t g = off / 8; g <= (off + n - 1) / 8; g++)
+        if (c->mbar_at[g])
+            return error_at(c, in, t,
+                            "%s %u bytes at shared offset %u, which hold the mbarrier at shared offset %u "
+                            "(initialized at PTX line %d, not invalidated)",
+                            access_verb(in, SM_SHARED), n, off, 8 * g, c->mbars[c->mbar_at[g] - 1].init_line);
+    return true;
+}
+
+/* Where an access of n bytes aligned to `align` goes in shared memory, or
+ * NULL after an error. */
+static uint8_t *shared_span(Cta *c, const SimIns *in, uint32_t t, uint64_t addr, uint32_t n, uint32_t align) {
+    const char *verb = access_verb(in, SM_SHARED);
     uint64_t a32 = (uint32_t)addr;
     if (a32 < SIM_SHARED_BASE || a32 - SIM_SHARED_BASE + n > c->shared_bytes) {
         error_at(c, in, t, "%s %u bytes at shared offset %lld, outside the %u bytes of shared memory", verb, n,
                  (long long)a32 - SIM_SHARED_BASE, c->shared_bytes);
         return NULL;
     }
-    if (a32 % n) {
+    if (a32 % align) {
         error_at(c, in, t, "%s %u bytes at shared offset %lld, not %u-byte aligned", verb, n,
-                 (long long)a32 - SIM_SHARED_BASE, n);
+                 (long long)a32 - SIM_SHARED_BASE, align);
         return NULL;
     }
-    if (c->cp_owner && !cp_pending_error(c, in, t, (uint32_t)(a32 - SIM_SHARED_BASE), n)) return NULL;
-    return c->shared + (a32 - SIM_SHARED_BASE);
+    uint32_t off = (uint32_t)(a32 - SIM_SHARED_BASE);
+    if (c->cp_owner && !cp_pending_error(c, in, t, off, n)) return NULL;
+    if (c->mbar_at && !mbar_clear(c, in, t, off, n)) return NULL;
+    return c->shared + off;
+}
+
+static uint8_t *shared_at(Cta *c, const SimIns *in, uint32_t t, uint64_t addr, uint32_t n) {
+    return shared_span(c, in, t, addr, n, n);
 }
 
 /* thread t's own frame of .local memory */
@@ -298,7 +343,8 @@ static void exec_mov(Cta *c, const SimIns *in, uint32_t t) {
 }
 
 /* cvta: a shared or local address to the generic one (the byte's host
- * address), or back with .to; global addresses are host addresses already. */
+ * address), or back with .to; global addresses are host addresses already,
+ * and so are the parameter addresses mov takes (cvta.param keeps them). */
 static void exec_cvta(Cta *c, const SimIns *in, uint32_t t) {
     uint64_t a = read_opd(c, &in->opd[1], t), host, base;
     if (in->mods & SM_SHARED) host = (uint64_t)(uintptr_t)c->shared, base = SIM_SHARED_BASE;
@@ -342,6 +388,26 @@ static bool check_members(Cta *c, const SimIns *in, uint32_t w0, uint32_t active
     return true;
 }
 
+/* The lanes of the warp from w0 that execute in (a bit each), and each
+ * one's member mask, operand mask */
+static uint32_t warp_masks(Cta *c, const SimIns *in, uint32_t w0, const SimOpd *mask, uint32_t masks[32]) {
+    uint32_t active = 0, n = c->threads - w0 < 32 ? c->threads - w0 : 32;
+    memset(masks, 0, sizeof(uint32_t) * 32);
+    for (uint32_t l = 0; l < n; l++)
+        if (guard_of(c, in, w0 + l)) {
+            active |= 1u << l;
+            masks[l] = (uint32_t)read_opd(c, mask, w0 + l);
+        }
+    return active;
+}
+
+/* bar.warp.sync membermask: in lock step every lane is here already, so
+ * only what PTX leaves undefined remains (check_members) */
+static bool bar_warp(Cta *c, const SimIns *in, uint32_t w0) {
+    uint32_t masks[32], active = warp_masks(c, in, w0, &in->opd[0], masks);
+    return !active || check_members(c, in, w0, active, masks);
+}
+
 /* shfl.sync.MODE.b32 d[|p], a, b, c, membermask over one warp (threads w0
  * .. w0 + 31), as PTX defines it: with lane = t % 32, bval = b & 31,
  * clamp = c & 31, segmask = (c >> 8) & 31,
@@ -353,12 +419,7 @@ static bool check_members(Cta *c, const SimIns *in, uint32_t w0, uint32_t active
  * d = lane j's a, or the lane's own a when j is out of range; p = in range.
  * Reading a lane outside the member mask is undefined: an error. */
 static bool shfl_warp(Cta *c, const SimIns *in, uint32_t w0) {
-    uint32_t active = 0, masks[32] = {0}, n = c->threads - w0 < 32 ? c->threads - w0 : 32;
-    for (uint32_t l = 0; l < n; l++)
-        if (guard_of(c, in, w0 + l)) {
-            active |= 1u << l;
-            masks[l] = (uint32_t)read_opd(c, &in->opd[4], w0 + l);
-        }
+    uint32_t masks[32], n = c->threads - w0 < 32 ? c->threads - w0 : 32, active = warp_masks(c, in, w0, &in->opd[4], masks);
     if (!active) return true;
     if (!check_members(c, in, w0, active, masks)) return false;
     uint32_t mode = in->mods & SM_SHFL_MODES;
@@ -425,21 +486,29 @@ static bool ldmatrix_warp(Cta *c, const SimIns *in, uint32_t w0) {
 
 /* ---- mma.sync ---- */
 
+/* A warp-collective instruction over the warp from w0: 1 if all 32 lanes
+ * execute it, 0 if none does (the warp skips it), -1 after the error for
+ * some but not all */
+static int warp_lanes(Cta *c, const SimIns *in, uint32_t w0) {
+    uint32_t active = 0, n = c->threads - w0 < 32 ? c->threads - w0 : 32;
+    for (uint32_t l = 0; l < n; l++)
+        if (guard_of(c, in, w0 + l)) active |= 1u << l;
+    if (!active) return 0;
+    if (active == UINT32_MAX) return 1;
+    uint32_t k = (uint32_t)__builtin_ctz(~active);
+    error_at(c, in, w0 + (uint32_t)__builtin_ctz(active), "is warp-collective, but lane %u %s", k,
+             w0 + k >= c->threads ? "does not exist (the CTA has fewer threads)"
+                                  : "does not execute it (its guard is false)");
+    return -1;
+}
+
 /* mma.sync.aligned over one warp (threads w0 .. w0 + 31): warp-collective,
  * so all 32 lanes execute it or none does (a warp whose guards are all
  * false skips it). Every lane's a, b and c registers are read before any
  * d is written (d may be c). */
 __attribute__((noinline)) static bool mma_warp(Cta *c, const SimIns *in, uint32_t w0) {
-    uint32_t active = 0, n = c->threads - w0 < 32 ? c->threads - w0 : 32;
-    for (uint32_t l = 0; l < n; l++)
-        if (guard_of(c, in, w0 + l)) active |= 1u << l;
-    if (!active) return true;
-    if (active != UINT32_MAX) {
-        uint32_t k = (uint32_t)__builtin_ctz(~active);
-        return error_at(c, in, w0 + (uint32_t)__builtin_ctz(active), "is warp-collective, but lane %u %s", k,
-                        w0 + k >= c->threads ? "does not exist (the CTA has fewer threads)"
-                                             : "does not execute it (its guard is false)");
-    }
+    int lanes = warp_lanes(c, in, w0);
+    if (lanes <= 0) return lanes == 0;
     uint32_t frag[4][32][4];
     for (int i = 1; i < 4; i++)
         for (uint32_t l = 0; l < 32; l++)
@@ -601,11 +670,15 @@ static bool cp_issue(Cta *c, const SimIns *in, uint32_t t) {
     return true;
 }
 
+static bool exec_tma(Cta *c, const SimIns *in, uint32_t t);
+
 static bool exec_cp(Cta *c, const SimIns *in, uint32_t t) {
     switch ((SimCp)in->cp) {
+    case SCP_TENSOR: return exec_tma(c, in, t);
     case SCP_COMMIT: c->cp_commits[t]++; return true;
     case SCP_WAIT_ALL: c->cp_commits[t]++; cp_retire(c, t, 0); return true;   /* commit_group; wait_group 0 */
     case SCP_WAIT_GROUP: cp_retire(c, t, (uint64_t)in->opd[0].imm); return true;
+    case SCP_BULK_COMMIT: case SCP_BULK_WAIT: return true;   /* no bulk copy is ever in flight */
     default: return cp_issue(c, in, t);
     }
 }
@@ -619,12 +692,228 @@ static bool cp_none_pending(Cta *c, const SimIns *in) {
     return true;
 }
 
+static void mbar_reset(Cta *c) {
+    if (!c->mbar_at) return;
+    memset(c->mbar_at, 0, sizeof(uint32_t) * (c->shared_bytes / 8 + 1));
+    c->n_mbars = 0;
+}
+
 static void cp_reset(Cta *c) {
     if (!c->cp_owner) return;
     memset(c->cp_owner, 0, sizeof(uint32_t) * c->shared_bytes);
     for (uint32_t t = 0; t < c->threads; t++) c->cp_head[t] = c->cp_tail[t] = CP_NONE, c->cp_commits[t] = 0;
     c->n_cp = 0;
     c->cp_free = CP_NONE;
+}
+
+/* ---- mbarriers ----
+ * The state lives in a side table (tma.c's SimMbar), found through the
+ * barrier's 8-byte granule of shared memory; its 8 bytes are the
+ * barrier's while it is live, and any other access to them is an error.
+ * The threads of a CTA run in lock step and TMA copies complete when
+ * issued, so a try_wait that finds its phase incomplete would wait
+ * forever: an error, not a spin to the step limit. */
+
+/* The shared offset of the 8-byte mbarrier operand a, or false after an
+ * error (outside shared memory, misaligned). */
+static bool mbar_offset(Cta *c, const SimIns *in, uint32_t t, const SimOpd *a, uint32_t *off) {
+    uint64_t a32 = (uint32_t)((uint64_t)a->imm + (a->reg[0] == SIM_NOREG ? 0 : *slot(c, a->reg[0], t)));
+    if (a32 < SIM_SHARED_BASE || a32 - SIM_SHARED_BASE + 8 > c->shared_bytes)
+        return error_at(c, in, t, "addresses an mbarrier at shared offset %lld, outside the %u bytes of shared memory",
+                        (long long)a32 - SIM_SHARED_BASE, c->shared_bytes);
+    if (a32 % 8)
+        return error_at(c, in, t, "addresses an mbarrier at shared offset %lld, not 8-byte aligned",
+                        (long long)a32 - SIM_SHARED_BASE);
+    *off = (uint32_t)(a32 - SIM_SHARED_BASE);
+    return true;
+}
+
+/* The live mbarrier at operand a and its shared offset, or NULL after an
+ * error. */
+static SimMbar *mbar_live(Cta *c, const SimIns *in, uint32_t t, const SimOpd *a, uint32_t *off) {
+    if (!mbar_offset(c, in, t, a, off)) return NULL;
+    if (!c->mbar_at[*off / 8]) {
+        error_at(c, in, t, "uses the mbarrier at shared offset %u, which is not initialized (no mbarrier.init, or "
+                 "mbarrier.inval ended it)", *off);
+        return NULL;
+    }
+    return &c->mbars[c->mbar_at[*off / 8] - 1];
+}
+
+static bool mbar_init(Cta *c, const SimIns *in, uint32_t t) {
+    uint32_t off;
+    if (!mbar_offset(c, in, t, &in->opd[0], &off)) return false;
+    if (c->mbar_at[off / 8])
+        return error_at(c, in, t, "initializes the mbarrier at shared offset %u, which is live (initialized at PTX line "
+                        "%d; mbarrier.inval first)", off, c->mbars[c->mbar_at[off / 8] - 1].init_line);
+    if (c->cp_owner && !cp_pending_error(c, in, t, off, 8)) return false;
+    SimMbar b;
+    const char *why = sim_mbar_init(&b, sim_trunc(read_opd(c, &in->opd[1], t), 32), in->ptx_line);
+    if (why) return error_at(c, in, t, "%s", why);
+    VEC_PUSH(c->a, c->mbars, c->n_mbars, c->cap_mbars, b);
+    c->mbar_at[off / 8] = c->n_mbars;
+    return true;
+}
+
+/* try_wait.parity p, [a], parity: p = the phase of that parity has
+ * completed, i.e. the current phase has the other parity. */
+static bool mbar_try_wait(Cta *c, const SimIns *in, uint32_t t, const SimMbar *b, uint32_t off) {
+    uint64_t parity = sim_trunc(read_opd(c, &in->opd[2], t), 32);
+    if (parity > 1) return error_at(c, in, t, "waits for phase parity %llu, not 0 or 1", (unsigned long long)parity);
+    if ((b->phase & 1) == parity)
+        return error_at(c, in, t, "waits for the phase of parity %llu of the mbarrier at shared offset %u, which is its "
+                        "current phase %llu (%u of %u arrivals and %d transaction bytes pending): in lock step "
+                        "nothing can complete it, so the wait would never end", (unsigned long long)parity, off,
+                        (unsigned long long)b->phase, b->pending, b->expected, b->tx);
+    write_reg(c, in->opd[0].reg[0], t, 1);
+    return true;
+}
+
+__attribute__((noinline)) static bool exec_mbarrier(Cta *c, const SimIns *in, uint32_t t) {
+    if (in->mbar == SMB_INIT) return mbar_init(c, in, t);
+    uint32_t off;
+    SimMbar *b = mbar_live(c, in, t, &in->opd[in->mbar == SMB_INVAL ? 0 : 1], &off);
+    if (!b) return false;
+    const char *why = NULL;
+    switch ((SimMbarOp)in->mbar) {
+    case SMB_INVAL: c->mbar_at[off / 8] = 0; return true;
+    case SMB_TRY_WAIT: return mbar_try_wait(c, in, t, b, off);
+    case SMB_ARRIVE_TX:   /* expect_tx, then the arrival */
+        why = sim_mbar_expect_tx(b, sim_trunc(read_opd(c, &in->opd[2], t), 32));
+        if (!why) why = sim_mbar_arrive(b);
+        break;
+    default: break;
+    }
+    return !why || error_at(c, in, t, "on the mbarrier at shared offset %u %s", off, why);
+}
+
+/* ---- TMA ----
+ * cp.async.bulk.tensor.2d [dst], [map, {x, y}], [mbar]: the box of
+ * box[1] rows of box[0] elements at tensor row y, column x (x innermost)
+ * from the map at the generic address map; elements outside the tensor
+ * (either index negative or past dims) read the map's fill. The box goes
+ * to shared memory row-major from dst, each byte moved by the map's
+ * swizzle of its absolute shared address, as the hardware does (the
+ * compiler keeps dst aligned to 1024 bytes). The copy completes at once:
+ * then its whole box's bytes count as complete_tx on the mbarrier. */
+
+/* The 2-D tensor map at the generic address map, or false after an error. */
+static bool tma_map(Cta *c, const SimIns *in, uint32_t t, uint64_t map, TmapFields *f) {
+    const uint8_t *raw = global_span(c, in, t, map, TMAP_BYTES, 64);
+    const char *why;
+    if (!raw) return false;
+    if (!tmap_decode(raw, f, &why) || (f->rank == 2 && (why = sim_tma_check(f))))
+        return error_at(c, in, t, "reads a tensor map that cannot be used: %s", why);
+    if (f->rank != 2) return error_at(c, in, t, "reads a tensor map of rank %d, not 2", f->rank);
+    return true;
+}
+
+/* One box row, tensor row `row` from column x, to shared address dst:
+ * the elements inside the tensor come from global memory (one span, checked
+ * as ld.global checks its accesses), the rest are the fill; each lands at
+ * its swizzled address. */
+static bool tma_row(Cta *c, const SimIns *in, uint32_t t, const TmapFields *f, int64_t row, int64_t x,
+                    uint32_t dst, uint64_t fill) {
+    uint32_t eb = (uint32_t)tmap_dtype_bytes(f->dtype), n = f->box[0];
+    int64_t lo = x < 0 ? -x : 0, hi = (int64_t)f->dims[0] - x < n ? (int64_t)f->dims[0] - x : n;
+    bool in_rows = row >= 0 && row < f->dims[1];
+    const uint8_t *src = NULL;
+    if (in_rows && lo < hi) {
+        uint64_t at = f->address + (uint64_t)row * f->strides[0] + (uint64_t)(x + lo) * eb;
+        if (!(src = global_span(c, in, t, at, (uint32_t)(hi - lo) * eb, eb))) return false;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t to = sim_swizzle((uint32_t)f->swizzle, dst + k * eb) - SIM_SHARED_BASE;
+        if (in_rows && k >= lo && k < hi) memcpy(c->shared + to, src + (k - lo) * eb, eb);
+        else memcpy(c->shared + to, &fill, eb);   /* little-endian, as the GPU */
+    }
+    return true;
+}
+
+/* One thread's copy: the map, the barrier and dst checked first, then the
+ * box, then its bytes' complete_tx. */
+__attribute__((noinline)) static bool exec_tma(Cta *c, const SimIns *in, uint32_t t) {
+    const SimOpd *d = &in->opd[0], *xy = &in->opd[2];
+    TmapFields f;
+    uint64_t fill;
+    const char *why;
+    if (!tma_map(c, in, t, *slot(c, in->opd[1].reg[0], t), &f)) return false;
+    if (!sim_tma_fill(&f, &fill, &why)) return error_at(c, in, t, "reads a tensor map that %s", why);
+    uint32_t off;
+    SimMbar *b = mbar_live(c, in, t, &in->opd[3], &off);
+    if (!b) return false;
+    uint32_t row_bytes = f.box[0] * (uint32_t)tmap_dtype_bytes(f.dtype), bytes = row_bytes * f.box[1];
+    uint64_t dst = (uint64_t)d->imm + (d->reg[0] == SIM_NOREG ? 0 : *slot(c, d->reg[0], t));
+    /* 128-byte aligned, as PTX requires: a swizzle then moves bytes within their 128-byte line */
+    if (!shared_span(c, in, t, dst, bytes, 128)) return false;
+    int64_t x = (int32_t)*slot(c, xy->reg[0], t), y = (int32_t)*slot(c, xy->reg[1], t);
+    for (uint32_t r = 0; r < f.box[1]; r++)
+        if (!tma_row(c, in, t, &f, y + r, x, (uint32_t)dst + r * row_bytes, fill)) return false;
+    why = sim_mbar_complete_tx(b, bytes);
+    return !why || error_at(c, in, t, "on the mbarrier at shared offset %u %s", off, why);
+}
+
+/* ---- tensor maps made in the kernel ----
+ * Warp 0 zeroes 128 bytes of shared memory, thread 0 sets the fields with
+ * tensormap.replace (tma.c: the 128 bytes hold tric's encoding), warp 0
+ * copies the map to global memory with tensormap.cp_fenceproxy and fences
+ * it for TMA, whose copies then read it there (tma_map). */
+
+/* replace [a], {ord,} value: one field of the map at shared address a
+ * (128 bytes, 128-byte aligned). Bytes that are neither zeroed nor a map
+ * are an error: on the GPU the fields no replace sets would keep them. */
+__attribute__((noinline)) static bool exec_tmap_replace(Cta *c, const SimIns *in, uint32_t t) {
+    uint64_t at = addr_of(c, &in->opd[0], t);
+    uint8_t *raw = shared_span(c, in, t, at, TMAP_BYTES, 128);
+    if (!raw) return false;
+    uint32_t off = (uint32_t)(raw - c->shared);
+    TmapFields f;
+    if (!sim_tmap_fields(raw, &f))
+        return error_at(c, in, t, "edits the 128 bytes at shared offset %u, which are neither zeroed nor a tensor map "
+                        "(the fields no replace sets would be garbage)", off);
+    const SimTmapFieldInfo *fi = &sim_tmap_field_info[in->tmap_field];
+    int ord = fi->per_dim ? (int)in->opd[1].imm : 0;
+    uint64_t v = sim_trunc(read_opd(c, &in->opd[in->n_opd - 1], t), fi->bits);
+    const char *why = sim_tmap_replace(&f, (SimTmapField)in->tmap_field, ord, v, c->m->version <= 85);
+    if (why && fi->per_dim)
+        return error_at(c, in, t, "sets %s %d of the map at shared offset %u to %llu: %s", fi->name, ord, off,
+                        (unsigned long long)v, why);
+    if (why)
+        return error_at(c, in, t, "sets %s of the map at shared offset %u to %llu: %s", fi->name, off,
+                        (unsigned long long)v, why);
+    tmap_encode(&f, raw);
+    return true;
+}
+
+/* cp_fenceproxy [g], [s], 128 over one warp: .sync.aligned, so all 32
+ * lanes execute it, with the same addresses, or none does; the warp
+ * copies the map once, to g (64-byte aligned, written as st.global
+ * writes). A map TMA could not use is an error here, where the GPU's
+ * copies of it would fault later. */
+__attribute__((noinline)) static bool tmap_copy_warp(Cta *c, const SimIns *in, uint32_t w0) {
+    int lanes = warp_lanes(c, in, w0);
+    if (lanes <= 0) return lanes == 0;
+    uint64_t g = addr_of(c, &in->opd[0], w0);
+    uint32_t s = (uint32_t)addr_of(c, &in->opd[1], w0);
+    for (uint32_t t = w0 + 1; t < w0 + 32; t++)
+        if (addr_of(c, &in->opd[0], t) != g || (uint32_t)addr_of(c, &in->opd[1], t) != s)
+            return error_at(c, in, t, "has other addresses than lane 0 of its warp: the warp's must agree");
+    const uint8_t *src = shared_span(c, in, w0, s, TMAP_BYTES, 128);
+    uint8_t *dst = src ? global_span(c, in, w0, g, TMAP_BYTES, 64) : NULL;
+    if (!dst) return false;
+    TmapFields f;
+    const char *why;
+    if (!tmap_decode(src, &f, &why))
+        return error_at(c, in, w0, "copies the 128 bytes at shared offset %u, which are not a finished tensor map: %s "
+                        "(TMA would fault on it)", s - SIM_SHARED_BASE, why);
+    memcpy(dst, src, TMAP_BYTES);
+    return true;
+}
+
+/* fence.proxy.tensormap::generic.acquire [a], 128: nothing to order in
+ * one memory; a must be a map's 128 bytes of global memory */
+static bool exec_fence_tmap(Cta *c, const SimIns *in, uint32_t t) {
+    return global_span(c, in, t, addr_of(c, &in->opd[0], t), TMAP_BYTES, 64) != NULL;
 }
 
 /* ---- system calls ---- */
@@ -728,6 +1017,9 @@ static bool exec_one(Cta *c, const SimIns *in, uint32_t t) {
     case SO_CVTA: exec_cvta(c, in, t); return true;
     case SO_CALL: return in->callee == SF_VPRINTF ? exec_vprintf(c, in, t) : exec_assertfail(c, in, t);
     case SO_CP: return exec_cp(c, in, t);
+    case SO_MBARRIER: return exec_mbarrier(c, in, t);
+    case SO_TENSORMAP: return exec_tmap_replace(c, in, t);
+    case SO_FENCE: return exec_fence_tmap(c, in, t);
     default: break;
     }
     uint64_t *v = c->operands;   /* not a local array: no stack redzones per instruction under ASan */
@@ -762,6 +1054,7 @@ static bool run_cta(Cta *c) {
     memset(c->shared, 0xAB, c->shared_bytes);
     memset(c->local, 0xAB, (size_t)m->local_bytes * c->threads);
     cp_reset(c);
+    mbar_reset(c);
     uint64_t steps = 0;
     for (uint32_t pc = 0;;) {
         const SimIns *in = &m->ins[pc];
@@ -797,7 +1090,14 @@ static bool run_cta(Cta *c) {
             if (!exec_wgmma(c, in)) return false;
             pc++;
             continue;
-        case SO_FENCE:
+        case SO_FENCE:   /* one memory in lock step: nothing to order */
+            if (in->n_opd) break;   /* fence.proxy.tensormap: its map's address checked per thread */
+            pc++;
+            continue;
+        case SO_TENSORMAP:   /* cp_fenceproxy is warp-collective; replace runs per thread */
+            if (in->tmap != STM_CP_FENCEPROXY) break;
+            for (uint32_t w0 = 0; w0 < c->threads; w0 += 32)
+                if (!tmap_copy_warp(c, in, w0)) return false;
             pc++;
             continue;
         case SO_MMA:   /* warp-collective, like shfl */
@@ -806,7 +1106,9 @@ static bool run_cta(Cta *c) {
             pc++;
             continue;
         case SO_BAR:   /* lock step: every thread is here already */
-            if (!uniform_guard(c, in, &taken)) return false;
+            for (uint32_t w0 = 0; in->bar_warp && w0 < c->threads; w0 += 32)
+                if (!bar_warp(c, in, w0)) return false;
+            if (!in->bar_warp && !uniform_guard(c, in, &taken)) return false;
             pc++;
             continue;
         default: break;
@@ -845,12 +1147,15 @@ bool sim_run(const SimLaunch *l, Buf *err) {
         c.xpred = arena_alloc(a, l->threads);
         c.a = a;
         for (uint32_t i = 0; i < m.n_ins && !c.cp_owner; i++)
-            if (m.ins[i].op == SO_CP) {
+            if (m.ins[i].op == SO_CP && m.ins[i].cp <= SCP_WAIT_ALL) {   /* cp.async's copies and groups */
                 c.cp_owner = arena_alloc(a, sizeof(uint32_t) * (c.shared_bytes + 1));
                 c.cp_head = arena_alloc(a, sizeof(uint32_t) * l->threads);
                 c.cp_tail = arena_alloc(a, sizeof(uint32_t) * l->threads);
                 c.cp_commits = arena_alloc(a, sizeof(uint32_t) * l->threads);
             }
+        for (uint32_t i = 0; i < m.n_ins && !c.mbar_at; i++)
+            if (m.ins[i].op == SO_MBARRIER || (m.ins[i].op == SO_CP && m.ins[i].cp == SCP_TENSOR))
+                c.mbar_at = arena_alloc(a, sizeof(uint32_t) * (c.shared_bytes / 8 + 1));
         uint32_t g[3];
         for (int i = 0; i < 3; i++) g[i] = l->data->grid[i] ? l->data->grid[i] : 1;
         for (uint32_t z = 0; ok && z < g[2]; z++)

@@ -289,6 +289,23 @@ static bool parse_address(Loader *L, SimIns *in, char *s, SimOpd *o) {
     return true;
 }
 
+/* mov.b64 %rd, NAME of an aggregate .entry parameter: its address, which
+ * the executor takes from the launch slot (a host address; cvta.param
+ * keeps it). A scalar parameter's address is not modelled. */
+static bool param_address(Loader *L, const SimIns *in, const char *name, SimOpd *o) {
+    for (uint32_t i = 0; i < L->m->n_params; i++) {
+        if (strcmp(L->m->params[i].name, name)) continue;
+        if (!L->m->params[i].bytes || in->op != SO_MOV)
+            return fail(L, "'%s' takes the address of parameter '%s': only mov of an aggregate parameter's is modelled",
+                        in->name, name);
+        o->kind = SD_PARAM;
+        o->reg[0] = SIM_NOREG;
+        o->imm = i;
+        return true;
+    }
+    return fail(L, "bad operand '%s'", name);
+}
+
 static bool parse_operand(Loader *L, SimIns *in, char *s, SimOpd *o) {
     memset(o, 0, sizeof *o);
     if (s[0] == '[') return parse_address(L, in, s, o);
@@ -347,7 +364,11 @@ static bool parse_operand(Loader *L, SimIns *in, char *s, SimOpd *o) {
         o->imm = sym->addr;
         return true;
     }
-    return fail(L, "bad operand '%s'", s);
+    if (in->op == SO_MBARRIER && !strcmp(s, "_")) {
+        o->kind = SD_SINK;
+        return true;
+    }
+    return param_address(L, in, s, o);
 }
 
 /* Splits "a, {b, c}, [d+4]" at the commas outside braces and brackets. */
@@ -479,12 +500,47 @@ static bool decode_mma(Loader *L, SimIns *in, const char *parts) {
     return true;
 }
 
+/* cp.async.bulk.tensor.2d.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes:
+ * TMA's load of a box (.tile is the default mode), completing on an
+ * mbarrier. Other dimensions, directions, multicast and cache hints, and
+ * the other bulk copies are not modelled. */
+static bool decode_bulk_tensor(Loader *L, SimIns *in, const char *parts) {
+    static const char *const want[] = {"tensor", "2d", "shared::cluster", "global", "mbarrier::complete_tx::bytes"};
+    size_t i = 0;
+    bool ok = true;
+    for (char *part; ok && (part = next_part(L, &parts));) {
+        if (i == 4 && !strcmp(part, "tile")) continue;
+        ok = i < ARRAY_LEN(want) && !strcmp(part, want[i++]);
+    }
+    if (!ok || i != ARRAY_LEN(want))
+        return fail(L, "unknown instruction '%s' (the bulk copy modelled is cp.async.bulk.tensor.2d.shared::cluster."
+                    "global.mbarrier::complete_tx::bytes)", in->name);
+    in->cp = SCP_TENSOR;
+    in->mods |= SM_SHARED | SM_GLOBAL;
+    return true;
+}
+
+/* cp.async.bulk.commit_group and cp.async.bulk.wait_group{.read} N: the
+ * bulk async-groups, which a kernel that builds a tensor map closes and
+ * awaits after its cp_fenceproxy; else a tensor copy */
+static bool decode_bulk(Loader *L, SimIns *in, const char *parts) {
+    const char *after = parts;
+    char *part = next_part(L, &after), *more = next_part(L, &after);
+    if (part && !strcmp(part, "commit_group") && !more) in->cp = SCP_BULK_COMMIT;
+    else if (part && !strcmp(part, "wait_group") && (!more || (!strcmp(more, "read") && !next_part(L, &after))))
+        in->cp = SCP_BULK_WAIT;
+    else return decode_bulk_tensor(L, in, parts);
+    return true;
+}
+
 /* cp.async.{ca,cg}.shared{::cta}.global{.L2::64B,.L2::128B,.L2::256B} (the
  * prefetch sizes are hints), cp.async.commit_group, cp.async.wait_group,
  * cp.async.wait_all */
 static bool decode_cp(Loader *L, SimIns *in, const char *parts) {
     char *part = next_part(L, &parts);
     bool ok = part && !strcmp(part, "async");
+    const char *after = parts;
+    if (ok && (part = next_part(L, &after)) && !strcmp(part, "bulk")) return decode_bulk(L, in, after);
     while (ok && (part = next_part(L, &parts))) {
         uint32_t space = !strcmp(part, "shared") || !strcmp(part, "shared::cta") ? SM_SHARED
                          : !strcmp(part, "global")                             ? SM_GLOBAL
@@ -552,10 +608,85 @@ static bool decode_wgmma(Loader *L, SimIns *in, const char *parts) {
 }
 
 /* fence.proxy.async{.shared::cta}: orders shared memory between the
- * generic and the async proxy; one memory here, so nothing to do */
+ * generic and the async proxy; fence.mbarrier_init.release.cluster makes
+ * mbarrier.init visible to the cluster; fence.proxy.tensormap::generic.
+ * acquire.SCOPE [a], 128 makes a tensor map at a, written through the
+ * generic proxy, visible to TMA. One memory in lock step here, so nothing
+ * to do but check the map's address (that form is marked .global). */
 static bool decode_fence(Loader *L, SimIns *in, const char *parts) {
-    if (!strcmp(parts ? parts : "", ".proxy.async") || !strcmp(parts ? parts : "", ".proxy.async.shared::cta")) return true;
-    return fail(L, "unknown instruction '%s' (fence.proxy.async{.shared::cta} is modelled)", in->name);
+    static const char *const forms[] = {".proxy.async", ".proxy.async.shared::cta", ".mbarrier_init.release.cluster"};
+    static const char *const scopes[] = {"cta", "cluster", "gpu", "sys"};
+    const char *p = parts ? parts : "", *acquire = ".proxy.tensormap::generic.acquire.";
+    for (size_t i = 0; i < ARRAY_LEN(forms); i++)
+        if (!strcmp(p, forms[i])) return true;
+    for (size_t i = 0; i < ARRAY_LEN(scopes); i++)
+        if (!strncmp(p, acquire, strlen(acquire)) && !strcmp(p + strlen(acquire), scopes[i])) {
+            in->mods |= SM_GLOBAL;
+            return true;
+        }
+    return fail(L, "unknown instruction '%s' (fence.proxy.async{.shared::cta}, fence.mbarrier_init.release.cluster "
+                "and fence.proxy.tensormap::generic.acquire.SCOPE are modelled)", in->name);
+}
+
+/* tensormap.replace.tile.FIELD.shared::cta.b1024.TYPE (TYPE the field's
+ * width) and tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.
+ * release.SCOPE.sync.aligned: a map built in shared memory, then copied to
+ * global memory (the forms ptxgen writes; a map edited in global memory is
+ * not modelled) */
+static bool decode_tensormap(Loader *L, SimIns *in, const char *parts) {
+    static const char *const cp[] = {"cp_fenceproxy", "global", "shared::cta", "tensormap::generic", "release", "",
+                                     "sync", "aligned"};
+    char *p[8];
+    int n = 0;
+    for (char *part; (part = next_part(L, &parts)); n++)
+        if (n < 8) p[n] = part;
+    if (n == 6 && !strcmp(p[0], "replace") && !strcmp(p[1], "tile") && !strcmp(p[3], "shared::cta") &&
+        !strcmp(p[4], "b1024"))
+        for (int f = 0; f < STF_COUNT; f++) {
+            const SimTmapFieldInfo *fi = &sim_tmap_field_info[f];
+            if (strcmp(p[2], fi->name) || strcmp(p[5], fi->bits == 64 ? "b64" : "b32")) continue;
+            in->tmap = STM_REPLACE;
+            in->tmap_field = (uint8_t)f;
+            in->ty[0] = fi->bits == 64 ? ST_B64 : ST_B32;
+            in->mods |= SM_SHARED;
+            return true;
+        }
+    bool ok = n == 8;
+    for (int i = 0; ok && i < 8; i++)
+        ok = i == 5 ? !strcmp(p[i], "cta") || !strcmp(p[i], "cluster") || !strcmp(p[i], "gpu") || !strcmp(p[i], "sys")
+                    : !strcmp(p[i], cp[i]);
+    if (!ok)
+        return fail(L, "unknown instruction '%s' (tensormap.replace.tile.FIELD.shared::cta.b1024.TYPE and "
+                    "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.SCOPE.sync.aligned are "
+                    "modelled)", in->name);
+    in->tmap = STM_CP_FENCEPROXY;
+    in->mods |= SM_GLOBAL | SM_SHARED;
+    return true;
+}
+
+/* mbarrier.init, .inval, .arrive.expect_tx{.release}{.cta} and
+ * .try_wait.parity{.acquire}{.cta}, each .shared{::cta}.b64 (the spelt
+ * orderings and scope are the defaults; lock step needs no ordering) */
+static bool decode_mbarrier(Loader *L, SimIns *in, const char *parts) {
+    char *p[8];
+    int n = 0;
+    for (char *part; (part = next_part(L, &parts)); n++)
+        if (n < 8) p[n] = part;
+    if (n > 8) n = 0;   /* no form has that many parts */
+    int i = 0;
+    if (n > 0 && !strcmp(p[0], "init")) in->mbar = SMB_INIT, i = 1;
+    else if (n > 0 && !strcmp(p[0], "inval")) in->mbar = SMB_INVAL, i = 1;
+    else if (n > 1 && !strcmp(p[0], "arrive") && !strcmp(p[1], "expect_tx")) in->mbar = SMB_ARRIVE_TX, i = 2;
+    else if (n > 1 && !strcmp(p[0], "try_wait") && !strcmp(p[1], "parity")) in->mbar = SMB_TRY_WAIT, i = 2;
+    const char *sem = in->mbar == SMB_ARRIVE_TX ? "release" : in->mbar == SMB_TRY_WAIT ? "acquire" : NULL;
+    if (sem && i < n && !strcmp(p[i], sem)) i++;
+    if (sem && i < n && !strcmp(p[i], "cta")) i++;
+    if (!in->mbar || n != i + 2 || (strcmp(p[i], "shared") && strcmp(p[i], "shared::cta")) || strcmp(p[i + 1], "b64"))
+        return fail(L, "unknown instruction '%s' (mbarrier.init, inval, arrive.expect_tx and try_wait.parity, each "
+                    ".shared{::cta}.b64, are modelled)", in->name);
+    in->mods |= SM_SHARED;
+    in->ty[0] = ST_B64;
+    return true;
 }
 
 static bool decode_opcode(Loader *L, SimIns *in, const char *opcode) {
@@ -571,6 +702,12 @@ static bool decode_opcode(Loader *L, SimIns *in, const char *opcode) {
     if (in->op == SO_CP) return decode_cp(L, in, dot);
     if (in->op == SO_WGMMA) return decode_wgmma(L, in, dot);
     if (in->op == SO_FENCE) return decode_fence(L, in, dot);
+    if (in->op == SO_MBARRIER) return decode_mbarrier(L, in, dot);
+    if (in->op == SO_TENSORMAP) return decode_tensormap(L, in, dot);
+    if (in->op == SO_BAR && dot && !strcmp(dot, ".warp.sync")) {
+        in->bar_warp = true;
+        return true;
+    }
     int n_types = 0;
     /* parts split at '.', except inside "L1::evict_first" */
     for (const char *p = dot; p && *p;) {
@@ -641,11 +778,11 @@ static bool check_mma(Loader *L, SimIns *in) {
  * 16 (.cg: 16), src-size a register or an immediate up to cp-size,
  * ignore-src a predicate; wait_group N with an immediate N. */
 static bool check_cp(Loader *L, SimIns *in) {
-    if (in->cp == SCP_COMMIT || in->cp == SCP_WAIT_ALL) {
+    if (in->cp == SCP_COMMIT || in->cp == SCP_WAIT_ALL || in->cp == SCP_BULK_COMMIT) {
         if (in->n_opd) return fail(L, "'%s' takes no operands", in->name);
         return true;
     }
-    if (in->cp == SCP_WAIT_GROUP) {
+    if (in->cp == SCP_WAIT_GROUP || in->cp == SCP_BULK_WAIT) {
         if (in->n_opd != 1 || in->opd[0].kind != SD_IMM || in->opd[0].imm < 0)
             return fail(L, "'%s' takes one immediate: the groups that may stay pending", in->name);
         return true;
@@ -666,6 +803,56 @@ static bool check_cp(Loader *L, SimIns *in) {
     return true;
 }
 
+/* init [a], count; inval [a]; arrive.expect_tx _, [a], tx-count;
+ * try_wait.parity p, [a], parity: the counts and the parity a register or
+ * an immediate, arrive's state the sink '_' */
+static bool check_mbarrier(Loader *L, SimIns *in) {
+    static const int n_opd[] = {[SMB_INIT] = 2, [SMB_INVAL] = 1, [SMB_ARRIVE_TX] = 3, [SMB_TRY_WAIT] = 3};
+    int want = n_opd[in->mbar], at = want == 3;
+    if (in->n_opd != want) return fail(L, "'%s' takes %d operands, not %d", in->name, want, in->n_opd);
+    if (in->opd[at].kind != SD_MEM) return fail(L, "'%s' needs an address", in->name);
+    uint8_t kd = in->opd[want - 1].kind;
+    if (want > 1 && kd != SD_REG && kd != SD_IMM)
+        return fail(L, "'%s': operand %d must be a register or an immediate", in->name, want);
+    if (in->mbar == SMB_ARRIVE_TX && in->opd[0].kind != SD_SINK)
+        return fail(L, "'%s': only the sink '_' is modelled as its state", in->name);
+    if (in->mbar == SMB_TRY_WAIT && (in->opd[0].kind != SD_REG || L->m->reg_bits[in->opd[0].reg[0]] != 1))
+        return fail(L, "'%s' needs a predicate result", in->name);
+    return true;
+}
+
+/* fence.proxy.tensormap::generic.acquire [a], 128 (marked .global); the
+ * other fences take nothing */
+static bool check_fence(Loader *L, const SimIns *in) {
+    if (!(in->mods & SM_GLOBAL)) return !in->n_opd || fail(L, "'%s' takes no operands", in->name);
+    if (in->n_opd != 2 || in->opd[0].kind != SD_MEM || in->opd[1].kind != SD_IMM || in->opd[1].imm != TMAP_BYTES)
+        return fail(L, "'%s' takes [tensor-map] and the size 128", in->name);
+    return true;
+}
+
+/* replace [a], {ord,} value: ord an immediate dim of a map, the value a
+ * register of the field's width or an immediate; cp_fenceproxy [global],
+ * [shared], 128 */
+static bool check_tensormap(Loader *L, const SimIns *in) {
+    if (in->tmap == STM_CP_FENCEPROXY) {
+        if (in->n_opd != 3 || in->opd[0].kind != SD_MEM || in->opd[1].kind != SD_MEM || in->opd[2].kind != SD_IMM ||
+            in->opd[2].imm != TMAP_BYTES)
+            return fail(L, "'%s' takes [global], [shared] and the size 128", in->name);
+        return true;
+    }
+    const SimTmapFieldInfo *fi = &sim_tmap_field_info[in->tmap_field];
+    int want = fi->per_dim ? 3 : 2, dims = in->tmap_field == STF_GLOBAL_STRIDE ? TMAP_MAX_RANK - 1 : TMAP_MAX_RANK;
+    if (in->n_opd != want)
+        return fail(L, "'%s' takes [tensor-map], %sthe new value", in->name, fi->per_dim ? "an ord, " : "");
+    if (in->opd[0].kind != SD_MEM) return fail(L, "'%s' needs an address", in->name);
+    if (fi->per_dim && (in->opd[1].kind != SD_IMM || in->opd[1].imm < 0 || in->opd[1].imm >= dims))
+        return fail(L, "'%s': ord must be an immediate 0 to %d", in->name, dims - 1);
+    const SimOpd *v = &in->opd[want - 1];
+    if (v->kind != SD_IMM && (v->kind != SD_REG || L->m->reg_bits[v->reg[0]] != fi->bits))
+        return fail(L, "'%s': the new value must be a %d-bit register or an immediate", in->name, fi->bits);
+    return true;
+}
+
 /* What each op needs, checked once here so exec.c can trust it. */
 static bool check_shape(Loader *L, SimIns *in) {
     if (in->op == SO_ATOM || in->op == SO_RED) return check_atom(L, in);
@@ -675,7 +862,9 @@ static bool check_shape(Loader *L, SimIns *in) {
     }
     if (in->op == SO_MMA) return check_mma(L, in);
     if (in->op == SO_CP) return check_cp(L, in);
-    if (in->op == SO_FENCE) return true;
+    if (in->op == SO_FENCE) return check_fence(L, in);
+    if (in->op == SO_TENSORMAP) return check_tensormap(L, in);
+    if (in->op == SO_MBARRIER) return check_mbarrier(L, in);
     if (in->op == SO_WGMMA) {   /* fence, commit_group: nothing; wait_group N */
         if (in->wg == SWG_WAIT && (in->n_opd != 1 || in->opd[0].kind != SD_IMM || in->opd[0].imm < 0))
             return fail(L, "'%s' takes one immediate: the groups that may stay pending", in->name);
@@ -705,6 +894,9 @@ static bool check_shape(Loader *L, SimIns *in) {
     SimKind k = sim_ty_kind(in->ty[0]);
     switch (in->op) {
     case SO_BAR:
+        if (in->bar_warp && (in->n_opd != 1 || (in->opd[0].kind != SD_IMM && (in->opd[0].kind != SD_REG ||
+                                                                             L->m->reg_bits[in->opd[0].reg[0]] != 32))))
+            return fail(L, "'%s' takes a member mask (a 32-bit register or an immediate)", in->name);
         if (in->n_opd < 1 || in->n_opd > 2) return fail(L, "'%s' takes a barrier number", in->name);
         return true;
     case SO_RET: case SO_BRA: return true;
@@ -725,6 +917,9 @@ static bool check_shape(Loader *L, SimIns *in) {
         if (addr->kind != SD_MEM && addr->kind != SD_PARAM) return fail(L, "'%s' needs an address", in->name);
         if ((addr->kind == SD_PARAM) != ((in->mods & SM_PARAM) != 0))
             return fail(L, "'%s': a parameter name needs .param", in->name);
+        if (addr->kind == SD_PARAM && addr->reg[0] == SIM_NOREG && L->m->params[addr->imm].bytes)
+            return fail(L, "'%s' reads the aggregate parameter '%s': only its address (mov) is modelled", in->name,
+                        L->m->params[addr->imm].name);
         if (in->vec > 1 && (val->kind != SD_VEC || val->n != in->vec))
             return fail(L, "'%s' needs a vector of %d registers", in->name, in->vec);
         if (in->vec == 1 && val->kind == SD_VEC) return fail(L, "'%s' has a vector but no .v2/.v4", in->name);
@@ -747,15 +942,19 @@ static bool check_shape(Loader *L, SimIns *in) {
         return fail(L, "'%s' needs a register result", in->name);
     for (int i = 1; i < in->n_opd; i++) {
         uint8_t kd = in->opd[i].kind;
-        if (kd != SD_REG && kd != SD_IMM && kd != SD_SPECIAL && !(in->op == SO_MOV && kd == SD_VEC))
+        if (kd != SD_REG && kd != SD_IMM && kd != SD_SPECIAL && !(in->op == SO_MOV && (kd == SD_VEC || kd == SD_PARAM)))
             return fail(L, "'%s': operand %d must be a register or an immediate", in->name, i + 1);
     }
     if (in->op == SO_CVTA) {
-        uint32_t sp = in->mods & (SM_GLOBAL | SM_SHARED | SM_LOCAL);
-        if (sp != SM_GLOBAL && sp != SM_SHARED && sp != SM_LOCAL)
-            return fail(L, "'%s' needs one state space: .global, .shared or .local", in->name);
+        uint32_t sp = in->mods & (SM_GLOBAL | SM_SHARED | SM_LOCAL | SM_PARAM);
+        bool param_ok = sp == SM_PARAM && !(in->mods & SM_TO) && sim_ty_bits(in->ty[0]) == 64;
+        if (sp != SM_GLOBAL && sp != SM_SHARED && sp != SM_LOCAL && !param_ok)
+            return fail(L, "'%s' needs one state space: .global, .shared, .local, or .param (to generic, 64-bit)",
+                        in->name);
         return true;
     }
+    if (in->op == SO_MOV && in->opd[1].kind == SD_PARAM && sim_ty_bits(in->ty[0]) != 64)
+        return fail(L, "'%s': a parameter's address is 64 bits", in->name);
     if (in->op == SO_MOV) return true;
     /* every op x type x modifiers combination the executor would reject */
     uint64_t v[4] = {0, 1, 1, 1}, r;
@@ -888,6 +1087,32 @@ static bool parse_wgmma(Loader *L, SimIns *in, const char *s) {
     return true;
 }
 
+/* cp.async.bulk.tensor.2d [dst], [map, {x, y}], [mbar]: dst and mbar
+ * shared addresses, map a 64-bit register (the tensor map's generic
+ * address), x and y 32-bit registers; opd[0..3] as SimCp says */
+static bool parse_tensor_copy(Loader *L, SimIns *in, const char *s) {
+    const char *semi = strrchr(s, ';');
+    if (!semi) return fail(L, "expected ';' after '%s'", in->name);
+    char *ops[4];
+    int n = split_operands(L, arena_strndup(L->a, s, (size_t)(semi - s)), ops, 4);
+    char *close = n == 3 ? strrchr(ops[1], ']') : NULL, *comma = n == 3 ? strchr(ops[1], ',') : NULL;
+    if (!close || !comma || ops[1][0] != '[' || close[1])
+        return fail(L, "'%s' takes [dst], [tensor-map, {x, y}] and [mbarrier]", in->name);
+    *close = *comma = 0;
+    char *map = trimmed(L->a, ops[1] + 1, strlen(ops[1] + 1)), *xy = trimmed(L->a, comma + 1, strlen(comma + 1));
+    in->n_opd = 4;
+    if (!parse_operand(L, in, ops[0], &in->opd[0]) || !parse_operand(L, in, map, &in->opd[1]) ||
+        !parse_operand(L, in, xy, &in->opd[2]) || !parse_operand(L, in, ops[2], &in->opd[3]))
+        return false;
+    const SimOpd *o = in->opd;
+    if (o[0].kind != SD_MEM || o[3].kind != SD_MEM || o[1].kind != SD_REG || L->m->reg_bits[o[1].reg[0]] != 64 ||
+        o[2].kind != SD_VEC || o[2].n != 2 || L->m->reg_bits[o[2].reg[0]] != 32 || L->m->reg_bits[o[2].reg[1]] != 32)
+        return fail(L, "'%s' takes [dst], [tensor-map, {x, y}] and [mbarrier]: addresses, a 64-bit register and two "
+                    "32-bit ones", in->name);
+    VEC_PUSH(L->a, L->m->ins, L->m->n_ins, L->m->cap_ins, *in);
+    return true;
+}
+
 static bool parse_instruction(Loader *L, const char *s) {
     SimIns in = {0};
     in.guard = SIM_NOREG;
@@ -909,6 +1134,7 @@ static bool parse_instruction(Loader *L, const char *s) {
     if (!decode_opcode(L, &in, opcode)) return false;
     if (in.op == SO_CALL) return parse_call(L, &in, s);
     if (in.op == SO_WGMMA && in.wg == SWG_MMA) return parse_wgmma(L, &in, s);
+    if (in.op == SO_CP && in.cp == SCP_TENSOR) return parse_tensor_copy(L, &in, s);
     const char *semi = strrchr(s, ';');
     if (!semi) return fail(L, "expected ';' after '%s'", opcode);
     char *ops[8];
@@ -1105,6 +1331,25 @@ static bool declare_call_param(Loader *L, const char *s) {
     return true;
 }
 
+/* .align A .b8 NAME[N] (after .param): an aggregate passed by value, as a
+ * CUtensorMap is (128 bytes, 64-aligned). The launch slot holds the host
+ * address of its N bytes (InterpLaunch); the kernel takes its address
+ * with mov and cvta.param, never loads it with ld.param. */
+static bool parse_aggregate_param(Loader *L, const char *t, SimParam *prm) {
+    char *end;
+    unsigned long align = strtoul(skip_ws(t + 6), &end, 10);
+    const char *ty = skip_ws(end), *n = ty + 3, *ne;
+    if (!align || (align & (align - 1)) || !starts(ty, ".b8"))
+        return fail(L, "bad parameter '.param %s' (an aggregate is '.align A .b8 NAME[N]')", t);
+    n = skip_ws(n);
+    for (ne = n; isalnum((unsigned char)*ne) || *ne == '_' || *ne == '$'; ne++) {}
+    unsigned long bytes = *ne == '[' ? strtoul(ne + 1, &end, 10) : 0;
+    if (ne == n || !bytes || bytes > UINT32_MAX || *end != ']' || *skip_ws(end + 1))
+        return fail(L, "bad parameter '.param %s' (an aggregate is '.align A .b8 NAME[N]')", t);
+    *prm = (SimParam){arena_strndup(L->a, n, (size_t)(ne - n)), ST_B8, (uint32_t)bytes};
+    return true;
+}
+
 /* .visible .entry NAME( .param .u64 a, .param .u32 b ) : params[] */
 static bool parse_entry(Loader *L, const char *text, const char *want) {
     const char *s = strstr(text, ".entry") + 6;
@@ -1128,12 +1373,16 @@ static bool parse_entry(Loader *L, const char *text, const char *want) {
         if (*decl) {
             if (strncmp(decl, ".param", 6)) return fail(L, "bad parameter '%s'", decl);
             const char *t = skip_ws(decl + 6);
-            if (starts(t, ".align")) return fail(L, "aggregate parameters are not modelled");
-            const char *te = t + 1;
-            while (isalnum((unsigned char)*te)) te++;
-            SimParam prm = {trimmed(L->a, te, strlen(te)),
-                            find_type(arena_strndup(L->a, t + 1, (size_t)(te - t - 1)))};
-            if (*t != '.' || !prm.ty) return fail(L, "bad parameter '%s'", decl);
+            SimParam prm = {0};
+            if (starts(t, ".align")) {
+                if (!parse_aggregate_param(L, t, &prm)) return false;
+            } else {
+                const char *te = t + 1;
+                while (isalnum((unsigned char)*te)) te++;
+                prm = (SimParam){trimmed(L->a, te, strlen(te)),
+                                 find_type(arena_strndup(L->a, t + 1, (size_t)(te - t - 1))), 0};
+                if (*t != '.' || !prm.ty) return fail(L, "bad parameter '%s'", decl);
+            }
             VEC_PUSH(L->a, L->m->params, L->m->n_params, L->m->cap_params, prm);
         }
         p = comma ? comma + 1 : NULL;
@@ -1141,8 +1390,18 @@ static bool parse_entry(Loader *L, const char *text, const char *want) {
     return true;
 }
 
+/* .version 8.3: what some operands mean depends on it */
+static bool parse_version(Loader *L, const char *s) {
+    char *end;
+    long major = strtol(skip_ws(s + 8), &end, 10), minor = -1;
+    if (*end == '.' && isdigit((unsigned char)end[1])) minor = strtol(end + 1, &end, 10);
+    if (major < 1 || major > 99 || minor < 0 || minor > 9 || *skip_ws(end)) return fail(L, "bad .version directive");
+    L->m->version = (int)(major * 10 + minor);
+    return true;
+}
+
 static const char *const ignored_directives[] = {
-    ".version", ".target", ".address_size", ".maxntid", ".reqntid", ".minnctapersm", ".maxnreg",
+    ".target", ".address_size", ".maxntid", ".reqntid", ".minnctapersm", ".maxnreg",
     ".pragma", ".section",
 };
 
@@ -1150,6 +1409,7 @@ static bool parse_line(Loader *L, char *s, const char *entry, char **rest) {
     s = (char *)skip_ws(s);
     if (!*s) return true;
     if (!strncmp(s, ".file", 5)) return parse_file(L, s);
+    if (starts(s, ".version")) return parse_version(L, s);
     for (size_t i = 0; i < ARRAY_LEN(ignored_directives); i++)
         if (starts(s, ignored_directives[i])) return true;
     if (starts(s, ".extern") && strstr(s, ".func")) return parse_func_decl(L, s);

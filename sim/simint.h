@@ -22,7 +22,8 @@
     X(POPC, "popc", 2) X(CLZ, "clz", 2) X(BREV, "brev", 2) X(SIN, "sin", 2)        \
     X(COS, "cos", 2) X(LDMATRIX, "ldmatrix", 2)                                   \
     X(MMA, "mma", 4) X(CP, "cp", -1) X(CREATEPOLICY, "createpolicy", 1)          \
-    X(WGMMA, "wgmma", -1) X(FENCE, "fence", 0)
+    X(WGMMA, "wgmma", -1) X(FENCE, "fence", -1) X(MBARRIER, "mbarrier", -1)        \
+    X(TENSORMAP, "tensormap", -1)
 
 typedef enum SimOp {
 #define X(e, s, n) SO_##e,
@@ -110,9 +111,11 @@ typedef enum SimOpdKind {
     SD_VEC,      /* { reg[0..n-1] } */
     SD_MEM,      /* [reg[0] + imm], reg[0] = SIM_NOREG: [imm] (a shared symbol) */
     SD_PARAM,    /* [name]: an .entry parameter (imm = its index, reg[0] = SIM_NOREG)
-                    or a call's .param variable (reg[0] = the register holding it) */
+                    or a call's .param variable (reg[0] = the register holding it);
+                    mov's source name: an aggregate .entry parameter (its address) */
     SD_SPECIAL,  /* imm = SimSpecial */
     SD_LABEL,    /* imm = instruction index */
+    SD_SINK,     /* _: a result dropped (mbarrier.arrive's state) */
 } SimOpdKind;
 
 #define SIM_NOREG UINT32_MAX
@@ -135,8 +138,29 @@ typedef enum SimMmaTy {
 } SimMmaTy;
 
 /* cp.async's forms: a copy (cache operator .ca or .cg), commit_group,
- * wait_group N, wait_all */
-typedef enum SimCp { SCP_NONE, SCP_CA, SCP_CG, SCP_COMMIT, SCP_WAIT_GROUP, SCP_WAIT_ALL } SimCp;
+ * wait_group N, wait_all; the TMA copy
+ * cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
+ * [dst], [map, {x, y}], [mbar] (opd[0] dst, opd[1] the map's register,
+ * opd[2] the coordinates, opd[3] the mbarrier); and the bulk async-groups'
+ * cp.async.bulk.commit_group and cp.async.bulk.wait_group{.read} N */
+typedef enum SimCp {
+    SCP_NONE, SCP_CA, SCP_CG, SCP_COMMIT, SCP_WAIT_GROUP, SCP_WAIT_ALL, SCP_TENSOR, SCP_BULK_COMMIT, SCP_BULK_WAIT
+} SimCp;
+
+/* mbarrier's forms, each .shared{::cta}.b64: init [a], count; inval [a];
+ * arrive.expect_tx _, [a], tx-count; try_wait.parity p, [a], parity */
+typedef enum SimMbarOp { SMB_NONE, SMB_INIT, SMB_INVAL, SMB_ARRIVE_TX, SMB_TRY_WAIT } SimMbarOp;
+
+/* tensormap's forms: tensormap.replace.tile.FIELD.shared::cta.b1024.TYPE
+ * [a], {ord,} value (a field of the 128-byte map in shared memory; FIELD a
+ * SimTmapField, TYPE b64 for the address and the strides, else b32) and
+ * tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.SCOPE.sync.aligned
+ * [global], [shared], 128 (the warp's copy of the map to global memory) */
+typedef enum SimTmapOp { STM_NONE, STM_REPLACE, STM_CP_FENCEPROXY } SimTmapOp;
+typedef enum SimTmapField {
+    STF_GLOBAL_ADDRESS, STF_RANK, STF_BOX_DIM, STF_GLOBAL_DIM, STF_GLOBAL_STRIDE, STF_ELEMENT_STRIDE,
+    STF_ELEMTYPE, STF_INTERLEAVE_LAYOUT, STF_SWIZZLE_MODE, STF_FILL_MODE, STF_COUNT
+} SimTmapField;
 
 /* wgmma's forms, and what wgmma.mma_async.sync.aligned.m64nNkK.D.A.B
  * takes: N, the d registers (N / 2), A as a descriptor register or four
@@ -175,7 +199,10 @@ typedef struct SimIns {
     /* mma.sync.aligned.m16n8K.row.col: K, and the SimMmaTy of d, a, b, c */
     uint8_t mma_k, mma_ty[4];
     uint8_t cp;               /* cp.async: SimCp */
+    uint8_t mbar;             /* mbarrier: SimMbarOp */
     bool trans;               /* ldmatrix.trans (mods has no bit left) */
+    bool bar_warp;            /* bar.warp.sync membermask, not bar.sync */
+    uint8_t tmap, tmap_field; /* tensormap: SimTmapOp, and replace's SimTmapField */
     bool cache_hint;          /* ld/st .L2::cache_hint: the last operand was the
                                  policy, a hint, dropped after the checks */
     uint8_t wg;               /* wgmma: SimWg; wait_group's N is opd[0].imm */
@@ -185,6 +212,8 @@ typedef struct SimIns {
 typedef struct SimParam {
     const char *name;
     SimTy ty;
+    uint32_t bytes;           /* an aggregate .b8 NAME[bytes] (a CUtensorMap), whose launch
+                                 slot holds the host address of its bytes; 0: a scalar */
 } SimParam;
 
 /* A module-scope .global array: host memory of its own, so a global
@@ -211,6 +240,7 @@ typedef struct SimModule {
     SimGlobal *globals;      /* .global arrays, initialized when loading */
     uint32_t n_globals, cap_globals;
     uint32_t local_bytes;    /* each thread's .local arrays */
+    int version;             /* .version major * 10 + minor (what some operands mean depends on it) */
 } SimModule;
 
 /* Shared addresses start here, not at 0, so code that forgets to add a

@@ -3,6 +3,7 @@
 #define TRIC_SIM_OPS_H
 
 #include "simint.h"
+#include "../ir/tmap.h"
 
 typedef enum SimStatus { SIM_OK, SIM_BAD, SIM_DIV_ZERO } SimStatus;
 
@@ -47,5 +48,51 @@ SimStatus sim_cvt_tf32(const SimIns *in, uint64_t a, uint64_t *r);
 typedef uint64_t (*SimElemFn)(void *ud, int row, int col);
 bool sim_wgmma_addr(uint64_t desc, bool mn_major, int eb, int x, int k, uint32_t *addr, const char **why);
 void sim_wgmma_frag(int which, int e, int nregs, SimElemFn get, void *ud, uint32_t frag[32][4]);
+
+/* tma.c: mbarriers and TMA tensor copies. An mbarrier's state: the
+ * arrivals each phase expects, those its current phase still waits for,
+ * the transaction count (bytes announced by expect_tx minus bytes that
+ * copies completed; below 0 while a copy has completed before its
+ * expect_tx), the current phase (phases completed; its parity is phase &
+ * 1), and the PTX line of its init. Each update returns NULL, or what PTX
+ * leaves undefined about it; a phase completes when no arrival is
+ * pending and the transaction count is 0. */
+typedef struct SimMbar {
+    uint32_t expected, pending;
+    int32_t tx;
+    uint64_t phase;
+    int init_line;
+} SimMbar;
+const char *sim_mbar_init(SimMbar *b, uint64_t count, int line);
+const char *sim_mbar_expect_tx(SimMbar *b, uint64_t bytes);
+const char *sim_mbar_arrive(SimMbar *b);
+const char *sim_mbar_complete_tx(SimMbar *b, uint64_t bytes);
+/* where the byte at shared address addr goes under an S-byte swizzle
+ * (32, 64, 128; 0: none): address bits 4.. XORed with bits 7..
+ * (log2(S / 16) of each), as TMA writes and wgmma reads */
+uint32_t sim_swizzle(uint32_t span, uint32_t addr);
+/* NULL if a .2d copy can use the map as the driver would have encoded it
+ * (cuTensorMapEncodeTiled's rules) and the model covers it; else why not */
+const char *sim_tma_check(const TmapFields *f);
+/* the bits an out-of-bounds element reads: 0, or with fill_nan the NaN of
+ * the map's float type as the interpreter writes it (false with *why for
+ * an integer type, which the driver refuses) */
+bool sim_tma_fill(const TmapFields *f, uint64_t *fill, const char **why);
+/* tensormap.replace's fields: the PTX name, whether it is one per
+ * dimension (an ord operand), its width in bits */
+typedef struct SimTmapFieldInfo {
+    const char *name;
+    bool per_dim;
+    int bits;
+} SimTmapFieldInfo;
+extern const SimTmapFieldInfo sim_tmap_field_info[STF_COUNT];
+/* the fields of 128 bytes of shared memory that hold a map being built:
+ * tric's encoding (finished or not), or all zeros, the map with no field
+ * set; false for other bytes */
+bool sim_tmap_fields(const uint8_t raw[TMAP_BYTES], TmapFields *f);
+/* replace's value v of field (of dim ord, innermost 0) into f, as PTX
+ * codes it (stride_by16: a global_stride is the bytes / 16, as up to PTX
+ * 8.5); NULL, or why no map holds it */
+const char *sim_tmap_replace(TmapFields *f, SimTmapField field, int ord, uint64_t v, bool stride_by16);
 
 #endif

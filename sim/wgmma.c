@@ -32,8 +32,7 @@ bool sim_wgmma_addr(uint64_t desc, bool mn_major, int eb, int x, int k, uint32_t
     uint32_t off = mn_major ? ((uint32_t)x % e) * (uint32_t)eb + ((uint32_t)x / e) * lbo + ((uint32_t)k % 8) * s +
                                   ((uint32_t)k / 8) * sbo
                             : ((uint32_t)x % 8) * s + ((uint32_t)x / 8) * sbo + (uint32_t)k * (uint32_t)eb;
-    uint32_t a = start + off, mask = s / 16 - 1;
-    *addr = a ^ (((a >> 7) & mask) << 4);
+    *addr = sim_swizzle(s, start + off);
     return true;
 }
 

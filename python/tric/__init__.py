@@ -17,21 +17,11 @@ from . import _lib
 from . import language
 from ._lib import CompilationError, DriverError, InterpreterError
 from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
-from .jit import CompiledKernel, JITFunction, KernelInterface, MockTensor, jit
+from .jit import CompiledKernel, JITFunction, KernelInterface, MockTensor, jit, set_allocator
 from . import testing
 from . import tools
 
 __version__ = _lib.version()
-
-
-def set_allocator(allocator):
-    """Triton's allocator of global scratch memory (for tensor descriptors
-    made in a kernel). tric's kernels need none: kept and never called."""
-    global _allocator
-    _allocator = allocator
-
-
-_allocator = None
 
 
 def cdiv(x, y):

@@ -19,11 +19,15 @@ TRIC_ERR_INTERPRET = 5
 PARAM_POINTER = 0
 PARAM_INT = 1
 PARAM_FLOAT = 2
+PARAM_TENSORMAP = 3     # 128 bytes by value (tric_encode_tensor_map)
+TMAP_BYTES = 128
 
 PART_WHOLE = 0          # tric_param_part
 PART_DESC_BASE = 1
 PART_DESC_SHAPE = 2
 PART_DESC_STRIDE = 3
+PART_DESC_TMAP = 4
+PART_SCRATCH = 5        # the global scratch: tric_kernel_scratch_bytes per program
 
 
 class CompilationError(Exception):
@@ -104,10 +108,14 @@ _PROTOTYPES = {
     "tric_kernel_param": (ctypes.POINTER(_Param), [_P, ctypes.c_int]),
     "tric_kernel_num_warps": (ctypes.c_int, [_P]),
     "tric_kernel_shared_bytes": (ctypes.c_int, [_P]),
+    "tric_kernel_scratch_bytes": (ctypes.c_int, [_P]),
     "tric_kernel_estimated_registers": (ctypes.c_int, [_P]),
     "tric_kernel_cache_hit": (ctypes.c_int, [_P]),
     "tric_kernel_attributes": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int), _ERR]),
     "tric_launch_packed": (ctypes.c_int, [_P, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, _P, _P, _ERR]),
+    "tric_encode_tensor_map": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_uint64, ctypes.c_int,
+                                              ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64),
+                                              ctypes.c_int, _P, _ERR]),
     "tric_interpret": (ctypes.c_int, [_P, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, _P, ctypes.c_int,
                                       ctypes.POINTER(_HostBuffer), _ERR]),
     "tric_interpret_print": (ctypes.c_int, [_P, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, _P, ctypes.c_int,

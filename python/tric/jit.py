@@ -360,6 +360,54 @@ class KernelParam:
         return "KernelParam(%s: %s)" % (self.name, self.type)
 
 
+# ---- global scratch (tensor descriptors made in a kernel) ----
+
+_allocator = None
+
+
+def set_allocator(allocator):
+    """As Triton's: allocator(size, alignment, stream) returns device memory
+    (an object with data_ptr(), a torch tensor say) that a launch uses as
+    its global scratch: where a kernel that calls tl.make_tensor_descriptor
+    writes the tensor maps it makes."""
+    global _allocator
+    _allocator = allocator
+
+
+def _scratch(nbytes, stream):
+    """Device scratch of nbytes from the allocator, and its address."""
+    if _allocator is None:
+        raise RuntimeError("Kernel requires a runtime memory allocation, but no allocator was set. "
+                           "Use triton.set_allocator to specify an allocator.")
+    mem = _allocator(nbytes, 128, stream)
+    return mem, _pointer_of(mem)
+
+
+class _TensorMapEncoder:
+    """enc(desc) -> the address of desc's tensor map for parameter i of a
+    compiled kernel, encoded into this encoder's own 64-byte-aligned bytes
+    (the launch copies them: one encoder per parameter is enough). For the
+    interpreter (interp=True), tric's own encoding of a HostBuffer base."""
+
+    def __init__(self, handle, i, interp=False):
+        self._raw = ctypes.create_string_buffer(_lib.TMAP_BYTES + 64)
+        self.address = (ctypes.addressof(self._raw) + 63) // 64 * 64
+        self._args = (handle, i)
+        self._interp = 1 if interp else 0
+        self._err = ctypes.c_void_p()
+
+    def __call__(self, d):
+        rank = len(d.shape)
+        shape = (ctypes.c_int64 * rank)(*[int(x) for x in d.shape])
+        strides = (ctypes.c_int64 * rank)(*[int(x) for x in d.strides])
+        base = d.base.address if self._interp else _pointer_of(d.base)
+        st = _lib.lib.tric_encode_tensor_map(self._args[0], self._args[1], base, rank, shape, strides, self._interp,
+                                             self.address, ctypes.byref(self._err))
+        if st:
+            _lib.raise_status(st, self._err)
+        return self.address
+
+
 def _pointer_of(a):
     """A device address from a tensor-like argument."""
     ptr = getattr(a, "data_ptr", None)
@@ -445,9 +493,17 @@ class CompiledKernel:
         env["_eref"] = ctypes.byref(env["_err"])
         index = {name: i for i, name in enumerate(self.arg_names)}
         fast, slow = [], []
+        per_program = _lib.lib.tric_kernel_scratch_bytes(self._handle)
+        env["_scratch"], env["_keep"] = _scratch, [None]
         for slot, p in enumerate(self.params):
+            if p.part == _lib.PART_SCRATCH:   # kept until the next launch (the allocator's memory may be a tensor)
+                fast.append("_keep[0], q[%d] = _scratch(%d * gx * gy * gz, stream)" % (slot, per_program))
+                continue
             a = p.expr("b[%d]" % index[p.name])
-            if p.kind == _lib.PARAM_POINTER:
+            if p.kind == _lib.PARAM_TENSORMAP:
+                env["_tm%d" % slot] = _TensorMapEncoder(self._handle, slot)
+                fast.append("q[%d] = _tm%d(%s)" % (slot, slot, a))
+            elif p.kind == _lib.PARAM_POINTER:
                 fast.append("q[%d] = %s.data_ptr()" % (slot, a))
                 slow.append("q[%d] = _ptr(%s)" % (slot, a))
             elif p.type == "u64":
@@ -484,9 +540,24 @@ class CompiledKernel:
         bufs = (_lib._HostBuffer * n)()
         n_bufs = 0
         index = {name: i for i, name in enumerate(self.arg_names)}
+        maps = []   # keeps the tensor maps' bytes (and the scratch) alive through the run
         for slot, p in enumerate(self.params):
+            if p.part == _lib.PART_SCRATCH:
+                size = _lib.lib.tric_kernel_scratch_bytes(self._handle) * gx * gy * gz
+                raw = ctypes.create_string_buffer(size + 128)
+                maps.append(raw)
+                slots[slot] = (ctypes.addressof(raw) + 127) // 128 * 128
+                bufs[n_bufs] = _lib._HostBuffer(slots[slot], size, b"tric_scratch")
+                n_bufs += 1
+                continue
             a = p.value(b[index[p.name]])
-            if p.kind == _lib.PARAM_POINTER:
+            if p.kind == _lib.PARAM_TENSORMAP:
+                enc = _TensorMapEncoder(self._handle, slot, interp=True)
+                maps.append(enc)
+                slots[slot] = enc(a)
+                bufs[n_bufs] = _lib._HostBuffer(enc.address, _lib.TMAP_BYTES, (p.name + ".tmap").encode())
+                n_bufs += 1
+            elif p.kind == _lib.PARAM_POINTER:
                 if not isinstance(a, HostBuffer):
                     raise TypeError("tric: TRIC_INTERPRET=1: parameter %s takes a host array (a numpy array, a "
                                     "CPU tensor or a writable buffer), not %s" % (p.name, type(a).__name__))

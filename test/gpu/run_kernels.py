@@ -48,7 +48,7 @@ class TricError(Exception):
 
 class _Param(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("kind", ctypes.c_int), ("type", ctypes.c_char_p),
-                ("bytes", ctypes.c_int)]
+                ("bytes", ctypes.c_int), ("part", ctypes.c_int), ("part_index", ctypes.c_int)]
 
 
 class _Options(ctypes.Structure):
@@ -58,7 +58,8 @@ class _Options(ctypes.Structure):
                 ("debug", ctypes.c_int), ("search_path", ctypes.POINTER(ctypes.c_char_p))]
 
 
-PARAM_POINTER, PARAM_INT, PARAM_FLOAT = 0, 1, 2
+PARAM_POINTER, PARAM_INT, PARAM_FLOAT, PARAM_TENSORMAP = 0, 1, 2, 3
+PART_WHOLE, PART_DESC_BASE, PART_DESC_SHAPE, PART_DESC_STRIDE, PART_DESC_TMAP, PART_SCRATCH = 0, 1, 2, 3, 4, 5
 
 # ctypes type of a scalar parameter, by signature type name
 _SCALAR_CTYPES = {
@@ -90,19 +91,38 @@ class Kernel:
         self.params = []
         for i in range(lib.tric_kernel_num_params(handle)):
             p = lib.tric_kernel_param(handle, i).contents
-            self.params.append((p.name.decode(), p.kind, p.type.decode(), p.bytes))
+            self.params.append((p.name.decode(), p.kind, p.type.decode(), p.bytes, p.part, p.part_index))
+
+    def tensor_map(self, i, base, shape, strides):
+        """The 128 bytes of tensor-map parameter i (64-byte aligned in a
+        ctypes buffer: (buffer, address))."""
+        raw = ctypes.create_string_buffer(128 + 64)
+        addr = (ctypes.addressof(raw) + 63) // 64 * 64
+        n = len(shape)
+        err = ctypes.c_void_p()
+        st = self.tric.lib.tric_encode_tensor_map(self.handle, i, base, n, (ctypes.c_int64 * n)(*shape),
+                                                  (ctypes.c_int64 * n)(*strides), 0, ctypes.c_void_p(addr),
+                                                  ctypes.byref(err))
+        self.tric.check(st, err)
+        return raw, addr
 
     def launch(self, grid, values, stream=None):
-        """values: one per parameter: an int device address for pointers, a number for scalars."""
+        """values: one per parameter: an int device address for pointers, a number for scalars,
+        (buffer, address) of a tensor map's bytes."""
         if len(values) != len(self.params):
             raise TricError(f"{self.name} takes {len(self.params)} arguments, got {len(values)}")
-        keep = []
-        for (name, kind, type_name, nbytes), v in zip(self.params, values):
+        keep, addrs = [], []
+        for (name, kind, type_name, nbytes, _, _), v in zip(self.params, values):
+            if kind == PARAM_TENSORMAP:
+                keep.append(v[0])
+                addrs.append(v[1])
+                continue
             c = ctypes.c_uint64(v) if kind == PARAM_POINTER else _scalar_value(type_name, v)
             if ctypes.sizeof(c) != nbytes:
                 raise TricError(f"parameter {name}: {type_name} is {nbytes} bytes, ctypes gives {ctypes.sizeof(c)}")
             keep.append(c)
-        argv = (ctypes.c_void_p * max(len(keep), 1))(*[ctypes.cast(ctypes.pointer(c), ctypes.c_void_p) for c in keep])
+            addrs.append(ctypes.addressof(c))
+        argv = (ctypes.c_void_p * max(len(addrs), 1))(*addrs)
         g = tuple(grid) + (1,) * (3 - len(grid))
         err = ctypes.c_void_p()
         st = self.tric.lib.tric_launch(self.handle, g[0], g[1], g[2], argv, ctypes.c_void_p(stream or 0),
@@ -125,12 +145,16 @@ class Tric:
                                     ctypes.POINTER(vp)]
         lib.tric_launch.restype = ci
         for fn, res in (("tric_kernel_name", cp), ("tric_kernel_ptx", cp), ("tric_kernel_arch", cp),
-                        ("tric_kernel_num_params", ci), ("tric_kernel_num_warps", ci)):
+                        ("tric_kernel_num_params", ci), ("tric_kernel_num_warps", ci),
+                        ("tric_kernel_scratch_bytes", ci)):
             getattr(lib, fn).argtypes = [vp]
             getattr(lib, fn).restype = res
         lib.tric_kernel_param.argtypes = [vp, ci]
         lib.tric_kernel_param.restype = ctypes.POINTER(_Param)
         lib.tric_kernel_free.argtypes = [vp]
+        lib.tric_encode_tensor_map.argtypes = [vp, ci, ctypes.c_uint64, ci, ctypes.POINTER(ctypes.c_int64),
+                                               ctypes.POINTER(ctypes.c_int64), ci, vp, ctypes.POINTER(vp)]
+        lib.tric_encode_tensor_map.restype = ci
         lib.tric_free.argtypes = [vp]
         lib.tric_version.restype = cp
 
@@ -195,14 +219,51 @@ def split_top(text, sep):
     return [p.strip() for p in parts if p.strip()]
 
 
+_SIG_DESC = re.compile(r"^tensordesc<(\w+)\[")
+
+
 def runtime_entries(signature):
-    """(is_pointer, type, specialized_to_one) for each signature entry that takes a runtime argument."""
+    """(is_pointer, type, specialized_to_one) for each signature entry that takes a runtime argument;
+    is_pointer is "desc" for a tensor descriptor."""
     out = []
     for e in split_top(signature, ","):
         m = _SIG_TYPE.match(e)
         if m and "=" not in e:
             out.append((bool(m.group(1)), m.group(2), m.group(3) == "1" and not m.group(1)))
+        elif _SIG_DESC.match(e):
+            out.append(("desc", _SIG_DESC.match(e).group(1), False))
     return out
+
+
+class Desc:
+    """desc(array, block, padding=0, shape=None) in a block's args: a host
+    tensor descriptor of the array (row-major), as interp/args.c's desc()."""
+
+    def __init__(self, array, block, padding=0, shape=None):
+        self.array, self.block, self.padding = array, tuple(block), padding
+        self.shape = tuple(shape) if shape is not None else np.shape(array)
+        self.strides = tuple(int(np.prod(np.shape(array)[d + 1:])) for d in range(np.ndim(array)))
+
+
+def desc_param_values(kernel, first, d, address):
+    """The values of kernel.params[first:] that describe descriptor d whose
+    array lives at device address; returns (values, how many)."""
+    values = []
+    i = first
+    while i < len(kernel.params) and kernel.params[i][0] == kernel.params[first][0]:
+        name, kind, type_name, nbytes, part, index = kernel.params[i]
+        if part == PART_DESC_BASE:
+            values.append(address)
+        elif part == PART_DESC_SHAPE:
+            values.append(int(d.shape[index]))
+        elif part == PART_DESC_STRIDE:
+            values.append(d.strides[index])
+        elif part == PART_DESC_TMAP:
+            values.append(kernel.tensor_map(i, address, [int(x) for x in d.shape], list(d.strides)))
+        else:
+            break
+        i += 1
+    return values, i - first
 
 
 # numpy storage of each element type (bf16 is kept as its 16 bits)
@@ -341,7 +402,7 @@ class ArgEnv:
                "erfc": np.vectorize(math.erfc, otypes=[np.float64]),
                "erfinv": np.vectorize(erfinv, otypes=[np.float64]),
                "philox": philox, "arange": arange, "to_fp8": to_fp8, "fp8_from_bits": fp8_from_bits,
-               "randsign": randsign, "empty": empty, "full": full,
+               "randsign": randsign, "empty": empty, "full": full, "desc": Desc,
                "zeros": lambda s, dt="fp32": full(s, 0, dt), "ones": lambda s, dt="fp32": full(s, 1, dt),
                "wrap": lambda v, dt: np.asarray(v).astype(np.int64).astype(NP_DTYPES[dt])}
         env.update({t: t for t in NP_DTYPES})
@@ -477,13 +538,23 @@ def run_block(tric, torch, path, block, rng):
     device, values = {}, []
     for name, (is_ptr, type_name, _) in zip(order, entries):
         v = env[name]
-        if is_ptr:
+        if is_ptr == "desc":   # its array as the buffer of this name, then its parameters
+            device[name] = DeviceArg(torch, v.array, type_name, poison=id(v.array) in env_maker.outputs)
+            more, _ = desc_param_values(kernel, len(values), v, device[name].tensor.data_ptr())
+            values += more
+        elif is_ptr:
             device[name] = DeviceArg(torch, v, type_name, poison=id(v) in env_maker.outputs)
             values.append(device[name].tensor.data_ptr())
         else:
             values.append(v)
     grid = eval(block["grid"], env)
     grid = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)
+    scratch = None
+    if kernel.params and kernel.params[-1][4] == PART_SCRATCH:   # tensor maps made in the kernel
+        programs = math.prod(grid)
+        scratch = torch.empty(kernel.tric.lib.tric_kernel_scratch_bytes(kernel.handle) * programs, dtype=torch.uint8,
+                              device="cuda")
+        values.append(scratch.data_ptr())
     kernel.launch(grid, values, torch.cuda.current_stream().cuda_stream)
     torch.cuda.synchronize()
     # the reference sees the inputs exactly as the kernel did (rounded to their type)

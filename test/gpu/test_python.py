@@ -108,6 +108,21 @@ class DtypeConst:
         return getattr(importlib.import_module(lang), self.TL_NAMES[self.name])
 
 
+class DescArg:
+    """A tensor descriptor argument (desc(...) in a block's args): the
+    TensorDescriptor class of whichever library the launched kernel belongs
+    to (tric.tools or triton.tools), over the block's device buffer."""
+
+    def __init__(self, tensor, d):
+        self.tensor, self.d = tensor, d
+
+    def value_for(self, kernel):
+        lib = "tric" if type(kernel).__module__.startswith("tric") else "triton"
+        cls = importlib.import_module(lib + ".tools.tensor_descriptor").TensorDescriptor
+        return cls(self.tensor, list(self.d.shape), list(self.d.strides), list(self.d.block),
+                   padding="nan" if self.d.padding != 0 else "zero")
+
+
 def constexpr_value(entry):
     """The Python value of a constexpr signature entry ('512', '2.0', 'True', 'BLOCK=512', 'dtype(fp16)')."""
     text = entry.split("=", 1)[1].strip() if "=" in entry else entry
@@ -175,6 +190,18 @@ class BlockRun:
         by_keyword = False   # once a constexpr is passed, later arguments go by keyword too
         for param, entry in zip(params, entries):
             m = rk._SIG_TYPE.match(entry)
+            desc = rk._SIG_DESC.match(entry)
+            if desc and not by_keyword:   # a tensor descriptor over this name's buffer
+                name = next(names, None)
+                if name is None:
+                    raise rk.TricError(f"args gives fewer values than {self.kernel} has runtime parameters")
+                d, type_name = self.env[name], desc.group(1)
+                self.device[name] = rk.DeviceArg(torch, d.array, type_name, poison=False)
+                self.types[name] = type_name
+                self.tensors[name] = self.device[name].tensor.view(
+                    getattr(torch, TORCH_DTYPE_NAMES[type_name])).reshape(self.device[name].shape)
+                self.args.append(DescArg(self.tensors[name], d))
+                continue
             if not m or "=" in entry:
                 self.kwargs[param] = constexpr_value(entry)
                 by_keyword = True
@@ -214,8 +241,8 @@ class BlockRun:
 
     def launch(self, kernel, grid=None, args=None, stream_sync=True):
         """kernel[grid](*args, **constexprs, num_warps=w), the way Triton code calls it."""
-        kernel[grid or self.grid](*(self.args if args is None else args), **self.kwargs_for(kernel),
-                                  num_warps=self.num_warps)
+        args = [a.value_for(kernel) if isinstance(a, DescArg) else a for a in (self.args if args is None else args)]
+        kernel[grid or self.grid](*args, **self.kwargs_for(kernel), num_warps=self.num_warps)
         if stream_sync:
             self.torch.cuda.synchronize()
 
@@ -337,6 +364,8 @@ def block_rng(seed, path, i):
 
 def test_drop_in(torch, tric, files, seed, res):
     """Each block through the kernel file imported with tric standing in for triton."""
+    # tensor maps made in a kernel go to scratch from the allocator, as in Triton
+    tric.set_allocator(lambda size, align, stream: torch.empty(size, device="cuda", dtype=torch.int8))
     for path, i, block, label in each_block(files):
         try:
             mod = import_kernel_file(path, as_triton=tric)
@@ -351,6 +380,8 @@ def test_drop_in(torch, tric, files, seed, res):
 
 def test_same_source(torch, tric, triton, files, seed, res):
     """Each block by real Triton and by tric.jit(fn) of the same function, same inputs."""
+    # Triton's descriptors made in a kernel (tl.make_tensor_descriptor) take scratch from its allocator
+    triton.set_allocator(lambda size, align, stream: torch.empty(size, device="cuda", dtype=torch.int8))
     for path, i, block, label in each_block(files):
         note = ""
         try:

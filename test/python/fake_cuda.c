@@ -6,7 +6,10 @@
  *   cc -shared -fPIC -o DIR/libcuda.so.1 test/python/fake_cuda.c
  *   LD_LIBRARY_PATH=DIR python3 ...      (tric dlopens "libcuda.so.1")
  *
- * The device reports compute capability 9.0. fake_last_launch() and
+ * The device reports compute capability 9.0. A tensor map is encoded as
+ * words: the address, dims 0 and 1, stride 1, box dims 0 and 1, then the
+ * swizzle, OOB fill and data type (a parameter of more than 8 bytes is
+ * recorded by its first 8). fake_last_launch() and
  * fake_launch_count() read the record (through ctypes). Not thread-safe:
  * the tests launch from one thread. */
 #include <stdint.h>
@@ -77,6 +80,9 @@ CUresult cuEventRecord(void *ev, void *stream);
 CUresult cuEventSynchronize(void *ev);
 CUresult cuEventElapsedTime(float *ms, void *a, void *b);
 CUresult cuEventDestroy_v2(void *ev);
+CUresult cuTensorMapEncodeTiled(uint64_t *map, int dtype, unsigned rank, void *addr, const uint64_t *dims,
+                                const uint64_t *strides, const unsigned *box, const unsigned *estrides, int interleave,
+                                int swizzle, int l2, int fill);
 
 CUresult cuGetErrorName(CUresult r, const char **s) {
     *s = r ? "CUDA_ERROR_FAKE" : "CUDA_SUCCESS";
@@ -149,7 +155,7 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigne
     last.n_params = 0;
     for (int i = 0; i < MAX_PARAMS && param_bytes[i]; i++) {
         uint64_t v = 0;
-        memcpy(&v, params[i], (size_t)param_bytes[i]);
+        memcpy(&v, params[i], param_bytes[i] < 8 ? (size_t)param_bytes[i] : 8);
         last.params[last.n_params++] = v;
     }
     return 0;
@@ -199,5 +205,18 @@ CUresult cuEventElapsedTime(float *ms, void *a, void *b) {
 }
 CUresult cuEventDestroy_v2(void *ev) {
     (void)ev;
+    return 0;
+}
+CUresult cuTensorMapEncodeTiled(uint64_t *map, int dtype, unsigned rank, void *addr, const uint64_t *dims,
+                                const uint64_t *strides, const unsigned *box, const unsigned *estrides, int interleave,
+                                int swizzle, int l2, int fill) {
+    (void)estrides, (void)interleave, (void)l2;
+    if (rank != 2 || (uintptr_t)map % 64) return 1;   /* CUDA_ERROR_INVALID_VALUE */
+    memset(map, 0, 128);
+    map[0] = (uint64_t)(uintptr_t)addr;
+    map[1] = dims[0] | dims[1] << 32;
+    map[2] = strides[0];
+    map[3] = box[0] | (uint64_t)box[1] << 32;
+    map[4] = (uint64_t)swizzle | (uint64_t)fill << 8 | (uint64_t)dtype << 16;
     return 0;
 }

@@ -53,6 +53,18 @@ def desc_kernel(in_desc, out_desc, pad_ptr, BM: tl.constexpr, BN: tl.constexpr):
     out_desc.store([m, n], in_desc.load([m, n]) + 1)
     offs = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
     tl.store(pad_ptr + offs, in_desc.load([4, 4]))
+
+
+@triton.jit
+def desc_matmul_kernel(a_desc, b_desc, c_desc, K, BK: tl.constexpr):
+    BM: tl.constexpr = a_desc.block_shape[0]
+    BN: tl.constexpr = b_desc.block_shape[0]
+    m = tl.program_id(0) * BM
+    n = tl.program_id(1) * BN
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(a_desc.load([m, k * BK]), b_desc.load([n, k * BK]).T, acc)
+    c_desc.store([m, n], acc)
 '''
 
 os.environ["TRIC_INTERPRET"] = "1"
@@ -145,6 +157,27 @@ def test_tensor_descriptors():
              "loads outside the shape read the padding (NaN)")
 
 
+def test_tensor_descriptor_tma():
+    """Compiled for sm_90a, the K loop moves the blocks by TMA (a tensor map
+    per descriptor, encoded for the interpreter at each launch)."""
+    m, n, k = 20, 24, 40   # k padded to rows of 48 floats (192 bytes, a 16-byte multiple)
+    a = array.array("f", [((r * 7 + c) % 11) * 0.25 for r in range(m) for c in range(48)])
+    b = array.array("f", [((r * 5 + c) % 13) * 0.5 - 2 for r in range(n) for c in range(48)])
+    c = array.array("f", [-1.0] * (m * n))
+    desc = types.SimpleNamespace
+    os.environ["TRIC_ARCH"] = "sm_90a"
+    try:
+        ck = M.desc_matmul_kernel[(2, 2)](desc(base=a, shape=[m, k], strides=[48, 1], block_shape=[16, 32]),
+                                          desc(base=b, shape=[n, k], strides=[48, 1], block_shape=[16, 32]),
+                                          desc(base=c, shape=[m, n], strides=[n, 1], block_shape=[16, 16]), k, BK=32)
+    finally:
+        del os.environ["TRIC_ARCH"]
+    check("cp.async.bulk.tensor" in ck.asm["ptx"], "the K loop's loads go by TMA")
+    check_eq([p.name for p in ck.params if p.kind == 3], ["a_desc", "b_desc", "c_desc"], "a tensor map each")
+    want = [sum(a[i * 48 + t] * b[j * 48 + t] for t in range(k)) for i in range(m) for j in range(n)]
+    check(all(abs(x - y) <= 1e-4 * max(1.0, abs(y)) for x, y in zip(c, want)), "the product, edges clipped")
+
+
 def test_tensor_descriptor_checks():
     class Tensor:   # a stand-in for a torch tensor
         def __init__(self, address, shape, strides):
@@ -183,4 +216,4 @@ def test_numpy():
 
 
 T.run([test_vector_add, test_masked_load_other, test_out_of_bounds_store, test_2d, test_scalars_and_division_by_zero,
-       test_bad_arguments, test_tensor_descriptors, test_tensor_descriptor_checks, test_numpy])
+       test_bad_arguments, test_tensor_descriptors, test_tensor_descriptor_tma, test_tensor_descriptor_checks, test_numpy])

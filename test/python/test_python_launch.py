@@ -63,6 +63,20 @@ def scalars_kernel(out_ptr, a, b, scale, flag, big, BLOCK: tl.constexpr):
 @triton.jit
 def desc_kernel(a_desc, out_ptr, k):
     tl.store(out_ptr + tl.arange(0, 16), a_desc.load([k, 0, 0]).sum(0).sum(0))
+
+
+@triton.jit
+def desc2_kernel(a_desc, out_ptr):
+    tl.store(out_ptr + tl.arange(0, 16), a_desc.load([0, 0]).sum(0))
+
+
+@triton.jit
+def make_desc_kernel(x_ptr, n):
+    d = tl.make_tensor_descriptor(x_ptr, shape=[n, n], strides=[n, 1], block_shape=[16, 16])
+    acc = tl.zeros((16, 16), tl.float32)
+    for k in range(0, n, 16):
+        acc = tl.dot(d.load([0, k]), d.load([k, 0]), acc)
+    d.store([0, 0], acc)
 '''
 
 
@@ -112,6 +126,27 @@ def test_tensor_descriptor():
     m.desc_kernel[(1,)](triton.tools.tensor_descriptor.TensorDescriptor.from_tensor(a, [1, 8, 16]), a, 0)
     check_eq(list(m.desc_kernel.cache.values())[-1].metadata.signature, "tensordesc<fp32[1, 8, 16]>, *fp32:16, i32:16",
              "no :16: the last dim is 12")
+    # a 2-D block TMA can move: on sm_90 its tensor map is one more parameter, 128 bytes the driver
+    # encodes at each launch (the fake driver's encoding starts with the address)
+    b = T.FakeTensor(0x70000)
+    b.shape, b.stride = [40, 16], lambda: [16, 1]
+    expect_params(8, 4, 4, 8, 128, 8)
+    c = m.desc2_kernel[(1,)](triton.tools.tensor_descriptor.TensorDescriptor.from_tensor(b, [8, 16]), a)
+    check_eq(last_launch(6)[3], [0x70000, 40, 16, 16, 0x70000, 0x50000], "a tensor map after the strides")
+    check_eq([(p.kind, p.type) for p in c.params][4], (3, "tensordesc<fp32[8, 16]>"), "its kind and type")
+    # a descriptor made in the kernel: its tensor map goes to global scratch from the allocator
+    x = T.FakeTensor(0x80000)
+    e = raises(RuntimeError, lambda: m.make_desc_kernel[(3,)](x, 64))
+    check("set_allocator" in str(e), "no allocator: Triton's error")
+    asked = []
+    triton.set_allocator(lambda size, align, stream: asked.append((size, align)) or T.FakeTensor(0x90000))
+    try:
+        expect_params(8, 4, 8)
+        m.make_desc_kernel[(3,)](x, 64)
+    finally:
+        triton.set_allocator(None)
+    check_eq(last_launch(3)[3], [0x80000, 64, 0x90000], "the scratch, last")
+    check_eq(asked, [(3 * 128, 128)], "128 bytes per program, 128-byte aligned")
 
 
 def test_torch_stream():

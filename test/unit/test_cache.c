@@ -135,6 +135,39 @@ static void test_descriptor_params(void) {
     tric_kernel_free(k[1]);
 }
 
+/* On sm_90a a 2-D descriptor's tensor map (its type has spaces) and a
+ * descriptor made in the kernel (global scratch) come back from the cache */
+static void test_tensor_maps(void) {
+    static const char tm_src[] =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "@triton.jit\n"
+        "def tm_kernel(d, x, n):\n"
+        "    e = tl.make_tensor_descriptor(x, shape=[n, n], strides=[n, 1], block_shape=[16, 16])\n"
+        "    tl.store(x + tl.arange(0, 16), tl.sum(d.load([0, 0]), 0) + tl.sum(e.load([0, 0]), 0))\n";
+    tric_options opt = {.arch = "sm_90a", .num_warps = 4, .num_stages = 3};
+    tric_kernel *k[2] = {NULL, NULL};
+    for (int i = 0; i < 2; i++) {
+        char *err = NULL;
+        if (tric_compile_source("tm.py", tm_src, "tm_kernel", "tensordesc<fp32[8, 16]>, *fp32:16, i32:16", &opt, &k[i],
+                                &err))
+            fprintf(stderr, "compile failed:\n%s", err ? err : "(no message)");
+        tric_free(err);
+    }
+    CHECK(k[0] && k[1] && tric_kernel_cache_hit(k[1]));
+    if (k[0] && k[1]) {
+        same_kernel(k[0], k[1]);
+        const tric_param *m = tric_kernel_param(k[1], 4);
+        CHECK(m && m->kind == TRIC_PARAM_TENSORMAP && m->part == TRIC_PARAM_DESC_TMAP && m->bytes == 128 &&
+              !strcmp(m->type, "tensordesc<fp32[8, 16]>"));
+        int n = tric_kernel_num_params(k[1]);
+        const tric_param *s = tric_kernel_param(k[1], n - 1);
+        CHECK(s && s->part == TRIC_PARAM_SCRATCH && tric_kernel_scratch_bytes(k[1]) == 128);
+    }
+    tric_kernel_free(k[0]);
+    tric_kernel_free(k[1]);
+}
+
 static void test_hit_and_miss(const char *dir) {
     tric_options opt = {.arch = "sm_80", .num_warps = 4, .num_stages = 3};
     tric_kernel *a = compile(src, sig, &opt);
@@ -378,6 +411,7 @@ int main(void) {
     test_corrupt(dir);
     test_errors_not_cached(dir);
     test_descriptor_params();
+    test_tensor_maps();
     test_cache_off();
     test_no_driver();
     setenv("TRIC_CACHE_DIR", dir, 1);

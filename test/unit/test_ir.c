@@ -188,7 +188,7 @@ static const char *const every_op =
     "#L7 = linear<[4,4] reg=[[0,1]] lane=[[0,2],[1,0],[2,0],[0,0],[0,0]] warp=[]>\n"
     "#L8 = linear<[4,8] reg=[[0,1],[0,2],[0,4]] lane=[[0,0],[1,0],[2,0],[0,0],[0,0]] warp=[]>\n"
     "#L9 = linear<[8,4] reg=[[1,0],[2,0],[4,0],[0,1]] lane=[[0,2],[0,0],[0,0],[0,0],[0,0]] warp=[]>\n"
-    "func @all(%p: ptr<f16> {div = 16}, %0: i32, %q: ptr<i8>) {\n"
+    "func @all(%p: ptr<f16> {div = 16}, %0: i32, %q: ptr<i8>, %t: ptr<i8> {tensormap}, %s: ptr<i8> {div = 16, scratch = 256}) {\n"
     "  %1 = const -3 : i32\n"
     "  %2 = const 18446744073709551615 : u64\n"
     "  %3 = const -0.0 : f32\n"
@@ -272,6 +272,14 @@ static const char *const every_op =
     "  async_wait {pending = 1}\n"
     "  %81 = local_load %80, %1 : tile<4x8xf16, #L0>\n"
     "  %82 = load %35 {vec = 2, unpipelined = \"num_stages is 1\"} : tile<4x8xf16, #L0>\n"
+    "  %83 = mbarrier_alloc : tile<3xi64>\n"
+    "  %84 = local_alloc : tile<3x8x16xf16>\n"
+    "  mbarrier_init %83\n"
+    "  tma_copy %84, %1, %83, %t, %9, %1, %1\n"
+    "  mbarrier_wait %83, %1, %1\n"
+    "  mbarrier_inval %83\n"
+    "  %85 = load %35, %33, %36, %t, %1, %1 {tma} : tile<4x8xf16, #L0>\n"
+    "  %86 = tensormap_create %q, %p, %0, %0, %56 {block = [8, 16], nan} : ptr<i8>\n"
     "  store %q, %9\n"
     "  ret\n"
     "}\n";
@@ -312,7 +320,7 @@ static void test_text(void) {
     ctx_free(c);
 
     /* the unfixed text fails in the verifier, reported at the op */
-    check_parse_error(every_op, "t.tir:95:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
+    check_parse_error(every_op, "t.tir:103:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
 
     /* floats print exactly */
     c = new_ctx();

@@ -8,9 +8,15 @@
  *    every mma.sync form on every element of D against a sequential C
  *    reference (fragments packed by the ISA's tables; ptx-notes' global
  *    memory example), cvt.rna.tf32.f32, cp.async's zero fill, groups and
- *    late completion, and the exact messages for what is refused.
+ *    late completion, and the exact messages for what is refused; a TMA
+ *    box (swizzled, NaN-filled past the tensor, negative coordinates) on
+ *    an mbarrier's two phases, and what would hang or is undefined; a
+ *    tensor map built in the kernel (tensormap.replace, cp_fenceproxy to
+ *    global memory, both stride conventions) and used by a TMA copy, and
+ *    what no map can hold.
  * 2. Every kernel test block of kernels/NAME.py, compiled for sm_80 and
- *    sm_90a (the first block also with 1 and 8 warps): the simulated PTX
+ *    sm_90a (the first block also with 1 and 8 warps, kernels/block_ptr.py's
+ *    also for sm_90, whose mma.sync reads TMA's boxes): the simulated PTX
  *    must leave every buffer as the IR interpreter does on the IR after all
  *    passes, from the same inputs (diff_simulate in differential.h), and
  *    print the same lines; kernels with print/assert also with debug on
@@ -21,6 +27,7 @@
 #include "base/base.h"
 #include "interp/interp.h"
 #include "interp/scalar.h"
+#include "ir/tmap.h"
 #include "runtime/rt.h"
 #include "sim/sim.h"
 
@@ -55,7 +62,7 @@ typedef struct PtxRun {
 
 static void run_ptx(PtxRun *r, const char *ptx, void *out, size_t bytes, uint64_t n, uint32_t threads,
                     uint32_t grid) {
-    InterpBuffer buf = {out, bytes, "out", ET_U32};
+    InterpBuffer buf = {out, bytes, "out", ET_U32, false};
     uint64_t args[2] = {(uint64_t)(uintptr_t)out, n};
     r->err = (Buf){0};
     r->prints = (Buf){0};
@@ -962,15 +969,279 @@ static void test_cp_async_errors(void) {
                  "sim: PTX line 23: unknown instruction 'cp.async.ca.shared.global.L2::cache_hint' (cache policies are "
                  "not modelled)\n");
     expect_error(HEAD "\tcp.async.bulk.shared::cluster.global [%r3], [%rd2], 16;\n\tret;\n}\n", 1, 1,
-                 "sim: PTX line 23: unknown instruction 'cp.async.bulk.shared::cluster.global' (cp.async.{ca,cg}."
-                 "shared{::cta}.global, cp.async.commit_group, cp.async.wait_group and cp.async.wait_all are "
-                 "modelled)\n");
+                 "sim: PTX line 23: unknown instruction 'cp.async.bulk.shared::cluster.global' (the bulk copy "
+                 "modelled is cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes)\n");
     expect_error(HEAD "\tcp.async.ca.global.shared [%r3], [%rd2], 8;\n\tret;\n}\n", 1, 1,
                  "sim: PTX line 23: unknown instruction 'cp.async.ca.global.shared' (cp.async.{ca,cg}.shared{::cta}."
                  "global, cp.async.commit_group, cp.async.wait_group and cp.async.wait_all are modelled)\n");
     expect_error(HEAD "\tcp.async.commit_group.ca;\n\tret;\n}\n", 1, 1,
                  "sim: PTX line 23: unknown instruction 'cp.async.commit_group.ca' (cp.async.{ca,cg}.shared{::cta}."
                  "global, cp.async.commit_group, cp.async.wait_group and cp.async.wait_all are modelled)\n");
+}
+
+/* ---- TMA and mbarriers ---- */
+
+/* 128 threads; a tensor map passed by value (its launch slot: the map's
+ * host address); smem: two 512-byte boxes at 0 and 512, the mbarrier at
+ * 1024, initialized by thread 0 */
+#define TMA_HEAD                                                                       \
+    ".version 8.0\n.target sm_90a\n.address_size 64\n\n.file 1 \"k.py\"\n"                \
+    ".visible .entry k(\n\t.param .u64 out,\n\t.param .align 64 .b8 map[128],\n"          \
+    "\t.param .u32 x,\n\t.param .u32 y\n)\n{\n"                                           \
+    "\t.reg .pred %p<8>;\n\t.reg .b32 %r<40>;\n\t.reg .b64 %rd<8>;\n"                   \
+    "\t.shared .align 1024 .b8 smem[1032];\n"                                            \
+    "\tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd2, %rd1;\n"                   \
+    "\tmov.b64 %rd3, map;\n\tcvta.param.u64 %rd3, %rd3;\n"                              \
+    "\tld.param.u32 %r1, [x];\n\tld.param.u32 %r2, [y];\n"                               \
+    "\tmov.u32 %r3, %tid.x;\n\tsetp.eq.u32 %p1, %r3, 0;\n"                               \
+    "\tmov.u32 %r4, smem;\n\tadd.u32 %r5, %r4, 1024;\n"                                  \
+    "\t@%p1 mbarrier.init.shared::cta.b64 [%r5], 1;\n"                                  \
+    "\tfence.mbarrier_init.release.cluster;\n\tbar.sync 0;\n"
+/* TMA_HEAD is 29 lines: the body's first line is PTX line 30 */
+
+#define TMA_COPY(dst, xy) \
+    "\t@%p1 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [" dst "], [%rd3, " xy "], [%r5];\n"
+
+/* Thread 0 loads the box at (x, y) into smem (expect_tx, then the copy),
+ * waits for phase 0, then the box at (x - 24, y - 5) into smem + 512 (the
+ * copy first: the transaction count goes below 0 until the expect_tx),
+ * waits for phase 1; every thread copies words t and 128 + t of smem out. */
+static const char tma_ptx[] = TMA_HEAD
+    "\t@%p1 fence.proxy.async.shared::cta;\n"
+    "\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r5], 512;\n"
+    TMA_COPY("%r4", "{%r1, %r2}")
+    "\tmov.b32 %r6, 0;\n"
+    "$L_w0:\n\tmbarrier.try_wait.parity.shared::cta.b64 %p2, [%r5], %r6;\n\t@!%p2 bra $L_w0;\n"
+    "\tsub.s32 %r7, %r1, 24;\n\tsub.s32 %r8, %r2, 5;\n"
+    TMA_COPY("%r4+512", "{%r7, %r8}")
+    "\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r5], 512;\n"
+    "$L_w1:\n\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [%r5], 1;\n\t@!%p3 bra $L_w1;\n"
+    "\tbar.sync 0;\n\t@%p1 mbarrier.inval.shared::cta.b64 [%r5];\n"
+    "\tshl.b32 %r9, %r3, 2;\n\tadd.u32 %r10, %r4, %r9;\n"
+    "\tld.shared.b32 %r11, [%r10];\n\tld.shared.b32 %r12, [%r10+512];\n"
+    "\tmul.wide.u32 %rd4, %r3, 4;\n\tadd.s64 %rd5, %rd2, %rd4;\n"
+    "\tst.global.b32 [%rd5], %r11;\n\tst.global.b32 [%rd5+512], %r12;\n"
+    "\tret;\n}\n";
+
+enum { TMA_ROWS = 6, TMA_COLS = 40 };
+
+/* The f32 tensor's map: `rows` rows (more than it has: reads past it) of
+ * TMA_COLS, boxes of 4 rows of 32 (128 bytes) with the 128-byte swizzle,
+ * NaN past the tensor */
+static void tma_encode_map(uint8_t map[TMAP_BYTES], const uint32_t *tensor, uint32_t rows) {
+    TmapFields f = {.address = (uint64_t)(uintptr_t)tensor, .rank = 2, .dtype = TMAP_F32,
+                    .dims = {TMA_COLS, rows}, .strides = {4 * TMA_COLS}, .box = {32, 4}, .swizzle = 128,
+                    .fill_nan = true};
+    tmap_encode(&f, map);
+}
+
+static bool run_tma(const char *ptx, uint32_t out[256], const uint32_t *tensor, const uint8_t *map, int32_t x,
+                    int32_t y, Buf *err) {
+    InterpBuffer bufs[3] = {{out, 1024, "out", ET_U32, false},
+                            {(void *)tensor, 4 * TMA_ROWS * TMA_COLS, "tensor", ET_U32, false},
+                            {(void *)map, TMAP_BYTES, "map", ET_U8, true}};
+    uint64_t args[4] = {(uint64_t)(uintptr_t)out, (uint64_t)(uintptr_t)map, (uint32_t)x, (uint32_t)y};
+    InterpLaunch l = {.grid = {1, 1, 1}, .args = args, .n_args = 4, .buffers = bufs, .n_buffers = 3};
+    SimLaunch sl = {.ptx = ptx, .threads = 128, .data = &l, .max_steps = 100000};
+    *err = (Buf){0};
+    return sim_run(&sl, err);
+}
+
+/* err contains every string of want (NULL-terminated) */
+static void expect_tma_error(const char *ptx, uint32_t rows, const char *const *want) {
+    _Alignas(16) uint32_t tensor[TMA_ROWS * TMA_COLS] = {0}, out[256];
+    _Alignas(64) uint8_t map[TMAP_BYTES];
+    tma_encode_map(map, tensor, rows);
+    Buf err;
+    bool ok = run_tma(ptx, out, tensor, map, 16, 4, &err);
+    bool has = !ok;
+    for (int i = 0; has && want[i]; i++) has = strstr(buf_str(&err), want[i]) != NULL;
+    CHECK_MSG(has, "expected an error with '%s'; got:\n%s", want[0], buf_str(&err));
+    buf_free(&err);
+}
+
+static void test_tma(void) {
+    _Alignas(16) uint32_t tensor[TMA_ROWS * TMA_COLS], out[256];
+    _Alignas(64) uint8_t map[TMAP_BYTES];
+    for (uint32_t r = 0; r < TMA_ROWS; r++)
+        for (uint32_t c = 0; c < TMA_COLS; c++) tensor[r * TMA_COLS + c] = 0x1000u * r + c + 1;
+    tma_encode_map(map, tensor, TMA_ROWS);
+    memset(out, 0xEE, sizeof out);
+    Buf err;
+    bool ok = run_tma(tma_ptx, out, tensor, map, 16, 4, &err);
+    CHECK_MSG(ok, "%s", buf_str(&err));
+    buf_free(&err);
+    uint32_t nan = (uint32_t)interp_slot_from_double(ET_F32, NAN);
+    static const int32_t at[2][2] = {{16, 4}, {-8, -1}};   /* (x, y) of each box */
+    for (uint32_t b = 0; ok && b < 2; b++)
+        for (uint32_t r = 0; r < 4; r++)
+            for (uint32_t c = 0; c < 32; c++) {
+                int32_t row = at[b][1] + (int32_t)r, col = at[b][0] + (int32_t)c;
+                bool in = row >= 0 && row < TMA_ROWS && col >= 0 && col < TMA_COLS;
+                uint32_t want = in ? tensor[row * TMA_COLS + col] : nan;
+                /* the swizzle of the absolute address: smem is 1024-aligned, the second box is not */
+                uint32_t a = 512 * b + 128 * r + 4 * c, pos = a ^ (((a >> 7) & 7) << 4);
+                CHECK_MSG(out[pos / 4] == want, "box %u element (%u, %u) at smem word %u: 0x%x, expected 0x%x", b, r,
+                          c, pos / 4, out[pos / 4], want);
+            }
+    /* a wait that nothing can end; a live barrier's bytes read; init on a live barrier; an arrival too many */
+    expect_tma_error(TMA_HEAD "\tmbarrier.try_wait.parity.shared::cta.b64 %p2, [%r5], 0;\n\tret;\n}\n", TMA_ROWS,
+                     (const char *const[]){"sim: mbarrier.try_wait.parity.shared::cta.b64 at PTX line 30 waits for "
+                                           "the phase of parity 0 of the mbarrier at shared offset 1024, which is its "
+                                           "current phase 0 (1 of 1 arrivals and 0 transaction bytes pending): in lock "
+                                           "step nothing can complete it, so the wait would never end (thread 0 of "
+                                           "CTA (0, 0, 0))\n", NULL});
+    expect_tma_error(TMA_HEAD "\tld.shared.b32 %r6, [%r5+4];\n\tret;\n}\n", TMA_ROWS,
+                     (const char *const[]){"sim: ld.shared.b32 at PTX line 30 reads 4 bytes at shared offset 1028, "
+                                           "which hold the mbarrier at shared offset 1024 (initialized at PTX line 27, "
+                                           "not invalidated) (thread 0 of CTA (0, 0, 0))\n", NULL});
+    expect_tma_error(TMA_HEAD "\t@%p1 mbarrier.init.shared::cta.b64 [%r5], 1;\n\tret;\n}\n", TMA_ROWS,
+                     (const char *const[]){"sim: mbarrier.init.shared::cta.b64 at PTX line 30 initializes the "
+                                           "mbarrier at shared offset 1024, which is live (initialized at PTX line 27; "
+                                           "mbarrier.inval first) (thread 0 of CTA (0, 0, 0))\n", NULL});
+    expect_tma_error(TMA_HEAD "\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r5], 16;\n"
+                     "\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r5], 16;\n\tret;\n}\n", TMA_ROWS,
+                     (const char *const[]){"sim: mbarrier.arrive.expect_tx.shared::cta.b64 at PTX line 31 on the "
+                                           "mbarrier at shared offset 1024 arrives when its current phase expects no "
+                                           "more arrivals (undefined) (thread 0 of CTA (0, 0, 0))\n", NULL});
+    /* a map whose rows go past the tensor's buffer: row 6 is read from outside it */
+    expect_tma_error(TMA_HEAD "\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r5], 512;\n"
+                     TMA_COPY("%r4", "{%r1, %r2}") "\tret;\n}\n", 8,
+                     (const char *const[]){"sim: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::"
+                                           "bytes at PTX line 31 reads 96 bytes at offset ", "outside every buffer", NULL});
+    /* what the loader refuses */
+    expect_tma_error(TMA_HEAD "\tld.param.u64 %rd4, [map];\n\tret;\n}\n", TMA_ROWS,
+                     (const char *const[]){"sim: PTX line 30: 'ld.param.u64' reads the aggregate parameter 'map': only "
+                                           "its address (mov) is modelled\n", NULL});
+    expect_tma_error(TMA_HEAD "\tmbarrier.arrive.shared::cta.b64 _, [%r5];\n\tret;\n}\n", TMA_ROWS,
+                     (const char *const[]){"sim: PTX line 30: unknown instruction 'mbarrier.arrive.shared::cta.b64' "
+                                           "(mbarrier.init, inval, arrive.expect_tx and try_wait.parity, each "
+                                           ".shared{::cta}.b64, are modelled)\n", NULL});
+}
+
+/* A tensor map built in the kernel, as ptxgen builds one (ptxgen/tma.c):
+ * warp 0 zeroes 128 bytes of smem (at 512), thread 0 sets the fields of
+ * the f32 map tma_encode_map describes (the stride as PTX `ver` wants it),
+ * warp 0 copies it to the scratch buffer; then one box through it, at
+ * (16, 4), into smem (mbarrier at 640), and thread t copies word t out.
+ * 128 threads. */
+#define TMAP_HEAD(ver)                                                                  \
+    ".version " ver "\n.target sm_90a\n.address_size 64\n\n.file 1 \"k.py\"\n"              \
+    ".visible .entry k(\n\t.param .u64 out,\n\t.param .u64 tensor,\n\t.param .u64 scratch,\n" \
+    "\t.param .u32 rows\n)\n{\n"                                                         \
+    "\t.reg .pred %p<8>;\n\t.reg .b32 %r<40>;\n\t.reg .b64 %rd<8>;\n"                    \
+    "\t.shared .align 1024 .b8 smem[648];\n"                                              \
+    "\tld.param.u64 %rd1, [out];\n\tld.param.u64 %rd2, [tensor];\n"                      \
+    "\tld.param.u64 %rd3, [scratch];\n\tld.param.u32 %r1, [rows];\n"                      \
+    "\tmov.u32 %r3, %tid.x;\n\tsetp.eq.u32 %p1, %r3, 0;\n\tsetp.lt.u32 %p2, %r3, 32;\n"    \
+    "\tmov.u32 %r4, smem;\n\tadd.u32 %r5, %r4, 640;\n\tadd.u32 %r6, %r4, 512;\n"         \
+    "\tand.b32 %r7, %r3, 31;\n\tshl.b32 %r7, %r7, 2;\n\tadd.u32 %r8, %r6, %r7;\n"
+/* TMAP_HEAD is 29 lines: the body's first line is PTX line 30 */
+
+#define TMAP_ZERO "\t@%p2 st.shared.b32 [%r8], 0;\n\tbar.warp.sync -1;\n"
+#define TMAP_REPLACE(field, b, ops) "\t@%p1 tensormap.replace.tile." field ".shared::cta.b1024.b" b " [%r6], " ops ";\n"
+#define TMAP_FIELDS(stride)                                                             \
+    TMAP_REPLACE("global_address", "64", "%rd2") TMAP_REPLACE("rank", "32", "1")            \
+    TMAP_REPLACE("box_dim", "32", "0, 32") TMAP_REPLACE("global_dim", "32", "0, 40")         \
+    TMAP_REPLACE("element_stride", "32", "0, 1") TMAP_REPLACE("box_dim", "32", "1, 4")        \
+    TMAP_REPLACE("global_dim", "32", "1, %r1") TMAP_REPLACE("element_stride", "32", "1, 1")    \
+    TMAP_REPLACE("global_stride", "64", "0, " stride) TMAP_REPLACE("elemtype", "32", "7")     \
+    TMAP_REPLACE("swizzle_mode", "32", "3") TMAP_REPLACE("fill_mode", "32", "1")
+#define TMAP_PUBLISH                                                                    \
+    "\tbar.warp.sync -1;\n"                                                              \
+    "\t@%p2 tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd3], " \
+    "[%r6], 128;\n"                                                                       \
+    "\t@%p2 fence.proxy.tensormap::generic.acquire.gpu [%rd3], 128;\n"                  \
+    "\t@%p2 cp.async.bulk.commit_group;\n\t@%p2 cp.async.bulk.wait_group.read 0;\n\tbar.sync 0;\n"
+#define TMAP_USE                                                                        \
+    "\t@%p1 mbarrier.init.shared::cta.b64 [%r5], 1;\n"                                  \
+    "\tfence.mbarrier_init.release.cluster;\n\tbar.sync 0;\n"                            \
+    "\t@%p1 fence.proxy.async.shared::cta;\n"                                            \
+    "\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r5], 512;\n"                 \
+    "\tmov.b32 %r9, 16;\n\tmov.b32 %r10, 4;\n"                                           \
+    "\t@%p1 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r4], [%rd3, {%r9, %r10}], " \
+    "[%r5];\n"                                                                            \
+    "$L_w0:\n\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [%r5], 0;\n\t@!%p3 bra $L_w0;\n" \
+    "\tbar.sync 0;\n\t@%p1 mbarrier.inval.shared::cta.b64 [%r5];\n"                       \
+    "\tshl.b32 %r11, %r3, 2;\n\tadd.u32 %r12, %r4, %r11;\n\tld.shared.b32 %r13, [%r12];\n" \
+    "\tmul.wide.u32 %rd4, %r3, 4;\n\tadd.s64 %rd5, %rd1, %rd4;\n\tst.global.b32 [%rd5], %r13;\n"
+#define TMAP_END "\tret;\n}\n"
+
+static bool run_tmap(const char *ptx, uint32_t out[128], const uint32_t *tensor, uint8_t *scratch, Buf *err) {
+    InterpBuffer bufs[3] = {{out, 512, "out", ET_U32, false},
+                            {(void *)tensor, 4 * TMA_ROWS * TMA_COLS, "tensor", ET_U32, false},
+                            {scratch, TMAP_BYTES, "scratch", ET_U8, false}};
+    uint64_t args[4] = {(uint64_t)(uintptr_t)out, (uint64_t)(uintptr_t)tensor, (uint64_t)(uintptr_t)scratch, TMA_ROWS};
+    InterpLaunch l = {.grid = {1, 1, 1}, .args = args, .n_args = 4, .buffers = bufs, .n_buffers = 3};
+    SimLaunch sl = {.ptx = ptx, .threads = 128, .data = &l, .max_steps = 100000};
+    *err = (Buf){0};
+    return sim_run(&sl, err);
+}
+
+static void expect_tmap_error(const char *ptx, const char *want) {
+    _Alignas(16) uint32_t tensor[TMA_ROWS * TMA_COLS] = {0}, out[128];
+    _Alignas(128) uint8_t scratch[TMAP_BYTES];
+    Buf err;
+    bool ok = run_tmap(ptx, out, tensor, scratch, &err);
+    CHECK_MSG(!ok && !strcmp(buf_str(&err), want), "expected the error\n%sgot:\n%s", want, buf_str(&err));
+    buf_free(&err);
+}
+
+static void test_tmap_build(void) {
+    static const char *const ptx[2] = {TMAP_HEAD("8.3") TMAP_ZERO TMAP_FIELDS("10") TMAP_PUBLISH TMAP_USE TMAP_END,
+                                       TMAP_HEAD("8.6") TMAP_ZERO TMAP_FIELDS("160") TMAP_PUBLISH TMAP_USE TMAP_END};
+    _Alignas(16) uint32_t tensor[TMA_ROWS * TMA_COLS], out[128];
+    _Alignas(128) uint8_t scratch[TMAP_BYTES], want_map[TMAP_BYTES];
+    for (uint32_t r = 0; r < TMA_ROWS; r++)
+        for (uint32_t c = 0; c < TMA_COLS; c++) tensor[r * TMA_COLS + c] = 0x1000u * r + c + 1;
+    tma_encode_map(want_map, tensor, TMA_ROWS);
+    uint32_t nan = (uint32_t)interp_slot_from_double(ET_F32, NAN);
+    for (int v = 0; v < 2; v++) {   /* the stride / 16 up to PTX 8.5, in bytes from 8.6 */
+        memset(out, 0xEE, sizeof out);
+        memset(scratch, 0xEE, sizeof scratch);
+        Buf err;
+        bool ok = run_tmap(ptx[v], out, tensor, scratch, &err);
+        CHECK_MSG(ok, "%s", buf_str(&err));
+        buf_free(&err);
+        CHECK_MSG(!memcmp(scratch, want_map, TMAP_BYTES), "PTX %s: the map in global memory is not tric's encoding of "
+                  "the fields set", v ? "8.6" : "8.3");
+        for (uint32_t r = 0; ok && r < 4; r++)
+            for (uint32_t c = 0; c < 32; c++) {
+                int32_t row = 4 + (int32_t)r, col = 16 + (int32_t)c;
+                uint32_t want = row < TMA_ROWS && col < TMA_COLS ? tensor[row * TMA_COLS + col] : nan;
+                uint32_t a = 128 * r + 4 * c, pos = a ^ (((a >> 7) & 7) << 4);
+                CHECK_MSG(out[pos / 4] == want, "element (%u, %u) at smem word %u: 0x%x, expected 0x%x", r, c, pos / 4,
+                          out[pos / 4], want);
+            }
+    }
+    /* a value no map holds; a map copied out unfinished; a replace on bytes nobody zeroed; half a warp's copy */
+    expect_tmap_error(TMAP_HEAD("8.3") TMAP_ZERO TMAP_REPLACE("box_dim", "32", "1, 300") TMAP_END,
+                      "sim: tensormap.replace.tile.box_dim.shared::cta.b1024.b32 at PTX line 32 sets box_dim 1 of the "
+                      "map at shared offset 512 to 300: box dims are 1 to 256 (thread 0 of CTA (0, 0, 0))\n");
+    expect_tmap_error(TMAP_HEAD("8.3") TMAP_ZERO TMAP_REPLACE("global_address", "64", "%rd2") TMAP_PUBLISH TMAP_END,
+                      "sim: tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned at "
+                      "PTX line 34 copies the 128 bytes at shared offset 512, which are not a finished tensor map: a "
+                      "tensor map's rank out of range (TMA would fault on it) (thread 0 of CTA (0, 0, 0))\n");
+    expect_tmap_error(TMAP_HEAD("8.3") TMAP_REPLACE("rank", "32", "1") TMAP_END,
+                      "sim: tensormap.replace.tile.rank.shared::cta.b1024.b32 at PTX line 30 edits the 128 bytes at "
+                      "shared offset 512, which are neither zeroed nor a tensor map (the fields no replace sets would be "
+                      "garbage) (thread 0 of CTA (0, 0, 0))\n");
+    expect_tmap_error(TMAP_HEAD("8.6") TMAP_ZERO TMAP_REPLACE("global_stride", "64", "0, 10") TMAP_END,
+                      "sim: tensormap.replace.tile.global_stride.shared::cta.b1024.b64 at PTX line 32 sets "
+                      "global_stride 0 of the map at shared offset 512 to 10: a stride is a multiple of 16 bytes below "
+                      "2^40 (thread 0 of CTA (0, 0, 0))\n");
+    expect_tmap_error(TMAP_HEAD("8.3") TMAP_ZERO "\tsetp.lt.u32 %p4, %r3, 16;\n"
+                      "\t@%p4 tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned "
+                      "[%rd3], [%r6], 128;\n" TMAP_END,
+                      "sim: tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned at "
+                      "PTX line 33 is warp-collective, but lane 16 does not execute it (its guard is false) (thread 0 "
+                      "of CTA (0, 0, 0))\n");
+    /* what the loader refuses */
+    expect_tmap_error(TMAP_HEAD("8.3") TMAP_REPLACE("global_dim", "32", "5, 1") TMAP_END,
+                      "sim: PTX line 30: 'tensormap.replace.tile.global_dim.shared::cta.b1024.b32': ord must be an "
+                      "immediate 0 to 4\n");
+    expect_tmap_error(TMAP_HEAD("8.3") "\tbar.warp.sync %rd1;\n" TMAP_END,
+                      "sim: PTX line 30: 'bar.warp.sync' takes a member mask (a 32-bit register or an immediate)\n");
 }
 
 /* ---- 2. kernels ---- */
@@ -1043,6 +1314,13 @@ static void test_kernels(void) {
     /* the first block also with one warp and with eight */
     for (int w = 1; n_blocks && w <= 8; w *= 8) {
         if (run_block(&blocks[0], "sm_90a", w, false, &skipped, &print_lines)) ran++;
+        else failures++;
+    }
+    /* tensor descriptors also for sm_90: TMA's boxes read by mma.sync and ld.shared, not wgmma */
+    for (int b = 0; b < n_blocks; b++) {
+        if (!strstr(blocks[b].path, "kernels/block_ptr.py")) continue;
+        int warps = blocks[b].num_warps[0] ? atoi(blocks[b].num_warps) : 4;
+        if (run_block(&blocks[b], "sm_90", warps, false, &skipped, &print_lines)) ran++;
         else failures++;
     }
     printf("kernels: %d test blocks, %d runs of the simulated PTX agree with the interpreter (%zu printed lines "
@@ -1210,6 +1488,8 @@ int main(void) {
     test_mma_errors();
     test_cp_async();
     test_cp_async_errors();
+    test_tma();
+    test_tmap_build();
     test_cli_modes();
     test_ulp_bounds();
     test_rem_range();
