@@ -80,8 +80,9 @@ void ptx_tma_copy(Ptx *P, IrOp *op) {
  * of shared memory, thread 0 writes the fields there (tensormap.replace:
  * dims innermost first, the rank as rank - 1, strides in bytes), warp 0
  * copies them to dst with a release of the tensor-map proxy and acquires
- * them back, and the block meets: then TMA may use dst. For PTX up to
- * 8.5, ptxas wants the strides divided by 16 (as Triton emits them). */
+ * them back, and the block meets: then TMA may use dst. The PTX says
+ * 8.6: compilers for 8.5 and before took the strides divided by 16 (a
+ * ptxas bug), so a driver that JIT-compiles 8.6 reads them as bytes. */
 void ptx_tmap_create(Ptx *P, IrOp *op) {
     IrFunc *fn = P->fn;
     int rank = op->attr.n_ints;
@@ -109,7 +110,6 @@ void ptx_tmap_create(Ptx *P, IrOp *op) {
         if (!d) continue;
         Reg s = ptx_reg(P, RC_B64);
         ptx_ins(P, "mul.lo.s64 %R, %R, %d;", s, ptx_regs(P, op->operands[2 + rank + dim], NULL)[0], elem_bytes(e));
-        ptx_ins(P, "shr.s64 %R, %R, 4;", s, s);
         ptx_ins(P, "%s%s.global_stride.shared::cta.b1024.b64 [%R], %d, %R;", t0, rep, stage, d - 1, s);
     }
     ptx_ins(P, "%s%s.elemtype.shared::cta.b1024.b32 [%R], %d;", t0, rep, stage, tmap_ptx_elemtype(tmap_dtype(e)));
@@ -124,5 +124,5 @@ void ptx_tmap_create(Ptx *P, IrOp *op) {
     ptx_ins(P, "%scp.async.bulk.wait_group.read 0;", g0);
     ptx_ins(P, "bar.sync 0;");
     ptx_mov(P, ptx_def(P, op, op->results[0])[0], dst);
-    if (P->version < 83) P->version = 83;
+    if (P->version < 86) P->version = 86;
 }

@@ -874,7 +874,7 @@ __attribute__((noinline)) static bool exec_tmap_replace(Cta *c, const SimIns *in
     const SimTmapFieldInfo *fi = &sim_tmap_field_info[in->tmap_field];
     int ord = fi->per_dim ? (int)in->opd[1].imm : 0;
     uint64_t v = sim_trunc(read_opd(c, &in->opd[in->n_opd - 1], t), fi->bits);
-    const char *why = sim_tmap_replace(&f, (SimTmapField)in->tmap_field, ord, v, c->m->version <= 85);
+    const char *why = sim_tmap_replace(&f, (SimTmapField)in->tmap_field, ord, v);
     if (why && fi->per_dim)
         return error_at(c, in, t, "sets %s %d of the map at shared offset %u to %llu: %s", fi->name, ord, off,
                         (unsigned long long)v, why);

@@ -850,6 +850,11 @@ static bool check_tensormap(Loader *L, const SimIns *in) {
     const SimOpd *v = &in->opd[want - 1];
     if (v->kind != SD_IMM && (v->kind != SD_REG || L->m->reg_bits[v->reg[0]] != fi->bits))
         return fail(L, "'%s': the new value must be a %d-bit register or an immediate", in->name, fi->bits);
+    /* ptxas before PTX 8.6 took global_stride divided by 16 and later
+     * ones take bytes: under an older .version the driver decides */
+    if (in->tmap_field == STF_GLOBAL_STRIDE && L->m->version < 86)
+        return fail(L, "'%s' under .version %d.%d: what the value means depends on the compiler (bytes / 16 before "
+                    "PTX 8.6, bytes since); say .version 8.6 or later", in->name, L->m->version / 10, L->m->version % 10);
     return true;
 }
 

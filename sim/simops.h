@@ -91,8 +91,7 @@ extern const SimTmapFieldInfo sim_tmap_field_info[STF_COUNT];
  * set; false for other bytes */
 bool sim_tmap_fields(const uint8_t raw[TMAP_BYTES], TmapFields *f);
 /* replace's value v of field (of dim ord, innermost 0) into f, as PTX
- * codes it (stride_by16: a global_stride is the bytes / 16, as up to PTX
- * 8.5); NULL, or why no map holds it */
-const char *sim_tmap_replace(TmapFields *f, SimTmapField field, int ord, uint64_t v, bool stride_by16);
+ * codes it; NULL, or why no map holds it */
+const char *sim_tmap_replace(TmapFields *f, SimTmapField field, int ord, uint64_t v);
 
 #endif

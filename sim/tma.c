@@ -111,17 +111,7 @@ bool sim_tmap_fields(const uint8_t raw[TMAP_BYTES], TmapFields *f) {
     return !memcmp(raw, zero, TMAP_BYTES);
 }
 
-/* The stride of dim ord + 1 in bytes: ptxas for PTX up to 8.5 takes the
- * field's bits 4.. (the stride / 16), later versions the bytes. */
-static const char *replace_stride(TmapFields *f, int ord, uint64_t v, bool by16) {
-    if (by16 ? v >> 36 : v % 16 || v >> 40)
-        return by16 ? "a stride is below 2^40 bytes (up to PTX 8.5 the value is the stride / 16)"
-                    : "a stride is a multiple of 16 bytes below 2^40";
-    f->strides[ord] = by16 ? v << 4 : v;
-    return NULL;
-}
-
-const char *sim_tmap_replace(TmapFields *f, SimTmapField field, int ord, uint64_t v, bool stride_by16) {
+const char *sim_tmap_replace(TmapFields *f, SimTmapField field, int ord, uint64_t v) {
     int dtype;
     switch (field) {
     case STF_GLOBAL_ADDRESS: f->address = v; return NULL;
@@ -137,7 +127,10 @@ const char *sim_tmap_replace(TmapFields *f, SimTmapField field, int ord, uint64_
         if (!v) return "a tensor's dims are positive";
         f->dims[ord] = (uint32_t)v;
         return NULL;
-    case STF_GLOBAL_STRIDE: return replace_stride(f, ord, v, stride_by16);
+    case STF_GLOBAL_STRIDE:   /* of dim ord + 1, in bytes */
+        if (v % 16 || v >> 40) return "a stride is a multiple of 16 bytes below 2^40";
+        f->strides[ord] = v;
+        return NULL;
     case STF_ELEMENT_STRIDE: return v == 1 ? NULL : "element strides other than 1 are not modelled";
     case STF_ELEMTYPE:
         if (v > 15 || (dtype = tmap_dtype_of_ptx((int)v)) < 0)
