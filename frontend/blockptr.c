@@ -63,7 +63,11 @@ LVal bi_make_block_ptr(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     IrType bt = lower_type(L, &base);
     if (bt.rank != 0 || bt.elem != ET_PTR)
         diag_error(L->ctx, a[0].loc, "Expected `base` to be a pointer type (but not a block pointer type or others)");
-    if (bt.pointee == ET_I1) diag_error(L->ctx, a[0].loc, "block pointers to int1 are not supported");
+    /* as in Triton, a block pointer to int1 is one to int8: bools are bytes */
+    if (bt.pointee == ET_I1) {
+        base = lower_cast(L, a[0].loc, base, ir_ptr(ET_I8), false, ROUND_DEFAULT);
+        bt.pointee = ET_I8;
+    }
     size_t rank;
     const LVal *bs = tuple_items(&a[4], &rank);
     if (rank < 1 || rank > IR_MAX_RANK) diag_error(L->ctx, a[4].loc, "block_shape must have 1 to %d dims", IR_MAX_RANK);
@@ -457,25 +461,69 @@ LVal bi_desc_load(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     return lval_tensor(L, ld->results[0]);
 }
 
-/* desc.store(offsets, value), tl.store_tensor_descriptor(desc, offsets, value):
- * value in the block's shape, cast to its element type */
+/* The value a write through desc gets (argument a): in the block's shape,
+ * cast to the element type. */
+static LVal desc_value(Lower *L, const LVal *desc, const LArg *a) {
+    LVal v = lval_to_tensor(L, a->loc, a->v);
+    IrType vt = lower_type(L, &v);
+    if (vt.rank != desc->dtype.rank || memcmp(vt.shape, desc->dtype.shape, sizeof(int32_t) * vt.rank))
+        diag_error(L->ctx, a->loc, "the value's shape %s is not the descriptor's block shape %s", shape_str(L, vt),
+                   shape_str(L, desc->dtype));
+    return lower_cast(L, a->loc, v, ir_elem_of(desc->dtype), false, 0);
+}
+
+/* desc.store(offsets, value), tl.store_tensor_descriptor(desc, offsets, value) */
 LVal bi_desc_store(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     LVal desc = desc_arg(L, &a[0]), bp = desc_block(L, &desc, &a[1]), mask;
     if (desc.items[0].const_ptr) diag_error(L->ctx, a[0].loc, "Cannot store to a constant pointer");
-    LVal v = lval_to_tensor(L, a[2].loc, a[2].v);
-    IrType vt = lower_type(L, &v);
-    if (vt.rank != desc.dtype.rank || memcmp(vt.shape, desc.dtype.shape, sizeof(int32_t) * vt.rank))
-        diag_error(L->ctx, a[2].loc, "the value's shape %s is not the descriptor's block shape %s", shape_str(L, vt),
-                   shape_str(L, desc.dtype));
-    v = lower_cast(L, a[2].loc, v, ir_elem_of(desc.dtype), false, 0);
     ValId ops[3];
+    ops[1] = desc_value(L, &desc, &a[2]).id;
     ops[0] = block_pointers(L, loc, &bp, (1u << desc_rank(&desc)) - 1, &mask).id;
-    ops[1] = v.id;
     ops[2] = mask.id;
     L->b.loc = loc;
     ir_build(&L->b, OP_STORE, ops, 3, NULL, 0, 0);
     return lval_none();
 }
+
+/* desc.atomic_KIND(offsets, value): the block combined into memory where it
+ * lies inside the shape, nothing returned. Triton reduces with TMA on sm_90
+ * (cp.reduce.async.bulk.tensor) and with atomics before; tric uses relaxed
+ * element atomics on every target. The element types are Triton's for the
+ * target: on sm_90+ min/max also take fp16/bf16, which tric cannot do yet
+ * (PTX has those atomics only in vector forms). */
+static LVal desc_atomic(Lower *L, SrcLoc loc, LArg *a, AtomicKind kind) {
+    static const char *const names[] = {"add", "max", "min", "and", "or", "xor"};
+    LVal desc = desc_arg(L, &a[0]), bp = desc_block(L, &desc, &a[1]), mask;
+    if (desc.items[0].const_ptr) diag_error(L->ctx, a[0].loc, "Cannot store to a constant pointer");
+    ElemType e = (ElemType)desc.dtype.elem;
+    bool word = e == ET_U32 || e == ET_I32 || e == ET_U64, half = e == ET_F16 || e == ET_BF16;
+    bool ok = kind == ATOM_ADD ? word || e == ET_F32 || half
+              : kind == ATOM_MIN || kind == ATOM_MAX ? word || e == ET_I64 || (half && L->ctx->target.sm >= 90)
+                                                     : word || e == ET_I64;
+    if (!ok)
+        diag_error(L->ctx, a[0].loc, "atomic_%s of a tensor descriptor does not support %s on sm_%d", names[kind],
+                   dtype_name(ir_scalar(e)), L->ctx->target.sm);
+    if (half && kind != ATOM_ADD)
+        diag_error(L->ctx, a[0].loc, "atomic_%s of a tensor descriptor of %s is not supported by tric yet",
+                   names[kind], dtype_name(ir_scalar(e)));
+    ValId ops[3];
+    ops[1] = desc_value(L, &desc, &a[2]).id;
+    ops[0] = block_pointers(L, loc, &bp, (1u << desc_rank(&desc)) - 1, &mask).id;
+    ops[2] = mask.id;
+    L->b.loc = loc;
+    IrOp *op = ir_build(&L->b, OP_ATOMIC, ops, 3, &desc.dtype, 1, 0);
+    op->attr.i = kind;
+    op->attr.i2 = SEM_RELAXED;
+    op->attr.flags = SCOPE_GPU;
+    return lval_none();
+}
+
+LVal bi_desc_atomic_add(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return desc_atomic(L, loc, a, ATOM_ADD); }
+LVal bi_desc_atomic_min(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return desc_atomic(L, loc, a, ATOM_MIN); }
+LVal bi_desc_atomic_max(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return desc_atomic(L, loc, a, ATOM_MAX); }
+LVal bi_desc_atomic_and(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return desc_atomic(L, loc, a, ATOM_AND); }
+LVal bi_desc_atomic_or(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return desc_atomic(L, loc, a, ATOM_OR); }
+LVal bi_desc_atomic_xor(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return desc_atomic(L, loc, a, ATOM_XOR); }
 
 /* desc.shape, desc.strides (tuples), desc.block_shape, desc.dtype */
 LVal lower_desc_attr(Lower *L, SrcLoc loc, LVal desc, const char *name) {

@@ -54,8 +54,9 @@ typedef enum SigKind {
     SIG_POINTER,     /* *T, with optional :16 */
     SIG_SCALAR,      /* iN/uN/fpN/bf16, with optional :16 or :1 */
     SIG_CONSTEXPR,   /* a plain value: integer, float, True/False/None, a string, dtype(T) */
-    SIG_TENSORDESC   /* tensordesc<T[B0, B1, ...]> (Triton's host TensorDescriptor), with ",nan" before
+    SIG_TENSORDESC,  /* tensordesc<T[B0, B1, ...]> (Triton's host TensorDescriptor), with ",nan" before
                         the '>' for padding="nan"; block_shape in block[], rank in n_block */
+    SIG_TUPLE        /* (entry, entry, ...): a tuple argument, each item an entry of its own (no names) */
 } SigKind;
 
 typedef struct SigEntry {
@@ -74,6 +75,8 @@ typedef struct SigEntry {
     int32_t block[5];        /* SIG_TENSORDESC */
     int n_block;
     bool pad_nan;
+    struct SigEntry *items;  /* SIG_TUPLE */
+    int n_items;
 } SigEntry;
 
 typedef struct Signature {

@@ -1573,11 +1573,48 @@ static const SigEntry **match_signature(Lower *L, AstFunc *f, const Signature *s
     return by_param;
 }
 
+/* Parameter `name`'s value from a tuple entry: each pointer or scalar item
+ * a parameter of its own named NAME.I (NAME.I.J nested), part
+ * PARAM_TUPLE_ITEM, part_index its leaf's place in the tuple flattened
+ * depth first (values and None count), which is how launches find it; a
+ * tl.constexpr parameter's tuple holds values only. */
+static LVal tuple_param(Lower *L, const char *arg, const char *name, const SigEntry *e, bool is_cx, int *leaf) {
+    if (e->kind != SIG_TUPLE) {
+        int index = (*leaf)++;
+        if (e->kind == SIG_CONSTEXPR) return sig_value(L, e);
+        if (is_cx)
+            diag_error(L->ctx, e->loc, "parameter '%s' is tl.constexpr, so the signature must give its value, not a "
+                       "type", arg);
+        if (e->equals_one) return lval_int(1);
+        if (e->kind == SIG_TENSORDESC)
+            diag_error(L->ctx, e->loc, "a tensor descriptor inside a tuple argument is not supported");
+        if (index > UINT8_MAX) diag_error(L->ctx, e->loc, "a tuple argument has at most 256 items");
+        IrType t = e->kind == SIG_POINTER ? ir_ptr(e->type) : ir_scalar(e->type);
+        LVal v = lval_tensor(L, ir_param_add(L->fn, name, t, e->divisibility));
+        IrParam *p = &L->fn->params[L->fn->n_params - 1];
+        p->arg = arg, p->part = PARAM_TUPLE_ITEM, p->part_index = (uint8_t)index;
+        v.const_ptr = e->is_const_ptr;
+        return v;
+    }
+    LVal t = {0};
+    t.kind = LV_TUPLE;
+    t.n = (size_t)e->n_items;
+    t.items = arena_alloc(L->ctx->arena, sizeof(LVal) * (t.n + 1));
+    for (int i = 0; i < e->n_items; i++)
+        t.items[i] = tuple_param(L, arg, arena_printf(L->ctx->arena, "%s.%d", name, i), &e->items[i], is_cx, leaf);
+    return t;
+}
+
 static void bind_kernel_param(Lower *L, AstNode *p, const SigEntry *e) {
     const char *name = p->str;
     bool is_cx = is_constexpr_annotation(p->third);
     if (!e) {
         scope_set(L, name, lower_expr(L, p->rhs));
+        return;
+    }
+    if (e->kind == SIG_TUPLE) {
+        int leaf = 0;
+        scope_set(L, name, tuple_param(L, name, name, e, is_cx, &leaf));
         return;
     }
     if (is_cx) {

@@ -281,6 +281,12 @@ int lower_block_store(Lower *L, SrcLoc loc, LArg *a, ValId *ops);
 LVal bi_make_tensor_descriptor(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_desc_load(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_desc_store(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_desc_atomic_add(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_desc_atomic_min(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_desc_atomic_max(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_desc_atomic_and(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_desc_atomic_or(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_desc_atomic_xor(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal lower_desc_attr(Lower *L, SrcLoc loc, LVal desc, const char *name);
 LVal lower_desc_param(Lower *L, const char *name, const SigEntry *e);
 

@@ -365,6 +365,18 @@ static LVal tuple_concat(Lower *L, const LVal *a, const LVal *b) {
     return t;
 }
 
+/* t * n, n * t: the tuple repeated (none for n <= 0), as in Python */
+static LVal tuple_repeat(Lower *L, SrcLoc loc, const LVal *t, int64_t n) {
+    if (n < 0) n = 0;
+    if (t->n && (uint64_t)n > (uint64_t)(1 << 20) / t->n) diag_error(L->ctx, loc, "a tuple of over 2^20 items");
+    LVal r = {0};
+    r.kind = LV_TUPLE;
+    r.n = t->n * (size_t)n;
+    r.items = arena_alloc(L->ctx->arena, sizeof(LVal) * (r.n + 1));
+    for (int64_t k = 0; k < n; k++) memcpy(r.items + (size_t)k * t->n, t->items, sizeof(LVal) * t->n);
+    return r;
+}
+
 static LVal const_binop(Lower *L, SrcLoc loc, int op, LVal a, LVal b) {
     if (op == BIN_MATMUL) diag_error(L->ctx, loc, "the '@' operator is not supported; use tl.dot");
     if (op == BIN_ADD && a.kind == LV_STR && b.kind == LV_STR) {
@@ -374,6 +386,8 @@ static LVal const_binop(Lower *L, SrcLoc loc, int op, LVal a, LVal b) {
         return lval_str(s, a.n + b.n);
     }
     if (op == BIN_ADD && a.kind == LV_TUPLE && b.kind == LV_TUPLE) return tuple_concat(L, &a, &b);
+    if (op == BIN_MUL && a.kind == LV_TUPLE && (b.kind == LV_INT || b.kind == LV_BOOL)) return tuple_repeat(L, loc, &a, b.i);
+    if (op == BIN_MUL && b.kind == LV_TUPLE && (a.kind == LV_INT || a.kind == LV_BOOL)) return tuple_repeat(L, loc, &b, a.i);
     if (!lval_is_number(&a) || !lval_is_number(&b)) bad_operands(L, loc, op, &a, &b);
     LVal r;
     if (a.kind == LV_FLOAT || b.kind == LV_FLOAT) {

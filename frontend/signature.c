@@ -8,6 +8,10 @@
  * ":16" after it when the last dim of its shape is a multiple of 16 (the
  * dim whose divisibility sets how wide the loads of a block can be).
  *
+ * A tuple argument is its items in parentheses, each spelled as an entry
+ * (without a name): "(i32:16, i32, 64)", "((*fp16:16, 2), None)"; a
+ * one-item tuple may end in a comma, as in Python.
+ *
  * A constexpr whose value is a dtype (`OUT_DTYPE: tl.constexpr` called with
  * tl.float16) is written dtype(T), T a type of the signature itself:
  * "dtype(fp16)", "dtype(bf16)", "dtype(i64)"; the kernel sees tl.float16 etc.
@@ -239,10 +243,36 @@ static bool sig_is_dtype(const char *p, size_t n) {
     return *p == '(';
 }
 
-/* value = pointer | string | number | "True" | "False" | "None" | dtype | tensordesc | type [hint] */
+static void sig_value(SigParser *s, SigEntry *e);
+
+/* tuple = "(" [value ("," value)* [","]] ")" */
+static void sig_tuple(SigParser *s, SigEntry *e) {
+    const char *open = s->p++;
+    e->kind = SIG_TUPLE;
+    int cap = 0;
+    sig_skip_space(s);
+    while (*s->p != ')') {
+        SigEntry item = {.divisibility = 1, .loc = sig_loc(s, s->p)};
+        sig_value(s, &item);
+        VEC_PUSH(s->ctx->arena, e->items, e->n_items, cap, item);
+        sig_skip_space(s);
+        if (*s->p == ',') {
+            s->p++;
+            sig_skip_space(s);
+        } else if (*s->p != ')') {
+            diag_error(s->ctx, sig_loc(s, *s->p ? s->p : open), *s->p ? "expected ',' or ')' in a tuple, found '%c'"
+                                                                       : "unclosed '(' in signature", *s->p);
+        }
+    }
+    s->p++;
+}
+
+/* value = pointer | string | number | "True" | "False" | "None" | dtype | tensordesc | tuple | type [hint] */
 static void sig_value(SigParser *s, SigEntry *e) {
     char ch = *s->p;
-    if (ch == '*') {
+    if (ch == '(') {
+        sig_tuple(s, e);
+    } else if (ch == '*') {
         sig_pointer(s, e);
     } else if (ch == '\'' || ch == '"') {
         sig_string(s, e);
@@ -268,7 +298,7 @@ static void sig_value(SigParser *s, SigEntry *e) {
             sig_skip_space(s);
             if (*s->p == ':') sig_hint(s, e);
         }
-    } else if (ch == ',' || ch == 0) {
+    } else if (ch == ',' || ch == ')' || ch == 0) {
         diag_error(s->ctx, sig_loc(s, s->p), "empty entry in signature");
     } else {
         diag_error(s->ctx, sig_loc(s, s->p), "unexpected '%c' in signature", ch);

@@ -1883,6 +1883,34 @@ static void bind_desc_part(AP *ap, IrFunc *fn, uint32_t i, Stmt *s, InterpSetup 
     out->args[i] = (uint64_t)(uintptr_t)map;
 }
 
+/* Leaf *index of tuple v, depth first; NULL (and *index what is left)
+ * when v has fewer */
+static const AVal *tuple_leaf(const AVal *v, int *index) {
+    if (v->kind != V_TUPLE) return (*index)-- ? NULL : v;
+    for (int k = 0; k < v->n_items; k++) {
+        const AVal *leaf = tuple_leaf(&v->items[k], index);
+        if (leaf) return leaf;
+    }
+    return NULL;
+}
+
+/* an item of a tuple argument: the tuple's leaf part_index, a buffer (named
+ * after the item's parameter) or a number */
+static void bind_tuple_item(AP *ap, IrFunc *fn, uint32_t i, const Stmt *s, InterpSetup *out) {
+    const IrParam *p = &fn->params[i];
+    int index = p->part_index;
+    const AVal *leaf = s->val.kind == V_TUPLE ? tuple_leaf(&s->val, &index) : NULL;
+    if (!leaf) ap_fail(ap, "parameter '%s' is an item of a tuple: give '%s' a tuple of at least %d items", p->name,
+                       p->arg, p->part_index + 1);
+    Stmt item = {.name = p->name, .val = *leaf, .state = 2};
+    if (ir_type(fn, p->val).elem == ET_PTR) {
+        bind_pointer(ap, fn, i, &item, out);
+        return;
+    }
+    if (leaf->kind != V_NUM) ap_fail(ap, "parameter '%s' is a scalar: give it a number", p->name);
+    out->args[i] = el_slot(leaf, 0, (ElemType)ir_type(fn, p->val).elem);
+}
+
 /* parameter i is the kernel's global scratch (tensormap_create): bound by
  * bind_scratch, not by the args */
 static bool is_scratch(IrFunc *fn, uint32_t i) { return fn->params[i].scratch_bytes > 0; }
@@ -1899,7 +1927,7 @@ static void bind_scratch(AP *ap, IrFunc *fn, InterpSetup *out) {
     }
 }
 
-/* parameter i carries on the tensor descriptor of the one before */
+/* parameter i carries on the tensor descriptor or tuple of the one before */
 static bool desc_continues(IrFunc *fn, uint32_t i) {
     const IrParam *p = &fn->params[i];
     return i > 0 && p->part != PARAM_WHOLE && p->part != PARAM_DESC_BASE && p->arg && fn->params[i - 1].arg &&
@@ -1923,6 +1951,10 @@ static void bind(AP *ap, IrFunc *fn, InterpSetup *out) {
             eval_stmt(ap, s);
         }
         IrType t = ir_type(fn, fn->params[i].val);
+        if (fn->params[i].part == PARAM_TUPLE_ITEM) {
+            bind_tuple_item(ap, fn, i, s, out);
+            continue;
+        }
         if (fn->params[i].part != PARAM_WHOLE || fn->params[i].tensormap) {
             bind_desc_part(ap, fn, i, s, out);
             continue;

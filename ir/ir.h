@@ -176,9 +176,10 @@ typedef struct IrParam {
     const char *name;
     ValId val;            /* the body's block argument */
     int32_t divisibility; /* 1, or 16 from a ":16" hint */
-    /* a part of a host tensor descriptor argument `arg` (NULL: the
-     * parameter is its own argument): its base pointer, shape[index] or
-     * strides[index]. Lowering metadata for the launchers; not in the text form */
+    /* a part of argument `arg` (NULL: the parameter is its own argument):
+     * a host tensor descriptor's base pointer, shape[index] or
+     * strides[index], or leaf `index` of a tuple (depth first).
+     * Lowering metadata for the launchers; not in the text form */
     const char *arg;
     uint8_t part, part_index;
     /* a tensor map (ir/tmap.h) passed by value, 128 bytes 64-aligned; the
@@ -190,7 +191,7 @@ typedef struct IrParam {
      * a buffer of grid size times that. Text: {scratch = N} */
     int32_t scratch_bytes;
 } IrParam;
-enum { PARAM_WHOLE, PARAM_DESC_BASE, PARAM_DESC_SHAPE, PARAM_DESC_STRIDE, PARAM_DESC_TMAP, PARAM_SCRATCH };
+enum { PARAM_WHOLE, PARAM_DESC_BASE, PARAM_DESC_SHAPE, PARAM_DESC_STRIDE, PARAM_DESC_TMAP, PARAM_SCRATCH, PARAM_TUPLE_ITEM };
 
 typedef struct IrFunc {
     Ctx *ctx;

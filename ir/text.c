@@ -50,10 +50,13 @@ typedef struct Printer {
     int64_t next;
 } Printer;
 
+static bool is_name_char(char ch) { return isalnum((unsigned char)ch) || ch == '_' || ch == '.'; }
+
+/* a name, or one with dots after its start (a tuple argument's item: shape.0) */
 static bool is_plain_ident(const char *s) {
     if (!s || !(isalpha((unsigned char)*s) || *s == '_')) return false;
     for (; *s; s++)
-        if (!(isalnum((unsigned char)*s) || *s == '_')) return false;
+        if (!is_name_char(*s)) return false;
     return true;
 }
 
@@ -537,7 +540,6 @@ static void skip_space(Parser *P) {
     }
 }
 
-static bool is_name_char(char ch) { return isalnum((unsigned char)ch) || ch == '_' || ch == '.'; }
 
 /* The token at the cursor; advances past it when `take`. */
 static Tok lex(Parser *P, bool take) {

@@ -10,6 +10,12 @@ reads a block that overhangs the shape with padding_option PAD ("zero" or
 desc_matmul_kernel makes tensor descriptors in the kernel
 (tl.make_tensor_descriptor) and multiplies a by b given as N x K, read
 through .T; desc.store writes only what lies inside the shape.
+desc_reduce_kernel combines blocks into memory through a descriptor
+(desc.atomic_add / atomic_max / atomic_xor), the parts past the shape left
+alone.
+desc_nd_copy_kernel copies the block at the origin of a rank-3 descriptor
+whose shape, strides and block shape come as tuple arguments (as Triton's
+tests pass them), zeros past the shape.
 host_desc_matmul_kernel takes the descriptors from the host
 (TensorDescriptor; test/gpu/test_python.py and test/python run it, as test
 blocks pass pointers and scalars only).
@@ -75,6 +81,28 @@ def desc_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOC
 
 
 @triton.jit
+def desc_reduce_kernel(out_ptr, a_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    desc = tl.make_tensor_descriptor(out_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK_M, BLOCK_N])
+    m = tl.program_id(0) * BLOCK_M
+    n = tl.program_id(1) * BLOCK_N
+    rows = m + tl.arange(0, BLOCK_M)[:, None]
+    cols = n + tl.arange(0, BLOCK_N)[None, :]
+    a = tl.load(a_ptr + rows * N + cols, mask=(rows < M) & (cols < N), other=0)
+    desc.atomic_add([m, n], a)
+    desc.atomic_max([m, n], a * 3)
+    desc.atomic_xor([m, n], a)
+
+
+@triton.jit
+def desc_nd_copy_kernel(out_ptr, a_ptr, shape, strides, BLOCK_SHAPE):
+    desc = tl.make_tensor_descriptor(a_ptr, shape=shape, strides=strides, block_shape=BLOCK_SHAPE)
+    block = desc.load((0, ) * len(BLOCK_SHAPE))
+    idx = (tl.arange(0, BLOCK_SHAPE[0])[:, None, None] * BLOCK_SHAPE[1] +
+           tl.arange(0, BLOCK_SHAPE[1])[None, :, None]) * BLOCK_SHAPE[2] + tl.arange(0, BLOCK_SHAPE[2])[None, None, :]
+    tl.store(out_ptr + idx, block)
+
+
+@triton.jit
 def host_desc_matmul_kernel(a_desc, b_desc, c_desc, K, BLOCK_K: tl.constexpr):
     BLOCK_M: tl.constexpr = a_desc.block_shape[0]
     BLOCK_N: tl.constexpr = b_desc.block_shape[0]
@@ -116,6 +144,13 @@ def host_desc_matmul_kernel(a_desc, b_desc, c_desc, K, BLOCK_K: tl.constexpr):
 # tol: 0
 #
 # kernel: block_ptr_pad_kernel
+# signature: *i1:16, *i1:16, i32, i32, i32:16, 16, 32, 'zero'
+# grid: (cdiv(M, 16), cdiv(N, 32), 1)
+# args: x = randint(0, 2, (48, 64), i1); out = empty((48, 64), i1); M = 37; N = 50; stride = 64
+# check: out == np.where((np.arange(48)[:, None] < M) & (np.arange(64)[None, :] < N), x, 0)
+# tol: 0
+#
+# kernel: block_ptr_pad_kernel
 # signature: *fp32:16, *fp32:16, i32, i32, i32:16, 16, 32, ''
 # grid: (cdiv(M, 16), cdiv(N, 32), 1)
 # args: x = rand((48, 64), fp32); out = empty((48, 64), fp32); M = 48; N = 50; stride = 64
@@ -135,6 +170,20 @@ def host_desc_matmul_kernel(a_desc, b_desc, c_desc, K, BLOCK_K: tl.constexpr):
 # args: a = rand((M, K), fp16); b = rand((N, K), fp16); c = empty((M, N), fp16); M = 100; N = 72; K = 80
 # check: c == (a @ b.T).astype(np.float16)
 # tol: 1e-2
+#
+# kernel: desc_reduce_kernel
+# signature: *i32:16, *i32:16, i32, i32:16, 16, 32
+# grid: (cdiv(M, 16), cdiv(N, 32), 1)
+# args: out = randint(-1000, 1000, (M, N), i32); a = randint(-1000, 1000, (M, N), i32); M = 37; N = 48
+# check: out == np.maximum(out + a, a * 3) ^ a
+# tol: 0
+#
+# kernel: desc_nd_copy_kernel
+# signature: *fp32:16, *fp32:16, (i32, i32, i32), (i32:16, i32:16, 1), (2, 4, 32)
+# grid: (1, 1, 1)
+# args: out = empty((2, 4, 32), fp32); a = rand((2, 4, 32), fp32); shape = (2, 3, 29); strides = (128, 32, 1)
+# check: out == np.where((np.arange(4)[None, :, None] < 3) & (np.arange(32)[None, None, :] < 29), a, 0)
+# tol: 0
 #
 # kernel: host_desc_matmul_kernel
 # signature: tensordesc<fp16[64, 32]>:16, tensordesc<fp16[64, 32]>:16, tensordesc<fp16[64, 64]>:16, i32, 32

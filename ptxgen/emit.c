@@ -869,9 +869,16 @@ static const char *param_type(ElemType e) {
     }
 }
 
+/* the parameter's name in PTX: a tuple item's dots (shape.0) become '$',
+ * which PTX names may hold and Python's may not */
 static const char *param_name(Ptx *P, uint32_t i) {
     const char *n = P->fn->params[i].name;
-    return n ? n : arena_printf(P->arena, "arg%u", (unsigned)i);
+    if (!n) return arena_printf(P->arena, "arg%u", (unsigned)i);
+    if (!strchr(n, '.')) return n;
+    char *s = arena_strdup(P->arena, n);
+    for (char *c = s; *c; c++)
+        if (*c == '.') *c = '$';
+    return s;
 }
 
 static void load_params(Ptx *P) {

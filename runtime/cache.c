@@ -320,8 +320,8 @@ static void read_param(Reader *r, RtParam *p) {
     /* the type is the rest of the line ("tensordesc<fp16[64, 32]>" has spaces) */
     if (sscanf(copy, "param %d %d %d %d %255s %n", &kind, &bytes, &part, &part_index, name, &used) != 5 ||
         (size_t)used >= n || n - (size_t)used > 63 || kind < RT_PARAM_POINTER || kind > RT_PARAM_TENSORMAP ||
-        bytes < 1 || bytes > (kind == RT_PARAM_TENSORMAP ? TMAP_BYTES : 8) || part < 0 || part > PARAM_SCRATCH ||
-        part_index < 0 || part_index >= IR_MAX_RANK) {
+        bytes < 1 || bytes > (kind == RT_PARAM_TENSORMAP ? TMAP_BYTES : 8) || part < 0 || part > PARAM_TUPLE_ITEM ||
+        part_index < 0 || part_index >= (part == PARAM_TUPLE_ITEM ? 256 : IR_MAX_RANK)) {
         r->bad = true;
     } else {
         p->kind = (RtParamKind)kind;

@@ -75,11 +75,16 @@ typedef enum tric_param_kind {
  * several parameters, all named after it: its base pointer, each dim of its
  * shape (i32), each stride but the last (i64; the last is 1) and, compiled
  * for sm_90 or later where TMA can move its blocks, its tensor map
- * (TRIC_PARAM_TENSORMAP: tric_encode_tensor_map). */
+ * (TRIC_PARAM_TENSORMAP: tric_encode_tensor_map). A tuple argument
+ * ("(i32:16, i32, 64)") passes each pointer or scalar item not baked in as
+ * a parameter named after the tuple, part TRIC_PARAM_TUPLE_ITEM, part_index
+ * the item's place in the tuple flattened depth first (values and None
+ * counted, so the leaves of the tuple the caller holds line up). */
 typedef enum tric_param_part {
     TRIC_PARAM_WHOLE = 0, TRIC_PARAM_DESC_BASE = 1, TRIC_PARAM_DESC_SHAPE = 2, TRIC_PARAM_DESC_STRIDE = 3,
     TRIC_PARAM_DESC_TMAP = 4,
-    TRIC_PARAM_SCRATCH = 5   /* the global scratch (tric_kernel_scratch_bytes) */
+    TRIC_PARAM_SCRATCH = 5,  /* the global scratch (tric_kernel_scratch_bytes) */
+    TRIC_PARAM_TUPLE_ITEM = 6
 } tric_param_part;
 
 /* One launch parameter. Constexpr arguments and scalars specialized by the
@@ -90,7 +95,7 @@ typedef struct tric_param {
     const char *type;   /* signature spelling: "*fp32", "i32", "u64", "fp16", ... */
     int bytes;          /* size of the value args[i] points at: 8 for pointers, 128 for a tensor map */
     int part;           /* tric_param_part */
-    int part_index;     /* the dim of a DESC_SHAPE or DESC_STRIDE part */
+    int part_index;     /* the dim of a DESC_SHAPE or DESC_STRIDE part; a TUPLE_ITEM's leaf */
 } tric_param;
 
 /* Compile kernel `kernel` of a Python file, specialized by a Triton-style

@@ -28,6 +28,7 @@ PART_DESC_SHAPE = 2
 PART_DESC_STRIDE = 3
 PART_DESC_TMAP = 4
 PART_SCRATCH = 5        # the global scratch: tric_kernel_scratch_bytes per program
+PART_TUPLE_ITEM = 6     # leaf part_index of a tuple argument, flattened depth first
 
 
 class CompilationError(Exception):

@@ -13,6 +13,7 @@ on tric's CPU interpreter (tric_interpret) instead: pointer arguments are
 host arrays (numpy arrays, CPU torch tensors, writable buffers such as
 array.array), each a bounds-checked buffer named after its parameter.
 """
+import contextvars
 import copy
 import ctypes
 import inspect
@@ -227,6 +228,12 @@ def _make_spec(mode):
     """A key function for one specialization mode, with a per-type table."""
     table = {}
 
+    def spec_tuple(a):
+        """A tuple argument (torch.Size too): its items, tl.constexpr ones
+        as values, in parentheses."""
+        items = [_spell_constexpr("a tuple item", x.value) if isinstance(x, tl.constexpr) else spec(x) for x in a]
+        return "(%s%s)" % (", ".join(items), "," if len(items) == 1 else "")
+
     def spec(a):
         try:
             return table[type(a)](a)
@@ -235,10 +242,10 @@ def _make_spec(mode):
         t = type(a)
         if isinstance(a, tl.constexpr):
             return spec(a.value)
-        fn = _spec_fn(a, mode)
+        fn = spec_tuple if isinstance(a, tuple) else _spec_fn(a, mode)
         if fn is None:
             raise TypeError("tric: cannot pass an argument of type %s to a kernel (expected a tensor, "
-                            "a tensor descriptor, an int, a float, a bool or None)" % t.__name__)
+                            "a tensor descriptor, an int, a float, a bool, None or a tuple of those)" % t.__name__)
         table[t] = fn
         return fn(a)
     return spec
@@ -282,6 +289,8 @@ def _spell_constexpr(name, v):
     v = v.value if isinstance(v, tl.constexpr) else v
     if v is None or isinstance(v, bool):
         return repr(v)
+    if isinstance(v, tuple):
+        return "(%s%s)" % (", ".join(_spell_constexpr(name, x) for x in v), "," if len(v) == 1 else "")
     if isinstance(v, numbers.Integral):
         return str(int(v))
     if isinstance(v, numbers.Real):
@@ -329,6 +338,23 @@ class KernelMetadata:
         return "KernelMetadata(%s)" % ", ".join("%s=%r" % kv for kv in sorted(self.__dict__.items()))
 
 
+def _leaf(t, index):
+    """Leaf `index` of tuple t flattened depth first (a tl.constexpr item is
+    a leaf, as the signature counts it)."""
+    stack = [iter(t)]
+    while stack:
+        for x in stack[-1]:
+            if isinstance(x, tuple):
+                stack.append(iter(x))
+                break
+            if index == 0:
+                return x
+            index -= 1
+        else:
+            stack.pop()
+    raise IndexError("tric: the tuple argument has fewer items than the kernel was compiled for")
+
+
 class KernelParam:
     """One launch parameter: a whole argument, or (part != PART_WHOLE) the
     base, shape[index] or strides[index] of a tensor descriptor argument."""
@@ -338,6 +364,8 @@ class KernelParam:
 
     def expr(self, a):
         """The Python expression for this parameter of argument text a."""
+        if self.part == _lib.PART_TUPLE_ITEM:
+            return "_leaf(%s, %d)" % (a, self.index)
         if self.part == _lib.PART_DESC_BASE:
             return a + ".base"
         if self.part == _lib.PART_DESC_SHAPE:
@@ -348,6 +376,8 @@ class KernelParam:
 
     def value(self, a):
         """This parameter's value, from its argument a."""
+        if self.part == _lib.PART_TUPLE_ITEM:
+            return _leaf(a, self.index)
         if self.part == _lib.PART_DESC_BASE:
             return a.base
         if self.part == _lib.PART_DESC_SHAPE:
@@ -362,7 +392,8 @@ class KernelParam:
 
 # ---- global scratch (tensor descriptors made in a kernel) ----
 
-_allocator = None
+# per context, as Triton's (a ContextVar: threads and asyncio tasks may differ)
+_allocator = contextvars.ContextVar("tric_allocator", default=None)
 
 
 def set_allocator(allocator):
@@ -370,16 +401,26 @@ def set_allocator(allocator):
     (an object with data_ptr(), a torch tensor say) that a launch uses as
     its global scratch: where a kernel that calls tl.make_tensor_descriptor
     writes the tensor maps it makes."""
-    global _allocator
-    _allocator = allocator
+    _allocator.set(allocator)
+
+
+def _triton_allocator():
+    """The allocator given to the real Triton's set_allocator, where Triton
+    is imported beside tric (code written for Triton that launches tric
+    kernels, its own set_allocator calls unchanged); None if none."""
+    mod = sys.modules.get("triton.runtime._allocation")
+    var = getattr(mod, "_allocator", None)
+    allocator = var.get() if isinstance(var, contextvars.ContextVar) else None
+    return None if allocator is None or type(allocator).__name__ == "NullAllocator" else allocator
 
 
 def _scratch(nbytes, stream):
     """Device scratch of nbytes from the allocator, and its address."""
-    if _allocator is None:
+    allocator = _allocator.get() or _triton_allocator()
+    if allocator is None:
         raise RuntimeError("Kernel requires a runtime memory allocation, but no allocator was set. "
                            "Use triton.set_allocator to specify an allocator.")
-    mem = _allocator(nbytes, 128, stream)
+    mem = allocator(nbytes, 128, stream or 0)
     return mem, _pointer_of(mem)
 
 
@@ -478,9 +519,10 @@ class CompiledKernel:
         return self._attributes()[1] // 4
 
     def _make_launcher(self):
-        """launch(gx, gy, gz, stream, bound_args): writes each run-time
-        argument into its 64-bit slot (the C side reads the low bytes) and
-        calls tric_launch_packed. Generated once, so a launch is a few
+        """launch(gx, gy, gz, stream, bound_args, ctas=1): writes each
+        run-time argument into its 64-bit slot (the C side reads the low
+        bytes) and calls tric_launch_packed (ctas: the launch's num_ctas,
+        which only sizes the scratch). Generated once, so a launch is a few
         stores and one foreign call."""
         n = max(1, len(self.params))
         buf = bytearray(8 * n)
@@ -488,7 +530,7 @@ class CompiledKernel:
         mv = memoryview(buf)
         env = {"q": mv.cast("q"), "Q": mv.cast("Q"), "f": mv.cast("f"), "d": mv.cast("d"),
                "_raw": raw, "_addr": ctypes.addressof(raw), "_h": self._handle, "_call": _lib.launch_packed,
-               "_err": ctypes.c_void_p(), "_ptr": _pointer_of, "_raise": _lib.raise_status,
+               "_err": ctypes.c_void_p(), "_ptr": _pointer_of, "_raise": _lib.raise_status, "_leaf": _leaf,
                "_lock": threading.Lock()}
         env["_eref"] = ctypes.byref(env["_err"])
         index = {name: i for i, name in enumerate(self.arg_names)}
@@ -497,7 +539,8 @@ class CompiledKernel:
         env["_scratch"], env["_keep"] = _scratch, [None]
         for slot, p in enumerate(self.params):
             if p.part == _lib.PART_SCRATCH:   # kept until the next launch (the allocator's memory may be a tensor)
-                fast.append("_keep[0], q[%d] = _scratch(%d * gx * gy * gz, stream)" % (slot, per_program))
+                # per CTA, as Triton asks for it: num_ctas times per program
+                fast.append("_keep[0], q[%d] = _scratch(%d * gx * gy * gz * ctas, stream)" % (slot, per_program))
                 continue
             a = p.expr("b[%d]" % index[p.name])
             if p.kind == _lib.PARAM_TENSORMAP:
@@ -518,7 +561,7 @@ class CompiledKernel:
                 raise TypeError("tric: cannot pass a %s scalar from Python (parameter %s)" % (p.type, p.name))
         scalars = [s for s in fast if ".data_ptr()" not in s]
         # one set of slots per compiled kernel: threads take turns with it
-        lines = ["def launch(gx, gy, gz, stream, b):", "  with _lock:"]
+        lines = ["def launch(gx, gy, gz, stream, b, ctas=1):", "  with _lock:"]
         if slow:
             lines.append("    try:")
             lines += ["        " + s for s in fast if ".data_ptr()" in s]
@@ -707,6 +750,8 @@ def host_arg(a):
         return _array_host_buffer(a)
     if hasattr(a, "data_ptr") or hasattr(a, "__cuda_array_interface__"):
         return a
+    if type(a) is tuple:   # a tuple argument: its items (torch.Size holds ints only)
+        return tuple(host_arg(x) for x in a)
     if _is_tensor_descriptor(a):   # the same descriptor over a HostBuffer
         d = copy.copy(a)
         d.base = host_arg(a.base)
@@ -798,7 +843,7 @@ class JITFunction(KernelInterface):
         # launch_metadata(grid, kernel, args) -> dict: what Triton's launch hooks
         # (profilers) report about a launch; kept for tools, as tric has no hooks
         self.launch_metadata = launch_metadata
-        self.cache = {}   # (specialization, num_warps, num_stages, debug) -> CompiledKernel
+        self.cache = {}   # (specialization, num_warps, num_stages, debug, TRIC_ARCH) -> CompiledKernel
         self._source = None
         self._bind = self._make_binder()
 
@@ -857,7 +902,7 @@ class JITFunction(KernelInterface):
         return bool(self.debug) if self.debug is not None else debug_default()
 
     def _options(self, extra):
-        num_warps, num_stages, debug = DEFAULT_NUM_WARPS, DEFAULT_NUM_STAGES, None
+        num_warps, num_stages, debug, num_ctas = DEFAULT_NUM_WARPS, DEFAULT_NUM_STAGES, None, 1
         for k, v in extra.items():
             if k == "num_warps":
                 num_warps = v
@@ -866,13 +911,17 @@ class JITFunction(KernelInterface):
             elif k == "debug":
                 debug = v
             elif k == "num_ctas":
-                if v != 1:
-                    raise ValueError("tric: num_ctas=%r: thread block clusters are not supported (use 1)" % (v,))
+                # Triton spreads a program over a cluster of num_ctas CTAs
+                # (sm_90+); tric runs each program as one CTA, which computes
+                # the same, so num_ctas is a hint tric checks and then ignores
+                if not isinstance(v, int) or isinstance(v, bool) or v < 1 or v > 16 or v & (v - 1):
+                    raise ValueError("tric: num_ctas=%r: a power of two from 1 to 16" % (v,))
+                num_ctas = v
             elif k == "maxnreg":
                 raise ValueError("tric: maxnreg is not supported (tric leaves register allocation to ptxas)")
             else:
                 raise KeyError("Keyword argument %s was specified but unrecognised" % k)
-        return num_warps, num_stages, bool(debug) if debug is not None else self._debug()
+        return num_warps, num_stages, bool(debug) if debug is not None else self._debug(), num_ctas
 
     def _compile(self, bound, spec, num_warps, num_stages, debug=False):
         parts = []
@@ -905,19 +954,22 @@ class JITFunction(KernelInterface):
             args = [host_arg(a) for a in args]
             kwargs = {k: host_arg(v) for k, v in kwargs.items()}
         bound, spec, extra = self._bind(*args, **kwargs)
-        num_warps, num_stages, debug = (self._options(extra) if extra
-                                        else (DEFAULT_NUM_WARPS, DEFAULT_NUM_STAGES, self._debug()))
-        key = (spec, num_warps, num_stages, debug)
+        num_warps, num_stages, debug, num_ctas = (self._options(extra) if extra
+                                                  else (DEFAULT_NUM_WARPS, DEFAULT_NUM_STAGES, self._debug(), 1))
+        key = (spec, num_warps, num_stages, debug, os.environ.get("TRIC_ARCH"))
         kernel = self.cache.get(key)
         if kernel is None:
             kernel = self.cache[key] = self._compile(bound, spec, num_warps, num_stages, debug)
+        if num_ctas > 1 and int(kernel.metadata.arch[3:].rstrip("af")) < 90:
+            raise ValueError("tric: num_ctas=%d needs sm_90 or later (clusters); the kernel is for %s"
+                             % (num_ctas, kernel.metadata.arch))
         if callable(grid):
             grid = grid(dict(zip(self.arg_names, bound)))
         gx, gy, gz = normalize_grid(grid)
         if interpret and gx and gy and gz:
             kernel._interpret(gx, gy, gz, bound)
         elif not warmup and gx and gy and gz:
-            kernel._launch(gx, gy, gz, current_stream(), bound)
+            kernel._launch(gx, gy, gz, current_stream(), bound, num_ctas)
         return kernel
 
     def warmup(self, *args, grid, **kwargs):

@@ -65,6 +65,14 @@ def desc_matmul_kernel(a_desc, b_desc, c_desc, K, BK: tl.constexpr):
     for k in range(0, tl.cdiv(K, BK)):
         acc = tl.dot(a_desc.load([m, k * BK]), b_desc.load([n, k * BK]).T, acc)
     c_desc.store([m, n], acc)
+
+
+@triton.jit
+def tuple_kernel(out, shape, pair, BLOCK):
+    offs = tl.arange(0, BLOCK[0])
+    x = offs * shape[0] + shape[1][0] + pair[0]
+    tl.store(pair[1] + offs, x, mask=offs < shape[1][1])
+    tl.store(out + offs, tl.full((BLOCK[0],), len(shape[1]), tl.int32))
 '''
 
 os.environ["TRIC_INTERPRET"] = "1"
@@ -202,6 +210,20 @@ def test_tensor_descriptor_checks():
     raises(ValueError, lambda: TensorDescriptor.from_tensor(Tensor(4096, [64, 32], [32, 1]), [16, 12]))
 
 
+def test_tuples():
+    """Tuple arguments, nested, with ints, a pointer and tl.constexpr items:
+    their items become parameters (or constants), found again at launch."""
+    out, dst = array.array("i", [0] * 16), array.array("i", [-1] * 16)
+    k = M.tuple_kernel[(1,)](out, (3, (32, 5)), (7, dst), (triton.language.constexpr(16),))
+    check_eq(k.metadata.signature, "*i32:16, (i32, (i32:16, i32)), (i32, *i32:16), (16,)", "the signature")
+    check_eq([(p.name, p.part, p.index) for p in k.params if p.part == 6],
+             [("shape", 6, 0), ("shape", 6, 1), ("shape", 6, 2), ("pair", 6, 0), ("pair", 6, 1)], "one per item")
+    check_eq(list(dst), [3 * i + 32 + 7 for i in range(5)] + [-1] * 11, "the items' values")
+    check_eq(list(out), [2] * 16, "len() of a tuple item")
+    k2 = M.tuple_kernel[(1,)](out, (3, (1, 5)), (7, dst), (triton.language.constexpr(16),))
+    check_eq(k2.metadata.signature, "*i32:16, (i32, (i32:1, i32)), (i32, *i32:16), (16,)", "an item equal to 1")
+
+
 def test_numpy():
     try:
         import numpy as np
@@ -216,4 +238,5 @@ def test_numpy():
 
 
 T.run([test_vector_add, test_masked_load_other, test_out_of_bounds_store, test_2d, test_scalars_and_division_by_zero,
-       test_bad_arguments, test_tensor_descriptors, test_tensor_descriptor_tma, test_tensor_descriptor_checks, test_numpy])
+       test_bad_arguments, test_tensor_descriptors, test_tensor_descriptor_tma, test_tensor_descriptor_checks, test_tuples,
+       test_numpy])

@@ -3,6 +3,7 @@ driver (fake_cuda.c), which records each launch: the grid, the block, the
 stream and every parameter's bytes as the kernel would receive them. Also
 times the Python launch path (printed; the GPU number comes from bench/)."""
 import contextlib
+import contextvars
 import ctypes
 import io
 import os
@@ -89,6 +90,18 @@ def test_packing():
     m.add_kernel[(3, 2)](x, y, out, -5, num_warps=8)
     check_eq(last_launch(4), ((3, 2, 1), 256, None, [0x10000, 0x20000, 0x30000, 0xFFFFFFFB]),
              "missing grid dims are 1; num_warps sets the block; negative i32")
+    # num_ctas: a cluster hint on sm_90+; each program still runs as one CTA
+    m.add_kernel[(3, 2)](x, y, out, 5, num_warps=8, num_ctas=2)
+    check_eq(last_launch(4), ((3, 2, 1), 256, None, [0x10000, 0x20000, 0x30000, 5]), "num_ctas=2 on sm_90a")
+    e = raises(ValueError, lambda: m.add_kernel[(1,)](x, y, out, 5, num_ctas=3))
+    check(e and "num_ctas=3: a power of two" in str(e), "num_ctas=3 refused: %s" % e)
+    os.environ["TRIC_ARCH"] = "sm_80"
+    try:
+        e = raises(ValueError, lambda: m.add_kernel[(1,)](x, y, out, 5, num_ctas=2))
+        check(e and "num_ctas=2 needs sm_90 or later (clusters); the kernel is for sm_80" in str(e),
+              "num_ctas=2 refused on sm_80: %s" % e)
+    finally:
+        del os.environ["TRIC_ARCH"]
     check_eq(c.n_regs, 40, "n_regs from cuFuncGetAttribute")
     check_eq(c.n_spills, 2, "n_spills = LOCAL_SIZE_BYTES / 4")
 
@@ -139,14 +152,31 @@ def test_tensor_descriptor():
     e = raises(RuntimeError, lambda: m.make_desc_kernel[(3,)](x, 64))
     check("set_allocator" in str(e), "no allocator: Triton's error")
     asked = []
-    triton.set_allocator(lambda size, align, stream: asked.append((size, align)) or T.FakeTensor(0x90000))
+    triton.set_allocator(lambda size, align, stream: asked.append((size, align, stream)) or T.FakeTensor(0x90000))
     try:
         expect_params(8, 4, 8)
         m.make_desc_kernel[(3,)](x, 64)
     finally:
         triton.set_allocator(None)
     check_eq(last_launch(3)[3], [0x80000, 64, 0x90000], "the scratch, last")
-    check_eq(asked, [(3 * 128, 128)], "128 bytes per program, 128-byte aligned")
+    check_eq(asked, [(3 * 128, 128, 0)], "128 bytes per program, 128-byte aligned, the default stream 0")
+    # an allocator given to the real Triton's set_allocator (Triton imported beside tric) serves too
+    triton_alloc = types.ModuleType("triton.runtime._allocation")
+    triton_alloc._allocator = contextvars.ContextVar("_allocator")
+    triton_alloc._allocator.set(lambda size, align, stream: asked.append("triton") or T.FakeTensor(0xA0000))
+    sys.modules["triton.runtime._allocation"] = triton_alloc
+    try:
+        expect_params(8, 4, 8)
+        m.make_desc_kernel[(3,)](x, 64)
+    finally:
+        del sys.modules["triton.runtime._allocation"]
+    check_eq((last_launch(3)[3][2], asked[-1]), (0xA0000, "triton"), "Triton's allocator when tric has none")
+    triton.set_allocator(lambda size, align, stream: asked.append(size) or T.FakeTensor(0x90000))
+    try:
+        m.make_desc_kernel[(3,)](x, 64, num_ctas=2)
+    finally:
+        triton.set_allocator(None)
+    check_eq(asked[-1], 2 * 3 * 128, "scratch per CTA, as Triton asks for it: num_ctas times per program")
 
 
 def test_torch_stream():

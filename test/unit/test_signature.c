@@ -60,6 +60,21 @@ static void test_entries(void) {
     s = parse(c, "");
     CHECK(s && s->n == 0);
     ctx_free(c);
+
+    /* tuples: nested, empty, a one-item tuple's trailing comma */
+    c = new_ctx();
+    s = parse(c, "(i32:16, (*fp16, 2), ()), (7,), T = (None, 'x')");
+    CHECK(s && s->n == 3);
+    if (s && s->n == 3) {
+        e = s->entries;
+        CHECK(e[0].kind == SIG_TUPLE && e[0].n_items == 3 && e[0].items[0].divisibility == 16);
+        CHECK(e[0].items[1].kind == SIG_TUPLE && e[0].items[1].n_items == 2 && e[0].items[1].items[0].kind == SIG_POINTER);
+        CHECK(e[0].items[1].items[1].cv_kind == CV_INT && e[0].items[1].items[1].ival == 2);
+        CHECK(e[0].items[2].kind == SIG_TUPLE && e[0].items[2].n_items == 0);
+        CHECK(e[1].kind == SIG_TUPLE && e[1].n_items == 1 && e[1].items[0].ival == 7);
+        CHECK(e[2].name && !strcmp(e[2].name, "T") && e[2].n_items == 2 && e[2].items[1].cv_kind == CV_STR);
+    }
+    ctx_free(c);
 }
 
 static void expect_error(const char *text, const char *want) {
@@ -89,6 +104,10 @@ static void test_errors(void) {
     expect_error("*fp8e4b8",
                  "<signature>:1:2: error: type 'fp8e4b8' is not supported on NVIDIA GPUs\n*fp8e4b8\n ^\n");
     expect_error("*", "<signature>:1:2: error: expected a type in signature\n*\n ^\n");
+    expect_error("(i32, i32", "<signature>:1:1: error: unclosed '(' in signature\n(i32, i32\n^\n");
+    expect_error("(i32 i32)",
+                 "<signature>:1:6: error: expected ',' or ')' in a tuple, found 'i'\n(i32 i32)\n     ^\n");
+    expect_error("(i32,,)", "<signature>:1:6: error: empty entry in signature\n(i32,,)\n     ^\n");
 }
 
 int main(void) {
