@@ -373,7 +373,7 @@ static LVal tuple_repeat(Lower *L, SrcLoc loc, const LVal *t, int64_t n) {
     r.kind = LV_TUPLE;
     r.n = t->n * (size_t)n;
     r.items = arena_alloc(L->ctx->arena, sizeof(LVal) * (r.n + 1));
-    for (int64_t k = 0; k < n; k++) memcpy(r.items + (size_t)k * t->n, t->items, sizeof(LVal) * t->n);
+    for (int64_t k = 0; t->n && k < n; k++) memcpy(r.items + (size_t)k * t->n, t->items, sizeof(LVal) * t->n);
     return r;
 }
 

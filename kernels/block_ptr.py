@@ -165,6 +165,14 @@ def host_desc_matmul_kernel(a_desc, b_desc, c_desc, K, BLOCK_K: tl.constexpr):
 # tol: 1e-2
 #
 # kernel: desc_matmul_kernel
+# signature: *fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, 128, 128, 16
+# num_warps: 8
+# grid: (cdiv(M, 128), cdiv(N, 128), 1)
+# args: a = rand((M, K), fp16); b = rand((N, K), fp16); c = empty((M, N), fp16); M = 128; N = 256; K = 80
+# check: c == (a @ b.T).astype(np.float16)
+# tol: 1e-2
+#
+# kernel: desc_matmul_kernel
 # signature: *fp16:16, *fp16:16, *fp16:16, i32, i32, i32, 64, 64, 32
 # grid: (cdiv(M, 64), cdiv(N, 64), 1)
 # args: a = rand((M, K), fp16); b = rand((N, K), fp16); c = empty((M, N), fp16); M = 100; N = 72; K = 80

@@ -17,7 +17,9 @@ static void need_ptx80(Ptx *P) {
 }
 
 /* mbarrier_init / mbarrier_inval: thread 0, every barrier of the ring;
- * after an init the block meets, so no thread waits on one before */
+ * after either the block meets: no thread waits on a barrier before its
+ * init, and none reuses a barrier's bytes (the epilogue's shared memory may
+ * overlap them) before its inval, which another warp may still be behind */
 void ptx_mbar_init(Ptx *P, IrOp *op, bool init) {
     ValId bars = op->operands[0];
     const char *g = ptx_guard(P, ptx_tid0(P));
@@ -27,10 +29,8 @@ void ptx_mbar_init(Ptx *P, IrOp *op, bool init) {
         if (init) ptx_ins(P, "%smbarrier.init.shared::cta.b64 [%R+%d], 1;", g, base, 8 * s);
         else ptx_ins(P, "%smbarrier.inval.shared::cta.b64 [%R+%d];", g, base, 8 * s);
     }
-    if (init) {
-        ptx_ins(P, "fence.mbarrier_init.release.cluster;");
-        ptx_ins(P, "bar.sync 0;");
-    }
+    if (init) ptx_ins(P, "fence.mbarrier_init.release.cluster;");
+    ptx_ins(P, "bar.sync 0;");
     need_ptx80(P);
 }
 

@@ -51,10 +51,14 @@ typedef struct Cta {
     uint32_t *cp_head, *cp_tail, *cp_commits, *cp_owner;
     /* mbarriers, only when the module has an mbarrier or a TMA copy
      * (mbar_at != NULL): per 8-byte granule of shared memory the live
-     * mbarrier there (index in mbars + 1; 0: none) */
+     * mbarrier there (index in mbars + 1; 0: none). mbar_ended: the
+     * thread + 1 whose mbarrier.inval ended the one there, until the next
+     * bar.sync: threads run in lock step here but warps do not on a GPU,
+     * so another thread touching those bytes before the block meets may
+     * run before the inval (n_ended: granules so marked) */
     SimMbar *mbars;
-    uint32_t n_mbars, cap_mbars;
-    uint32_t *mbar_at;
+    uint32_t n_mbars, cap_mbars, n_ended;
+    uint32_t *mbar_at, *mbar_ended;
 } Cta;
 
 static inline uint64_t *slot(Cta *c, uint32_t reg, uint32_t t) { return &c->regs[(size_t)reg * c->threads + t]; }
@@ -216,13 +220,26 @@ __attribute__((noinline)) static bool cp_pending_error(Cta *c, const SimIns *in,
 /* An access to the 8 bytes of a live mbarrier: PTX leaves it undefined
  * until mbarrier.inval ends the barrier (its state is opaque). */
 __attribute__((noinline)) static bool mbar_clear(Cta *c, const SimIns *in, uint32_t t, uint32_t off, uint32_t n) {
-    for (uint32_t g = off / 8; g <= (off + n - 1) / 8; g++)
+    for (uint32_t g = off / 8; g <= (off + n - 1) / 8; g++) {
+        if (c->mbar_ended[g] && c->mbar_ended[g] - 1 != t)
+            return error_at(c, in, t,
+                            "%s %u bytes at shared offset %u, where thread %u ended an mbarrier (mbarrier.inval) "
+                            "with no bar.sync since: on a GPU this access may come before the inval",
+                            access_verb(in, SM_SHARED), n, off, c->mbar_ended[g] - 1);
         if (c->mbar_at[g])
             return error_at(c, in, t,
                             "%s %u bytes at shared offset %u, which hold the mbarrier at shared offset %u "
                             "(initialized at PTX line %d, not invalidated)",
                             access_verb(in, SM_SHARED), n, off, 8 * g, c->mbars[c->mbar_at[g] - 1].init_line);
+    }
     return true;
+}
+
+/* bar.sync: the block has met, so every inval is behind every thread */
+static void mbar_meet(Cta *c) {
+    if (!c->n_ended) return;
+    memset(c->mbar_ended, 0, sizeof(uint32_t) * (c->shared_bytes / 8 + 1));
+    c->n_ended = 0;
 }
 
 /* Where an access of n bytes aligned to `align` goes in shared memory, or
@@ -695,7 +712,8 @@ static bool cp_none_pending(Cta *c, const SimIns *in) {
 static void mbar_reset(Cta *c) {
     if (!c->mbar_at) return;
     memset(c->mbar_at, 0, sizeof(uint32_t) * (c->shared_bytes / 8 + 1));
-    c->n_mbars = 0;
+    memset(c->mbar_ended, 0, sizeof(uint32_t) * (c->shared_bytes / 8 + 1));
+    c->n_mbars = c->n_ended = 0;
 }
 
 static void cp_reset(Cta *c) {
@@ -776,7 +794,11 @@ __attribute__((noinline)) static bool exec_mbarrier(Cta *c, const SimIns *in, ui
     if (!b) return false;
     const char *why = NULL;
     switch ((SimMbarOp)in->mbar) {
-    case SMB_INVAL: c->mbar_at[off / 8] = 0; return true;
+    case SMB_INVAL:
+        c->mbar_at[off / 8] = 0;
+        c->mbar_ended[off / 8] = t + 1;
+        c->n_ended++;
+        return true;
     case SMB_TRY_WAIT: return mbar_try_wait(c, in, t, b, off);
     case SMB_ARRIVE_TX:   /* expect_tx, then the arrival */
         why = sim_mbar_expect_tx(b, sim_trunc(read_opd(c, &in->opd[2], t), 32));
@@ -1109,6 +1131,7 @@ static bool run_cta(Cta *c) {
             for (uint32_t w0 = 0; in->bar_warp && w0 < c->threads; w0 += 32)
                 if (!bar_warp(c, in, w0)) return false;
             if (!in->bar_warp && !uniform_guard(c, in, &taken)) return false;
+            if (!in->bar_warp && c->mbar_at) mbar_meet(c);
             pc++;
             continue;
         default: break;
@@ -1155,7 +1178,10 @@ bool sim_run(const SimLaunch *l, Buf *err) {
             }
         for (uint32_t i = 0; i < m.n_ins && !c.mbar_at; i++)
             if (m.ins[i].op == SO_MBARRIER || (m.ins[i].op == SO_CP && m.ins[i].cp == SCP_TENSOR))
+            {
                 c.mbar_at = arena_alloc(a, sizeof(uint32_t) * (c.shared_bytes / 8 + 1));
+                c.mbar_ended = arena_alloc(a, sizeof(uint32_t) * (c.shared_bytes / 8 + 1));
+            }
         uint32_t g[3];
         for (int i = 0; i < 3; i++) g[i] = l->data->grid[i] ? l->data->grid[i] : 1;
         for (uint32_t z = 0; ok && z < g[2]; z++)

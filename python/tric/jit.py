@@ -224,6 +224,14 @@ def _spec_fn(a, mode):
     return None
 
 
+def _is_constexpr(v):
+    """A tl.constexpr of tric's or of Triton's language (code written for
+    Triton wraps values in its own, inside tuples too)."""
+    t = type(v)
+    return t is tl.constexpr or (t.__name__ == "constexpr" and t.__module__.startswith("triton.language")
+                                 and hasattr(v, "value"))
+
+
 def _make_spec(mode):
     """A key function for one specialization mode, with a per-type table."""
     table = {}
@@ -231,7 +239,7 @@ def _make_spec(mode):
     def spec_tuple(a):
         """A tuple argument (torch.Size too): its items, tl.constexpr ones
         as values, in parentheses."""
-        items = [_spell_constexpr("a tuple item", x.value) if isinstance(x, tl.constexpr) else spec(x) for x in a]
+        items = [_spell_constexpr("a tuple item", x.value) if _is_constexpr(x) else spec(x) for x in a]
         return "(%s%s)" % (", ".join(items), "," if len(items) == 1 else "")
 
     def spec(a):
@@ -240,7 +248,7 @@ def _make_spec(mode):
         except KeyError:
             pass
         t = type(a)
-        if isinstance(a, tl.constexpr):
+        if _is_constexpr(a):
             return spec(a.value)
         fn = spec_tuple if isinstance(a, tuple) else _spec_fn(a, mode)
         if fn is None:
@@ -277,7 +285,7 @@ def _constexpr_key(v):
     """A hashable key for a constexpr value: by type too, as 1, 1.0 and
     True specialize differently."""
     t = type(v)
-    if t is tl.constexpr:
+    if _is_constexpr(v):
         return _constexpr_key(v.value)
     if t in (list, tuple):
         return (t, tuple(_constexpr_key(x) for x in v))
@@ -286,7 +294,7 @@ def _constexpr_key(v):
 
 def _spell_constexpr(name, v):
     """A constexpr value in the signature's spelling."""
-    v = v.value if isinstance(v, tl.constexpr) else v
+    v = v.value if _is_constexpr(v) else v
     if v is None or isinstance(v, bool):
         return repr(v)
     if isinstance(v, tuple):

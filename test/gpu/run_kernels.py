@@ -59,7 +59,7 @@ class _Options(ctypes.Structure):
 
 
 PARAM_POINTER, PARAM_INT, PARAM_FLOAT, PARAM_TENSORMAP = 0, 1, 2, 3
-PART_WHOLE, PART_DESC_BASE, PART_DESC_SHAPE, PART_DESC_STRIDE, PART_DESC_TMAP, PART_SCRATCH = 0, 1, 2, 3, 4, 5
+PART_WHOLE, PART_DESC_BASE, PART_DESC_SHAPE, PART_DESC_STRIDE, PART_DESC_TMAP, PART_SCRATCH, PART_TUPLE_ITEM = range(7)
 
 # ctypes type of a scalar parameter, by signature type name
 _SCALAR_CTYPES = {
@@ -224,15 +224,39 @@ _SIG_DESC = re.compile(r"^tensordesc<(\w+)\[")
 
 def runtime_entries(signature):
     """(is_pointer, type, specialized_to_one) for each signature entry that takes a runtime argument;
-    is_pointer is "desc" for a tensor descriptor."""
+    is_pointer is "desc" for a tensor descriptor, "tuple" for a tuple with typed items (type: the entry)."""
     out = []
     for e in split_top(signature, ","):
         m = _SIG_TYPE.match(e)
-        if m and "=" not in e:
+        if e.strip().startswith("(") and "=" not in e and tuple_has_types(e):
+            out.append(("tuple", e.strip(), False))
+        elif m and "=" not in e:
             out.append((bool(m.group(1)), m.group(2), m.group(3) == "1" and not m.group(1)))
         elif _SIG_DESC.match(e):
             out.append(("desc", _SIG_DESC.match(e).group(1), False))
     return out
+
+
+def tuple_has_types(entry):
+    """Does the tuple entry "(i32, (7, *fp16:16))" have an item that is a type (a runtime argument)?"""
+    items = [item.strip() for item in split_top(entry.strip()[1:-1], ",")]
+    return any(_SIG_TYPE.match(item) or (item.startswith("(") and tuple_has_types(item)) for item in items if item)
+
+
+def tuple_leaves(v):
+    """The leaves of a (nested) tuple or list, depth first."""
+    return [x for item in v for x in (tuple_leaves(item) if isinstance(item, (tuple, list)) else [item])]
+
+
+def tuple_param_values(kernel, first, v):
+    """The values of kernel.params[first:] that are items of tuple argument v (numbers only here)."""
+    values, leaves = [], tuple_leaves(v)
+    i = first
+    while i < len(kernel.params) and kernel.params[i][4] == PART_TUPLE_ITEM and (
+            i == first or kernel.params[i][0] == kernel.params[first][0]):
+        values.append(leaves[kernel.params[i][5]])
+        i += 1
+    return values
 
 
 class Desc:
@@ -538,7 +562,9 @@ def run_block(tric, torch, path, block, rng):
     device, values = {}, []
     for name, (is_ptr, type_name, _) in zip(order, entries):
         v = env[name]
-        if is_ptr == "desc":   # its array as the buffer of this name, then its parameters
+        if is_ptr == "tuple":   # its items that are parameters
+            values += tuple_param_values(kernel, len(values), v)
+        elif is_ptr == "desc":   # its array as the buffer of this name, then its parameters
             device[name] = DeviceArg(torch, v.array, type_name, poison=id(v.array) in env_maker.outputs)
             more, _ = desc_param_values(kernel, len(values), v, device[name].tensor.data_ptr())
             values += more

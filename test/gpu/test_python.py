@@ -108,6 +108,20 @@ class DtypeConst:
         return getattr(importlib.import_module(lang), self.TL_NAMES[self.name])
 
 
+class ConstTuple:
+    """A tuple of values passed to a parameter that is not tl.constexpr: its
+    items as tl.constexpr of whichever language the launched kernel uses."""
+
+    def __init__(self, items):
+        self.items = items
+
+    def value_for(self, kernel):
+        lang = importlib.import_module("tric.language" if type(kernel).__module__.startswith("tric")
+                                       else "triton.language")
+        return tuple(ConstTuple(x).value_for(kernel) if isinstance(x, tuple) else lang.constexpr(x)
+                     for x in self.items)
+
+
 class DescArg:
     """A tensor descriptor argument (desc(...) in a block's args): the
     TensorDescriptor class of whichever library the launched kernel belongs
@@ -191,6 +205,15 @@ class BlockRun:
         for param, entry in zip(params, entries):
             m = rk._SIG_TYPE.match(entry)
             desc = rk._SIG_DESC.match(entry)
+            if entry.strip().startswith("(") and "=" not in entry and not by_keyword:
+                if rk.tuple_has_types(entry):   # a tuple argument: its value from args, as given
+                    name = next(names, None)
+                    if name is None:
+                        raise rk.TricError(f"args gives fewer values than {self.kernel} has runtime parameters")
+                    self.args.append(tuple(self.env[name]))
+                else:   # values only: tl.constexpr items, as Triton's tests pass block shapes
+                    self.args.append(ConstTuple(constexpr_value(entry)))
+                continue
             if desc and not by_keyword:   # a tensor descriptor over this name's buffer
                 name = next(names, None)
                 if name is None:
@@ -241,7 +264,8 @@ class BlockRun:
 
     def launch(self, kernel, grid=None, args=None, stream_sync=True):
         """kernel[grid](*args, **constexprs, num_warps=w), the way Triton code calls it."""
-        args = [a.value_for(kernel) if isinstance(a, DescArg) else a for a in (self.args if args is None else args)]
+        args = [a.value_for(kernel) if isinstance(a, (DescArg, ConstTuple)) else a
+                for a in (self.args if args is None else args)]
         kernel[grid or self.grid](*args, **self.kwargs_for(kernel), num_warps=self.num_warps)
         if stream_sync:
             self.torch.cuda.synchronize()

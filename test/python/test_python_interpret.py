@@ -222,6 +222,11 @@ def test_tuples():
     check_eq(list(out), [2] * 16, "len() of a tuple item")
     k2 = M.tuple_kernel[(1,)](out, (3, (1, 5)), (7, dst), (triton.language.constexpr(16),))
     check_eq(k2.metadata.signature, "*i32:16, (i32, (i32:1, i32)), (i32, *i32:16), (16,)", "an item equal to 1")
+    # Triton's own tl.constexpr (code written for Triton, tric's jit) is a value too
+    triton_constexpr = type("constexpr", (), {"__init__": lambda self, v: setattr(self, "value", v)})
+    triton_constexpr.__module__ = "triton.language.core"
+    k3 = M.tuple_kernel[(1,)](out, (3, (1, 5)), (7, dst), (triton_constexpr(16),))
+    check(k3 is k2, "Triton's constexpr in a tuple specializes as tric's")
 
 
 def test_numpy():
