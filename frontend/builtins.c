@@ -814,6 +814,7 @@ static bool instance_of(const LVal *v, const LVal *cls) {
     if (!strcmp(n, "tensor")) return v->kind == LV_TENSOR;
     if (!strcmp(n, "constexpr")) return v->kind != LV_TENSOR;
     if (!strcmp(n, "dtype")) return v->kind == LV_DTYPE;
+    if (!strcmp(n, "tensor_descriptor")) return v->kind == LV_TENSOR_DESC;
     return false;
 }
 
@@ -1052,6 +1053,7 @@ static const Builtin builtins[] = {
     {"pointer_type", BM_TL, "element_ty", bi_pointer_type},
     {"tensor", BM_TL, "*", bi_type_only},
     {"dtype", BM_TL, "*", bi_type_only},
+    {"tensor_descriptor", BM_TL, "*", bi_type_only},
     {"next_power_of_2", BM_TRITON, "n", bi_next_power_of_2},
     {"len", BM_PY, "obj", bi_len},
     {"int", BM_PY, "x=", bi_int},

@@ -1883,6 +1883,18 @@ static void bind_desc_part(AP *ap, IrFunc *fn, uint32_t i, Stmt *s, InterpSetup 
     out->args[i] = (uint64_t)(uintptr_t)map;
 }
 
+/* A scalar parameter's value: the number, checked against the signature's
+ * ":16" (a hint the compiled code relies on, so a wrong one would make the
+ * run mean nothing) */
+static uint64_t scalar_arg(AP *ap, IrFunc *fn, uint32_t i, const AVal *v) {
+    const IrParam *p = &fn->params[i];
+    ElemType e = (ElemType)ir_type(fn, p->val).elem;
+    if (p->divisibility > 1 && elem_is_int(e) && v->nk != NK_FLOAT && v->i % p->divisibility)
+        ap_fail(ap, "parameter '%s' is %lld, but the signature says it is a multiple of %d (:%d)", p->name,
+                (long long)v->i, p->divisibility, p->divisibility);
+    return el_slot(v, 0, e);
+}
+
 /* Leaf *index of tuple v, depth first; NULL (and *index what is left)
  * when v has fewer */
 static const AVal *tuple_leaf(const AVal *v, int *index) {
@@ -1908,7 +1920,7 @@ static void bind_tuple_item(AP *ap, IrFunc *fn, uint32_t i, const Stmt *s, Inter
         return;
     }
     if (leaf->kind != V_NUM) ap_fail(ap, "parameter '%s' is a scalar: give it a number", p->name);
-    out->args[i] = el_slot(leaf, 0, (ElemType)ir_type(fn, p->val).elem);
+    out->args[i] = scalar_arg(ap, fn, i, leaf);
 }
 
 /* parameter i is the kernel's global scratch (tensormap_create): bound by
@@ -1964,7 +1976,7 @@ static void bind(AP *ap, IrFunc *fn, InterpSetup *out) {
             continue;
         }
         if (s->val.kind != V_NUM) ap_fail(ap, "parameter '%s' is a scalar: give it a number", fn->params[i].name);
-        out->args[i] = el_slot(&s->val, 0, (ElemType)t.elem);
+        out->args[i] = scalar_arg(ap, fn, i, &s->val);
     }
 }
 

@@ -16,7 +16,7 @@
 
 #include "../base/base.h"
 
-#define IR_MAX_RANK 4
+#define IR_MAX_RANK 5
 
 /* ---- element types (types.def) ---- */
 typedef enum ElemType {

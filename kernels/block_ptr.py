@@ -13,9 +13,9 @@ through .T; desc.store writes only what lies inside the shape.
 desc_reduce_kernel combines blocks into memory through a descriptor
 (desc.atomic_add / atomic_max / atomic_xor), the parts past the shape left
 alone.
-desc_nd_copy_kernel copies the block at the origin of a rank-3 descriptor
-whose shape, strides and block shape come as tuple arguments (as Triton's
-tests pass them), zeros past the shape.
+desc_nd_copy_kernel copies the block at the origin of a descriptor of any
+rank whose shape, strides and block shape come as tuple arguments (as
+Triton's tests pass them), zeros past the shape.
 host_desc_matmul_kernel takes the descriptors from the host
 (TensorDescriptor; test/gpu/test_python.py and test/python run it, as test
 blocks pass pointers and scalars only).
@@ -96,10 +96,15 @@ def desc_reduce_kernel(out_ptr, a_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.
 @triton.jit
 def desc_nd_copy_kernel(out_ptr, a_ptr, shape, strides, BLOCK_SHAPE):
     desc = tl.make_tensor_descriptor(a_ptr, shape=shape, strides=strides, block_shape=BLOCK_SHAPE)
-    block = desc.load((0, ) * len(BLOCK_SHAPE))
-    idx = (tl.arange(0, BLOCK_SHAPE[0])[:, None, None] * BLOCK_SHAPE[1] +
-           tl.arange(0, BLOCK_SHAPE[1])[None, :, None]) * BLOCK_SHAPE[2] + tl.arange(0, BLOCK_SHAPE[2])[None, None, :]
-    tl.store(out_ptr + idx, block)
+    tl.static_assert(isinstance(desc, tl.tensor_descriptor) and not isinstance(shape, tl.tensor_descriptor))
+    ndim: tl.constexpr = len(BLOCK_SHAPE)
+    # the block's row-major offsets: each dim's arange, reshaped to lie along that dim
+    offs = tl.zeros(BLOCK_SHAPE, tl.int32)
+    step = 1
+    for k in tl.static_range(ndim - 1, -1, -1):
+        offs += tl.reshape(tl.arange(0, BLOCK_SHAPE[k]), (1, ) * k + (BLOCK_SHAPE[k], ) + (1, ) * (ndim - 1 - k)) * step
+        step *= BLOCK_SHAPE[k]
+    tl.store(out_ptr + offs, desc.load((0, ) * ndim))
 
 
 @triton.jit
@@ -191,6 +196,13 @@ def host_desc_matmul_kernel(a_desc, b_desc, c_desc, K, BLOCK_K: tl.constexpr):
 # grid: (1, 1, 1)
 # args: out = empty((2, 4, 32), fp32); a = rand((2, 4, 32), fp32); shape = (2, 3, 29); strides = (128, 32, 1)
 # check: out == np.where((np.arange(4)[None, :, None] < 3) & (np.arange(32)[None, None, :] < 29), a, 0)
+# tol: 0
+#
+# kernel: desc_nd_copy_kernel
+# signature: *i16:16, *i16:16, (1, i32, 3, i32, i32), (i32:16, i32:16, i32:16, i32:16, 1), (2, 2, 4, 8, 32)
+# grid: (1, 1, 1)
+# args: out = empty((2, 2, 4, 8, 32), i16); a = randint(-99, 99, (2, 2, 4, 8, 32), i16); shape = (1, 2, 3, 7, 29); strides = (2048, 1024, 256, 32, 1)
+# check: out == np.where((np.arange(2)[:, None, None, None, None] < 1) & (np.arange(4)[None, None, :, None, None] < 3) & (np.arange(8)[None, None, None, :, None] < 7) & (np.arange(32) < 29), a, 0)
 # tol: 0
 #
 # kernel: host_desc_matmul_kernel

@@ -72,7 +72,7 @@ def cross_entropy_ignore_kernel(Loss, Logits, Target, stride, N, IGNORE_INDEX: t
 # triton_identical: loss
 #
 # kernel: cross_entropy_ignore_kernel
-# signature: *fp32:16, *fp32:16, *i64:16, i32:16, i32:16, -100, 2048
+# signature: *fp32:16, *fp32:16, *i64:16, i32, i32, -100, 2048
 # num_warps: 4
 # grid: 8
 # args: loss = empty(8, fp32); x = randn((8, N), fp32); t = np.where(np.arange(8) % 3 == 1, -100, randint(0, N, 8, i64)); stride = N; N = 5000

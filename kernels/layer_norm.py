@@ -98,7 +98,7 @@ def layer_norm_bwd_dwdb_kernel(PDW, PDB, DW, DB, GROUP, N,
 # The reference in numpy: xc = x - mean (row-wise), rstd = 1 / sqrt(mean(xc^2) + eps).
 #
 # kernel: layer_norm_fwd_kernel
-# signature: *fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32:16, i32, fp32, 1024
+# signature: *fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32, i32, fp32, 1024
 # num_warps: 4
 # grid: 5
 # args: x = randn((5, N), fp16); y = empty((5, N), fp16); w = rand(N, fp16); b = rand(N, fp16); mean = empty(5, fp32); rstd = empty(5, fp32); stride = N; N = 1000; eps = 1e-5
@@ -132,7 +132,7 @@ def layer_norm_bwd_dwdb_kernel(PDW, PDB, DW, DB, GROUP, N,
 #
 # Rows longer than the chunk: BLOCK_SIZE 256 walks a row of 1000 in four chunks, the last one partly masked.
 # kernel: layer_norm_fwd_kernel
-# signature: *fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32:16, i32, fp32, 256
+# signature: *fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32, i32, fp32, 256
 # num_warps: 1
 # grid: 4
 # args: x = randn((4, N), fp16); y = empty((4, N), fp16); w = rand(N, fp16); b = rand(N, fp16); mean = empty(4, fp32); rstd = empty(4, fp32); stride = N; N = 1000; eps = 1e-5
@@ -143,7 +143,7 @@ def layer_norm_bwd_dwdb_kernel(PDW, PDB, DW, DB, GROUP, N,
 # The reference: x_hat = (x - mean) * rstd, wdy = w * dy, dx = (wdy - (x_hat * mean(x_hat * wdy) + mean(wdy))) * rstd;
 # program g's partials sum dy * x_hat and dy over the rows r with r % GROUP == g.
 # kernel: layer_norm_bwd_dx_kernel
-# signature: *fp16:16, *fp16:16, *fp32:16, *fp32:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32:16, i32, i32, i32, 1024
+# signature: *fp16:16, *fp16:16, *fp32:16, *fp32:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32, i32, i32, i32, 1024
 # num_warps: 4
 # grid: GROUP
 # args: dx = empty((M, N), fp16); dy = randn((M, N), fp16); pdw = empty((GROUP, N), fp32); pdb = empty((GROUP, N), fp32); x = randn((M, N), fp16); w = rand(N, fp16); mean = rand(M, fp32) * 0.1; rstd = rand(M, fp32) * 0.5 + 1; stride = N; M = 11; N = 1000; GROUP = 4

@@ -40,7 +40,7 @@ def rms_norm_fwd_kernel(X, Y, W, Rstd, stride, N, eps, BLOCK_SIZE: tl.constexpr)
 # triton_identical: rstd y
 #
 # kernel: rms_norm_fwd_kernel
-# signature: *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32:16, i32, fp32, 1024
+# signature: *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, i32, fp32, 1024
 # num_warps: 4
 # grid: 5
 # args: x = randn((5, N), fp32); y = empty((5, N), fp32); w = rand(N, fp32); rstd = empty(5, fp32); stride = N; N = 1000; eps = 1e-6

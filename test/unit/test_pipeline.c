@@ -203,7 +203,7 @@ typedef struct Plain {
 static const Plain plains[] = {
     {"*fp32:16, *fp32:16, i32:16, i32:16, i32, i32:16, 1024",
      "out = empty((n_rows, 1024), fp32); x = randn((n_rows, 1024), fp32); s_in = 1024; s_out = 1024; "
-     "n_rows = 11; n_cols = 1000",
+     "n_rows = 11; n_cols = 1008",
      "3", 4096, true},
     {"*fp32:16, *fp32:16, i32, i32, i32, i32, 64",
      "out = empty((n_rows, n_cols), fp32); x = randn((n_rows, n_cols), fp32); s_in = n_cols; s_out = n_cols; "

@@ -1455,7 +1455,7 @@ static void test_rem_range(void) {
 
 static void test_cli_modes(void) {
     RtRequest rq = {.path = "kernels/vector_add.py", .kernel = "add_kernel",
-                    .signature = "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024"};
+                    .signature = "*fp32:16, *fp32:16, *fp32:16, i32, 1024"};
     rt_default_target(&rq.target);
     RtInterpRequest irq = {.args = "x = rand(n, fp32); y = rand(n, fp32); out = zeros(n, fp32); n = 3000",
                            .grid = "cdiv(n, 1024)", .print = "out", .seed = 7};

@@ -205,6 +205,14 @@ class tensor:
         raise ValueError("tl.tensor can only be created inside a @jit function")
 
 
+class tensor_descriptor:
+    """The type of tl.make_tensor_descriptor's value inside a kernel (for
+    annotations and isinstance)."""
+
+    def __init__(self, *args, **kwargs):
+        raise ValueError("tl.tensor_descriptor can only be created inside a @jit function")
+
+
 class _JitOnly:
     """A tl function seen from plain Python: calling it is a mistake."""
 
@@ -242,6 +250,7 @@ del _name
 from . import math  # noqa: E402  (tl.math, after the names it shares)
 from . import extra  # noqa: E402  (tl.extra.cuda.libdevice)
 
-__all__ = ["constexpr", "dtype", "pointer_type", "tensor", "PropagateNan", "TRITON_MAX_TENSOR_NUMEL", "math",
+__all__ = ["constexpr", "dtype", "pointer_type", "tensor", "tensor_descriptor",
+           "PropagateNan", "TRITON_MAX_TENSOR_NUMEL", "math",
            "int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float8e4nv",
            "float8e5", "float16", "bfloat16", "float32", "float64"] + sorted(set(_FUNCTIONS))
