@@ -366,9 +366,7 @@ LVal bi_make_tensor_descriptor(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_
     LVal desc = new_desc(L, base, (int)rank, block, nan);
     index_tuple(L, &a[1], ET_I32, "shape", desc.items + 1, (int)rank);
     index_tuple(L, &a[2], ET_I64, "strides", desc.items + 1 + rank, (int)rank);
-    ValId unused;
     if (device_tma_ok(L, &desc)) *desc_tmap(&desc) = lower_tmap_create(L, loc, &desc, nan);
-    else if (L->ctx->target.sm >= 90) scratch_slot(L, &unused);   /* Triton sizes the scratch per descriptor made */
     return desc;
 }
 
