@@ -33,7 +33,7 @@ typedef struct TestBlock {
 } TestBlock;
 
 /* The block's targets: its "# arch:" list, else dflt; *n how many. */
-static int blocks_archs(const TestBlock *b, const char *const *dflt, int n_dflt, char out[][16], int cap) {
+static inline int blocks_archs(const TestBlock *b, const char *const *dflt, int n_dflt, char out[][16], int cap) {
     int n = 0;
     if (!b->arch[0]) {
         for (int i = 0; i < n_dflt && n < cap; i++) snprintf(out[n++], 16, "%s", dflt[i]);
