@@ -85,7 +85,7 @@ static ElemType dot_result_elem(Lower *L, SrcLoc loc, ElemType in, const LArg *o
     if (od.elem == ET_BF16)
         diag_error(L->ctx, out->loc, "out_dtype=bfloat16 is unsupported. Please use out_dtype=float32/float16 and "
                                      "cast with `.to(tl.bfloat16)`");
-    if (in == ET_F64) diag_error(L->ctx, loc, "tl.dot of fp64 operands is not supported by tric");
+    if (in == ET_F64) return ET_F64;   /* no tensor-core path: FMAs in fp64 */
     if (in == ET_F32 || in == ET_BF16) return ET_F32;
     if (od.elem != ET_F32 && od.elem != ET_F16)
         diag_error(L->ctx, out->loc, "out_dtype must be tl.float32 or tl.float16 for %s operands, got %s",
@@ -97,12 +97,14 @@ static ElemType dot_result_elem(Lower *L, SrcLoc loc, ElemType in, const LArg *o
 static bool dot_acc_ok(ElemType in, ElemType acc) {
     if (in == ET_I8) return acc == ET_I32;
     if (in == ET_F16 || is_fp8(in)) return acc == ET_F32 || acc == ET_F16;
+    if (in == ET_F64) return acc == ET_F64;
     return acc == ET_F32;
 }
 
 static const char *dot_acc_allowed(ElemType in) {
     if (in == ET_I8) return "int32";
     if (in == ET_F16 || is_fp8(in)) return "fp32 or fp16";
+    if (in == ET_F64) return "fp64";
     return "fp32";
 }
 

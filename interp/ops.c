@@ -325,6 +325,8 @@ uint64_t interp_elem_dot_step(ElemType ae, ElemType be, ElemType acc_e, DotPreci
     if (ae == ET_I8) return interp_int_norm(acc_e, acc + (uint64_t)((int64_t)a * (int64_t)b));
     TRIC_ASSERT(ae != ET_F32 || prec != DOT_TF32X3);   /* not one step per k: interp_dot */
     if (ae == ET_F32) return dot_step_f32(prec, acc, scalar_f32(a), scalar_f32(b));
+    if (ae == ET_F64) return scalar_round_bits(ET_F64, fma(scalar_float(ET_F64, a), scalar_float(ET_F64, b),
+                                                           scalar_float(ET_F64, acc)), false);   /* fma.rn.f64 */
     double p = scalar_float(ae, a) * scalar_float(be, b);   /* f16, bf16, fp8: exact */
     return scalar_round_bits(acc_e, elem_round_sum(acc_e, scalar_float(acc_e, acc), p), false);
 }

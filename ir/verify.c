@@ -822,6 +822,7 @@ static bool dot_types_ok(ElemType a, ElemType b, ElemType acc) {
     case ET_F16: return acc == ET_F32 || acc == ET_F16;
     case ET_BF16: case ET_F32: return acc == ET_F32;
     case ET_I8: return acc == ET_I32;
+    case ET_F64: return acc == ET_F64;
     default: return false;
     }
 }

@@ -1,6 +1,7 @@
 """
 tl.dot on small tiles, one kind per block: fp16 -> fp32, bf16, fp32 as tf32,
-tf32x3 and ieee, int8 -> int32, fp16 with out_dtype=fp16, fp8 pairs,
+tf32x3 and ieee, fp64 (fma.rn.f64), int8 -> int32, fp16 with
+out_dtype=fp16, fp8 pairs,
 operands read row-major or transposed (by strides, or by .T), a 3-D batched
 dot, and matmuls whose accumulator is carried through a loop over K
 (`acc += tl.dot(a, b)` and `acc = tl.dot(a, b, acc)`). Sizes below 16 and
@@ -122,6 +123,14 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, s_am, s_ak, s_bk, s_bn, s_cm, s_
 # torch: c = (a.float() @ b.float())
 # check: c == a @ b
 # tol: 1e-5
+#
+# kernel: dot_kernel
+# signature: *fp64, *fp64, *fp64, i32, i32, i32, i32, i32, i32, i32, i32, i32, 32, 16, 32, 0, 0
+# grid: 1
+# args: a = randn((M, K), fp64); b = randn((K, N), fp64); c = empty((M, N), fp64); M = 30; N = 16; K = 27; s_am = K; s_ak = 1; s_bk = N; s_bn = 1; s_cm = N; s_cn = 1
+# torch: c = a @ b
+# check: c == a @ b
+# tol: 1e-12
 #
 # kernel: dot_kernel
 # signature: *fp32, *fp32, *fp32, i32, i32, i32, i32, i32, i32, i32, i32, i32, 32, 32, 32, 0, 0

@@ -231,7 +231,7 @@ static void emit_mma(Ptx *P, IrOp *op, const DotRegs *R) {
 
 /* ---- the FMA path ---- */
 
-typedef enum FmaKind { FMA_F32, FMA_F16, FMA_S32 } FmaKind;
+typedef enum FmaKind { FMA_F32, FMA_F16, FMA_S32, FMA_F64 } FmaKind;
 
 /* x's registers in the type the products are computed in, each once:
  * exact widenings (f16/bf16/fp8 -> f32, fp8 -> f16, i8 -> s32), tf32
@@ -268,7 +268,7 @@ static void emit_fma(Ptx *P, IrOp *op, const DotRegs *R) {
     IrFunc *fn = P->fn;
     ElemType ea = (ElemType)ir_type(fn, op->operands[0]).elem, eb = (ElemType)ir_type(fn, op->operands[1]).elem;
     ElemType ec = (ElemType)ir_type(fn, op->operands[2]).elem;
-    FmaKind kind = ec == ET_I32 ? FMA_S32 : ec == ET_F16 ? FMA_F16 : FMA_F32;
+    FmaKind kind = ec == ET_I32 ? FMA_S32 : ec == ET_F16 ? FMA_F16 : ec == ET_F64 ? FMA_F64 : FMA_F32;
     bool x3 = ea == ET_F32 && op->attr.i == DOT_TF32X3;
     Reg *alo = x3 ? arena_alloc(P->arena, sizeof(Reg) * (size_t)R->na) : NULL;
     Reg *blo = x3 ? arena_alloc(P->arena, sizeof(Reg) * (size_t)R->nb) : NULL;
@@ -276,7 +276,7 @@ static void emit_fma(Ptx *P, IrOp *op, const DotRegs *R) {
     Reg *xb = fma_operand(P, op, eb, kind, R->b, R->nb, x3 ? &blo : NULL);
     int32_t *ta = ptx_reg_table(P, R->la), *tb = ptx_reg_table(P, R->lb);
     static const char *const ins[] = {"fma.rn.f32 %R, %R, %R, %R;", "fma.rn.f16 %R, %R, %R, %R;",
-                                      "mad.lo.s32 %R, %R, %R, %R;"};
+                                      "mad.lo.s32 %R, %R, %R, %R;", "fma.rn.f64 %R, %R, %R, %R;"};
     int n = R->lc->rank;
     int32_t k = R->la->shape[n - 1];
     for (int r = 0; r < R->nc; r++) {

@@ -177,7 +177,9 @@ def raise_status(status, err):
     """Raises the exception for a failed call's status and message."""
     msg = take_error(err).rstrip("\n")
     if status == TRIC_ERR_COMPILE:
-        raise CompilationError(msg)
+        # as in Triton, the cause holds the language's own message (tests and tools read it there)
+        first = msg.split("\n", 1)[0]
+        raise CompilationError(msg) from ValueError(first.split(" error: ", 1)[-1])
     if status == TRIC_ERR_ARG:
         raise ValueError(msg)
     if status == TRIC_ERR_INTERPRET:

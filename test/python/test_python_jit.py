@@ -236,6 +236,7 @@ def test_compile_errors():
                 "    tl.store(x_ptr + offs, undefined_name)\n"
                 "                           ^") % m.__file__
     check_eq(str(e), expected, "compile error text, caret and real path")
+    check_eq(str(e.__cause__), "name 'undefined_name' is not defined", "the cause: the message alone, as Triton's")
     e = raises(triton.CompilationError, m.bad_kernel.warmup, tl.float32, BLOCK=48, grid=(1,))
     check(e is not None and str(e).startswith(m.__file__ + ":6:12: error: arange's range must be a power of 2"),
           "constexpr-dependent error")
