@@ -52,20 +52,22 @@ static int dot_precision(Lower *L, const LArg *prec, const LArg *allow, bool f32
     return f32 ? p : DOT_TF32;
 }
 
-/* The shapes: rank 2 or 3 alike, K equal, batch dims equal. */
+/* The shapes: rank 2 or more alike (the dims before the last two are
+ * batch dims), K equal, batch dims equal. */
 static void dot_check_shapes(Lower *L, SrcLoc loc, IrType at, IrType bt) {
-    if (!((at.rank == 2 && bt.rank == 2) || (at.rank == 3 && bt.rank == 3)))
-        diag_error(L->ctx, loc, "Both inputs must be either 2D or 3D; (lhs: %s vs rhs: %s)", shape_str(L, at),
-                   shape_str(L, bt));
+    if (at.rank < 2 || at.rank != bt.rank)
+        diag_error(L->ctx, loc, "input and other must have equal ranks >= 2; (lhs: %s vs rhs: %s)",
+                   shape_str(L, at), shape_str(L, bt));
     int n = at.rank;
     if (at.shape[n - 1] != bt.shape[n - 2])
         diag_error(L->ctx, loc,
                    "First input shape (%s) and second input shape %s are not compatible for matmul (second index of "
                    "first shape (%d) must be equal to first index of second shape (%d))",
                    shape_str(L, at), shape_str(L, bt), at.shape[n - 1], bt.shape[n - 2]);
-    if (n == 3 && at.shape[0] != bt.shape[0])
-        diag_error(L->ctx, loc, "Both inputs must have the same batch size; (lhs: %s vs rhs: %s)", shape_str(L, at),
-                   shape_str(L, bt));
+    for (int d = 0; d + 2 < n; d++)
+        if (at.shape[d] != bt.shape[d])
+            diag_error(L->ctx, loc, "input and other must have equal batch shapes; (lhs: %s vs rhs: %s)",
+                       shape_str(L, at), shape_str(L, bt));
 }
 
 /* The accumulator element type without acc (Triton's rules): int32 for
@@ -154,11 +156,26 @@ LVal bi_dot(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
         acc = dot_acc(L, &a[2], rt, ae);
         rt = lower_type(L, &acc);
     }
+    /* more than one batch dim: the dot sees them merged into one, the
+     * result gets them back (row-major, so the elements keep their order) */
+    IrType full = rt;
+    if (n > 3) {
+        int32_t batch = 1;
+        for (int d = 0; d + 2 < n; d++) batch *= at.shape[d];
+        int32_t shape[3] = {batch, at.shape[n - 2], at.shape[n - 1]};
+        x = lower_reshape(L, loc, x, ir_tile(ir_elem_of(at), 3, shape));
+        shape[1] = bt.shape[n - 2], shape[2] = bt.shape[n - 1];
+        y = lower_reshape(L, loc, y, ir_tile(ir_elem_of(bt), 3, shape));
+        shape[1] = rt.shape[n - 2], shape[2] = rt.shape[n - 1];
+        rt = ir_tile(ir_elem_of(rt), 3, shape);
+        acc = lower_reshape(L, loc, acc, rt);
+    }
     ValId ops[3] = {x.id, y.id, acc.id};
     L->b.loc = loc;
     IrOp *op = ir_build(&L->b, OP_DOT, ops, 3, &rt, 1, 0);
     op->attr.i = prec;
-    return lval_tensor(L, op->results[0]);
+    LVal r = lval_tensor(L, op->results[0]);
+    return n > 3 ? lower_reshape(L, loc, r, full) : r;
 }
 
 /* `acc + tl.dot(a, b)` (and `acc += tl.dot(a, b)`, `tl.dot(a, b) + acc`)

@@ -182,6 +182,8 @@ void lower_call_args(Lower *L, AstNode *call, CallArgs *out);
 LVal lval_to_tensor(Lower *L, SrcLoc loc, LVal v);
 ElemType literal_type(const LVal *v);     /* Triton's to_tensor typing of a number */
 LVal lower_cast(Lower *L, SrcLoc loc, LVal v, IrType to, bool bitcast, int rounding);
+/* x reshaped to t, row-major order kept (shapes.c) */
+LVal lower_reshape(Lower *L, SrcLoc loc, LVal x, IrType t);
 LVal lower_binop(Lower *L, SrcLoc loc, int op, LVal a, LVal b);      /* AstBinOp */
 LVal lower_compare(Lower *L, SrcLoc loc, int op, LVal a, LVal b);    /* AstCmpOp */
 LVal lower_minmax(Lower *L, SrcLoc loc, bool is_max, LVal a, LVal b, bool propagate_nan);

@@ -82,7 +82,7 @@ static LVal build1(Lower *L, SrcLoc loc, Opcode opc, LVal x, IrType t) {
 /* x reshaped to t (row-major order kept): a splat from a scalar, nothing
  * for the same shape, else one reshape op (to a scalar: the unsplat of a
  * one-element tile). */
-static LVal reshape_to(Lower *L, SrcLoc loc, LVal x, IrType t) {
+LVal lower_reshape(Lower *L, SrcLoc loc, LVal x, IrType t) {
     IrType xt = type_of(L, x);
     if (ir_numel(xt) != ir_numel(t))
         diag_error(L->ctx, loc, "reshape() cannot change total number of elements in tensor: %s has %lld, %s has %lld",
@@ -96,7 +96,7 @@ static LVal reshape_common(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest
     LVal x = tensor_of(L, &a[0]);
     int64_t dims[IR_MAX_RANK + 1];
     int n = int_args(L, loc, NULL, rest, n_rest, dims, "reshape's shape");
-    return reshape_to(L, loc, x, shape_type(L, loc, type_of(L, x), dims, n));
+    return lower_reshape(L, loc, x, shape_type(L, loc, type_of(L, x), dims, n));
 }
 
 /* can_reorder only allows an order tric never changes */
@@ -107,7 +107,7 @@ LVal bi_ravel(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     LVal x = tensor_of(L, &a[0]);
     IrType t = type_of(L, x);
     int64_t n = ir_numel(t);
-    return reshape_to(L, loc, x, shape_type(L, loc, t, &n, 1));
+    return lower_reshape(L, loc, x, shape_type(L, loc, t, &n, 1));
 }
 
 /* ---- trans, permute, .T ---- */

@@ -1,11 +1,11 @@
 """
 tl.dot on small tiles, one kind per block: fp16 -> fp32, bf16, fp32 as tf32,
-tf32x3 and ieee, fp64 (fma.rn.f64), int8 -> int32, fp16 with
-out_dtype=fp16, fp8 pairs,
-operands read row-major or transposed (by strides, or by .T), a 3-D batched
-dot, and matmuls whose accumulator is carried through a loop over K
-(`acc += tl.dot(a, b)` and `acc = tl.dot(a, b, acc)`). Sizes below 16 and
-masked edges are included: tric accepts any tile size for dot.
+tf32x3 and ieee, fp64 (fma.rn.f64), int8 -> int32, fp16 with out_dtype=fp16,
+fp8 pairs, operands read row-major or transposed (by strides, or by .T), a
+3-D batched dot, a 4-D one (two batch dims), and matmuls whose accumulator
+is carried through a loop over K (`acc += tl.dot(a, b)` and `acc = tl.dot(a,
+b, acc)`). Sizes below 16 and masked edges are included: tric accepts any
+tile size for dot.
 """
 import triton
 import triton.language as tl
@@ -56,6 +56,16 @@ def bmm_kernel(a_ptr, b_ptr, c_ptr, NB: tl.constexpr, BM: tl.constexpr, BN: tl.c
     b = tl.load(b_ptr + rb * (BK * BN) + rk[None, :, None] * BN + rn[None, None, :])
     c = tl.dot(a, b)
     tl.store(c_ptr + rb * (BM * BN) + rm[None, :, None] * BN + rn[None, None, :], c)
+
+
+@triton.jit
+def dot4d_kernel(x_ptr, y_ptr, z_ptr, B0: tl.constexpr, B1: tl.constexpr, M: tl.constexpr, N: tl.constexpr,
+                 K: tl.constexpr):
+    # two batch dims: tl.dot multiplies each (b0, b1) pair of matrices
+    x = tl.load(x_ptr + tl.arange(0, B0 * B1 * M * K)).reshape(B0, B1, M, K)
+    y = tl.load(y_ptr + tl.arange(0, B0 * B1 * K * N)).reshape(B0, B1, K, N)
+    z = tl.dot(x, y)
+    tl.store(z_ptr + tl.arange(0, B0 * B1 * M * N), z.reshape(B0 * B1 * M * N))
 
 
 @triton.jit
@@ -122,6 +132,13 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, s_am, s_ak, s_bk, s_bn, s_cm, s_
 # args: a = rand((M, K), bf16); b = rand((K, N), bf16); c = empty((M, N), fp32); M = 32; N = 16; K = 32; s_am = K; s_ak = 1; s_bk = N; s_bn = 1; s_cm = N; s_cn = 1
 # torch: c = (a.float() @ b.float())
 # check: c == a @ b
+# tol: 1e-5
+#
+# kernel: dot4d_kernel
+# signature: *bf16, *bf16, *fp32, 2, 2, 16, 32, 16
+# grid: 1
+# args: x = rand((2, 2, 16, 16), bf16); y = rand((2, 2, 16, 32), bf16); z = empty((2, 2, 16, 32), fp32)
+# check: z == x @ y
 # tol: 1e-5
 #
 # kernel: dot_kernel
