@@ -492,7 +492,7 @@ LVal bi_desc_store(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
  * target: on sm_90+ min/max also take fp16/bf16, which tric cannot do yet
  * (PTX has those atomics only in vector forms). */
 static LVal desc_atomic(Lower *L, SrcLoc loc, LArg *a, AtomicKind kind) {
-    static const char *const names[] = {"add", "max", "min", "and", "or", "xor"};
+    const char *name = atomic_kind_names[kind];
     LVal desc = desc_arg(L, &a[0]), bp = desc_block(L, &desc, &a[1]), mask;
     if (desc.items[0].const_ptr) diag_error(L->ctx, a[0].loc, "Cannot store to a constant pointer");
     ElemType e = (ElemType)desc.dtype.elem;
@@ -501,11 +501,11 @@ static LVal desc_atomic(Lower *L, SrcLoc loc, LArg *a, AtomicKind kind) {
               : kind == ATOM_MIN || kind == ATOM_MAX ? word || e == ET_I64 || (half && L->ctx->target.sm >= 90)
                                                      : word || e == ET_I64;
     if (!ok)
-        diag_error(L->ctx, a[0].loc, "atomic_%s of a tensor descriptor does not support %s on sm_%d", names[kind],
+        diag_error(L->ctx, a[0].loc, "atomic_%s of a tensor descriptor does not support %s on sm_%d", name,
                    dtype_name(ir_scalar(e)), L->ctx->target.sm);
     if (half && kind != ATOM_ADD)
         diag_error(L->ctx, a[0].loc, "atomic_%s of a tensor descriptor of %s is not supported by tric yet",
-                   names[kind], dtype_name(ir_scalar(e)));
+                   name, dtype_name(ir_scalar(e)));
     ValId ops[3];
     ops[1] = desc_value(L, &desc, &a[2]).id;
     ops[0] = block_pointers(L, loc, &bp, (1u << desc_rank(&desc)) - 1, &mask).id;
