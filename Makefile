@@ -61,7 +61,11 @@ test: $(BT)/tric $(UNIT_BIN) all
 accept: $(BT)/tric
 	@ACCEPT=1 sh test/run.sh
 
-gpu-test: all
+$(B)/driver_smoke: test/gpu/driver_smoke.c $(B)/libtric.a
+	$(CC) $(CFLAGS) $(WARN) -I. -o $@ $^ $(LIBS) -lpthread
+
+gpu-test: all $(B)/driver_smoke
+	$(B)/driver_smoke
 	python3 test/gpu/run_kernels.py
 	TRIC_ARCH=sm_80 python3 test/gpu/run_kernels.py
 	TRIC_LIBRARY=$(B)/libtric.so python3 test/gpu/test_python.py

@@ -1,7 +1,7 @@
 /* The public C API (tric.h): compile through rt_compile (or take the
  * kernel from the disk cache, cache.c), launch through the driver table. A
  * tric_kernel owns its PTX and parameter list and loads its module lazily,
- * once, under its own lock. */
+ * once per CUDA context it is launched in, under its own lock. */
 #include "rt.h"
 
 #include <pthread.h>
@@ -18,8 +18,8 @@ struct tric_kernel {
     RtResult res;            /* owns the PTX, the name and the parameter strings */
     tric_param *params;      /* views into res.params */
     char arch[16];
-    pthread_mutex_t lock;    /* guards module */
-    RtModule *module;        /* loaded on the first launch */
+    pthread_mutex_t lock;    /* guards modules */
+    RtModule *modules;       /* one per context launched in (rt_module_get) */
     bool cache_hit;          /* read from the disk cache, not compiled */
     /* What it was compiled from, so tric_interpret can lower it again with
      * the source locations its messages need (the IR text has none). */
@@ -201,7 +201,7 @@ int tric_compile_source(const char *path_for_messages, const char *source, const
 
 void tric_kernel_free(tric_kernel *k) {
     if (!k) return;
-    rt_module_unload(k->module);
+    rt_module_unload_all(k->modules);
     pthread_mutex_destroy(&k->lock);
     free(k->params);
     rt_result_free(&k->res);
@@ -231,13 +231,12 @@ const tric_param *tric_kernel_param(const tric_kernel *k, int i) {
     return &k->params[i];
 }
 
-/* The module, loaded by whichever thread launches first. */
-static int kernel_module(tric_kernel *k, Buf *msg) {
-    int st = TRIC_OK;
+/* The module in the calling thread's current context, loaded by whichever
+ * thread launches there first. */
+static int kernel_module(tric_kernel *k, RtModule **m, Buf *msg) {
     pthread_mutex_lock(&k->lock);
-    if (!k->module)
-        st = rt_module_load(k->res.text, k->res.kernel_name, k->res.shared_bytes, k->res.num_warps * 32, &k->module,
-                            msg);
+    int st = rt_module_get(&k->modules, k->res.text, k->res.kernel_name, k->res.shared_bytes,
+                           k->res.num_warps * 32, m, msg);
     pthread_mutex_unlock(&k->lock);
     return st;
 }
@@ -259,8 +258,9 @@ int tric_launch(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void **ar
                 char **errors) {
     Buf msg = {0};
     int st = check_launch(k, args, &msg);
-    if (!st) st = kernel_module(k, &msg);
-    if (!st) st = rt_module_launch(k->module, gx, gy, gz, 32u * (unsigned)k->res.num_warps, args, stream, &msg);
+    RtModule *m = NULL;
+    if (!st) st = kernel_module(k, &m, &msg);
+    if (!st) st = rt_module_launch(m, gx, gy, gz, 32u * (unsigned)k->res.num_warps, args, stream, &msg);
     return finish(st, &msg, errors);
 }
 
@@ -287,8 +287,9 @@ int tric_launch_packed(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, vo
     if (!args) tric_internal_error(__FILE__, __LINE__, "out of memory");
     for (int i = 0; i < n; i++)   /* a tensor map's slot holds the address of its bytes */
         args[i] = k->params[i].kind == TRIC_PARAM_TENSORMAP ? (void *)(uintptr_t)slots[i] : (void *)(uintptr_t)&slots[i];
-    st = kernel_module(k, &msg);
-    if (!st) st = rt_module_launch(k->module, gx, gy, gz, 32u * (unsigned)k->res.num_warps, args, stream, &msg);
+    RtModule *m = NULL;
+    st = kernel_module(k, &m, &msg);
+    if (!st) st = rt_module_launch(m, gx, gy, gz, 32u * (unsigned)k->res.num_warps, args, stream, &msg);
     if (args != inline_args) free(args);
     return finish(st, &msg, errors);
 }
@@ -477,8 +478,9 @@ int tric_kernel_attributes(tric_kernel *k, int *num_regs, int *local_bytes, char
         buf_puts(&msg, "tric_kernel_attributes: kernel is NULL");
         st = TRIC_ERR_ARG;
     }
-    if (!st) st = kernel_module(k, &msg);
-    if (!st) st = rt_module_attrs(k->module, &regs, &local, &msg);
+    RtModule *m = NULL;
+    if (!st) st = kernel_module(k, &m, &msg);
+    if (!st) st = rt_module_attrs(m, &regs, &local, &msg);
     if (num_regs) *num_regs = regs;
     if (local_bytes) *local_bytes = local;
     return finish(st, &msg, errors);
@@ -492,9 +494,10 @@ int tric_time_ms(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void **a
         buf_puts(&msg, "tric_time_ms: ms must not be NULL");
         st = TRIC_ERR_ARG;
     }
-    if (!st) st = kernel_module(k, &msg);
+    RtModule *m = NULL;
+    if (!st) st = kernel_module(k, &m, &msg);
     if (!st)
-        st = rt_module_time(k->module, gx, gy, gz, 32u * (unsigned)k->res.num_warps, args, stream, iters,
+        st = rt_module_time(m, gx, gy, gz, 32u * (unsigned)k->res.num_warps, args, stream, iters,
                             ms, &msg);
     return finish(st, &msg, errors);
 }
@@ -568,6 +571,27 @@ int tric_device_arch(char *buf, size_t size, char **errors) {
     rt_default_target(&t);
     int st = rt_device_arch(&t, &msg);
     if (!st && buf && size) arch_name(&t, buf, size);
+    return finish(st, &msg, errors);
+}
+
+int tric_device_count(int *count, char **errors) {
+    Buf msg = {0};
+    int n = 0;
+    int st = rt_device_count(&n, &msg);
+    if (count) *count = n;
+    return finish(st, &msg, errors);
+}
+
+int tric_set_device(int device, char **errors) {
+    Buf msg = {0};
+    return finish(rt_set_device(device, &msg), &msg, errors);
+}
+
+int tric_get_device(int *device, char **errors) {
+    Buf msg = {0};
+    int d = -1;
+    int st = rt_get_device(&d, &msg);
+    if (device) *device = d;
     return finish(st, &msg, errors);
 }
 

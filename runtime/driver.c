@@ -4,9 +4,11 @@
  * the suffixed names as a fallback for drivers older than CUDA 12.
  *
  * The driver table below is the library's only mutable global state: it is
- * filled once (pthread_once) and read-only afterwards. tric uses the primary
- * context of device 0, so it shares memory and streams with PyTorch; the
- * context is made current on every calling thread before each call. */
+ * filled once (pthread_once), and afterwards only the devices' primary
+ * contexts are retained into it, each once, under its lock. Every call works
+ * in the calling thread's current context, as the CUDA runtime and PyTorch
+ * leave it (so memory and streams are shared with them); a thread with none
+ * gets device 0's primary context made current, as the runtime would. */
 #include "rt.h"
 
 #include <dlfcn.h>
@@ -23,9 +25,15 @@
     X(cuGetErrorString, "cuGetErrorString", (CUresult, const char **))                      \
     X(cuInit, "cuInit", (unsigned))                                                         \
     X(cuDeviceGet, "cuDeviceGet", (CUdevice *, int))                                        \
+    X(cuDeviceGetCount, "cuDeviceGetCount", (int *))                                        \
     X(cuDeviceGetAttribute, "cuDeviceGetAttribute", (int *, CUdevice_attribute, CUdevice))  \
     X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext *, CUdevice))        \
     X(cuCtxSetCurrent, "cuCtxSetCurrent", (CUcontext))                                      \
+    X(cuCtxGetCurrent, "cuCtxGetCurrent", (CUcontext *))                                    \
+    X(cuCtxGetDevice, "cuCtxGetDevice", (CUdevice *))                                       \
+    X(cuCtxGetId, "cuCtxGetId", (CUcontext, unsigned long long *))                          \
+    X(cuCtxPushCurrent, "cuCtxPushCurrent_v2", (CUcontext))                                 \
+    X(cuCtxPopCurrent, "cuCtxPopCurrent_v2", (CUcontext *))                                 \
     X(cuCtxSynchronize, "cuCtxSynchronize", (void))                                         \
     X(cuModuleLoadDataEx, "cuModuleLoadDataEx",                                             \
       (CUmodule *, const void *, unsigned, CUjit_option *, void **))                        \
@@ -58,28 +66,39 @@
 typedef CUresult (*RtGetProcAddressFn)(const char *, void **, int, cuuint64_t,
                                        CUdriverProcAddressQueryResult *);
 
+typedef struct RtDevice {
+    CUdevice dev;
+    int cc_major, cc_minor;
+    int smem_optin;        /* max dynamic shared memory per block, opted in */
+    RtSmLimits sm;         /* per-SM limits (zero where the driver did not say) */
+    CUcontext primary;     /* retained on first need, under RtDriver.lock */
+} RtDevice;
+
 typedef struct RtDriver {
     int status;            /* TRIC_OK once initialized, else the failure */
     char error[512];       /* the failure's message */
     void *lib;
-    CUdevice dev;
-    CUcontext ctx;
-    int cc_major, cc_minor;
-    int smem_optin;        /* max dynamic shared memory per block, opted in */
-    RtSmLimits sm;         /* per-SM limits (zero where the driver did not say) */
+    int n_devices;
+    RtDevice *devices;     /* by ordinal */
+    pthread_mutex_t lock;  /* guards the devices' primary contexts */
 #define X(name, sym, params) CUresult (*name) params;
     RT_CU_FUNCS(X)
 #undef X
 } RtDriver;
 
-static RtDriver rt_drv;
+static RtDriver rt_drv = {.lock = PTHREAD_MUTEX_INITIALIZER};
 static pthread_once_t rt_drv_once = PTHREAD_ONCE_INIT;
 
+/* A module lives in the context it was loaded into (RtModule.context). */
 struct RtModule {
+    CUcontext ctx;
+    uint64_t context;      /* cuCtxGetId: unique for the process's lifetime */
+    const RtDevice *device;
     CUmodule mod;
     CUfunction fn;
     int shared_bytes;
     int register_cap;    /* the JIT's register cap (occupancy.c), 0 = none */
+    RtModule *next;        /* the same kernel's module in another context */
 };
 
 static void put_err(Buf *err, const char *msg) {
@@ -127,12 +146,13 @@ static bool resolve_functions(void) {
     return true;
 }
 
-static int device_attr(int *v, CUdevice_attribute a, Buf *err) {
-    return cu_check(rt_drv.cuDeviceGetAttribute(v, a, rt_drv.dev), "cuDeviceGetAttribute", err);
+static int device_attr(const RtDevice *d, int *v, CUdevice_attribute a, Buf *err) {
+    return cu_check(rt_drv.cuDeviceGetAttribute(v, a, d->dev), "cuDeviceGetAttribute", err);
 }
 
 /* Only for the register cap: a driver that does not answer leaves it off. */
-static void sm_limits(RtSmLimits *sm) {
+static void sm_limits(RtDevice *d) {
+    RtSmLimits *sm = &d->sm;
     const struct { int *v; CUdevice_attribute a; } q[] = {
         {&sm->regs, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR},
         {&sm->threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR},
@@ -141,23 +161,34 @@ static void sm_limits(RtSmLimits *sm) {
         {&sm->smem_reserved, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK},
     };
     for (size_t i = 0; i < ARRAY_LEN(q); i++)
-        if (rt_drv.cuDeviceGetAttribute(q[i].v, q[i].a, rt_drv.dev) != CUDA_SUCCESS) *q[i].v = 0;
+        if (rt_drv.cuDeviceGetAttribute(q[i].v, q[i].a, d->dev) != CUDA_SUCCESS) *q[i].v = 0;
 }
 
-static bool open_device(void) {
+/* Every device's attributes; contexts are left for first use (retaining one
+ * takes memory on its GPU). */
+static bool open_devices(void) {
     Buf err = {0};
     CUresult r = rt_drv.cuInit(0);
-    if (r == CUDA_ERROR_NO_DEVICE) {
+    int n = 0;
+    if (r == CUDA_SUCCESS) r = rt_drv.cuDeviceGetCount(&n);
+    if (r == CUDA_ERROR_NO_DEVICE || (r == CUDA_SUCCESS && n == 0)) {
         init_fail(TRIC_ERR_NO_DRIVER, "no CUDA device", "cuInit reported CUDA_ERROR_NO_DEVICE");
         return false;
     }
     int st = cu_check(r, "cuInit", &err);
-    if (!st) st = cu_check(rt_drv.cuDeviceGet(&rt_drv.dev, 0), "cuDeviceGet", &err);
-    if (!st) st = device_attr(&rt_drv.cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &err);
-    if (!st) st = device_attr(&rt_drv.cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &err);
-    if (!st) st = device_attr(&rt_drv.smem_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &err);
-    if (!st) sm_limits(&rt_drv.sm);
-    if (!st) st = cu_check(rt_drv.cuDevicePrimaryCtxRetain(&rt_drv.ctx, rt_drv.dev), "cuDevicePrimaryCtxRetain", &err);
+    if (!st) {
+        rt_drv.devices = calloc((size_t)n, sizeof *rt_drv.devices);
+        if (!rt_drv.devices) tric_internal_error(__FILE__, __LINE__, "out of memory");
+        rt_drv.n_devices = n;
+    }
+    for (int i = 0; i < rt_drv.n_devices && !st; i++) {
+        RtDevice *d = &rt_drv.devices[i];
+        st = cu_check(rt_drv.cuDeviceGet(&d->dev, i), "cuDeviceGet", &err);
+        if (!st) st = device_attr(d, &d->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &err);
+        if (!st) st = device_attr(d, &d->cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &err);
+        if (!st) st = device_attr(d, &d->smem_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &err);
+        if (!st) sm_limits(d);
+    }
     if (st) init_fail(st, err.data, NULL);
     buf_free(&err);
     return st == TRIC_OK;
@@ -170,26 +201,85 @@ static void driver_init_once(void) {
         init_fail(TRIC_ERR_NO_DRIVER, "cannot load libcuda.so.1 (no NVIDIA driver here?)", why);
         return;
     }
-    if (!resolve_functions() || !open_device()) return;
+    if (!resolve_functions() || !open_devices()) return;
     rt_drv.status = TRIC_OK;
 }
 
-int rt_driver_init(Buf *err) {
+static int driver_ready(Buf *err) {
     pthread_once(&rt_drv_once, driver_init_once);
-    if (rt_drv.status != TRIC_OK) {
-        put_err(err, rt_drv.error);
-        return rt_drv.status;
-    }
-    /* the current context is per thread: make ours current on this one */
-    return cu_check(rt_drv.cuCtxSetCurrent(rt_drv.ctx), "cuCtxSetCurrent", err);
+    if (rt_drv.status != TRIC_OK) put_err(err, rt_drv.error);
+    return rt_drv.status;
 }
 
-int rt_device_arch(Target *t, Buf *err) {
+static int check_ordinal(int device, Buf *err) {
+    if (device >= 0 && device < rt_drv.n_devices) return TRIC_OK;
+    if (err) buf_printf(err, "no CUDA device %d (this machine has %d)", device, rt_drv.n_devices);
+    return TRIC_ERR_ARG;
+}
+
+int rt_device_count(int *n, Buf *err) {
+    int st = driver_ready(err);
+    *n = st ? 0 : rt_drv.n_devices;
+    return st;
+}
+
+/* Device `device`'s primary context, made current on the calling thread
+ * (cudaSetDevice's effect). */
+int rt_set_device(int device, Buf *err) {
+    int st = driver_ready(err);
+    if (!st) st = check_ordinal(device, err);
+    if (st) return st;
+    RtDevice *d = &rt_drv.devices[device];
+    pthread_mutex_lock(&rt_drv.lock);
+    if (!d->primary)
+        st = cu_check(rt_drv.cuDevicePrimaryCtxRetain(&d->primary, d->dev), "cuDevicePrimaryCtxRetain", err);
+    pthread_mutex_unlock(&rt_drv.lock);
+    if (!st) st = cu_check(rt_drv.cuCtxSetCurrent(d->primary), "cuCtxSetCurrent", err);
+    return st;
+}
+
+/* The table's entry for the device of the current context, NULL (and a
+ * message) for one the table does not know. */
+static const RtDevice *current_device(Buf *err) {
+    CUdevice dev;
+    if (cu_check(rt_drv.cuCtxGetDevice(&dev), "cuCtxGetDevice", err)) return NULL;
+    for (int i = 0; i < rt_drv.n_devices; i++)
+        if (rt_drv.devices[i].dev == dev) return &rt_drv.devices[i];
+    if (err) buf_printf(err, "the current CUDA context's device (%d) is not one cuDeviceGet listed", (int)dev);
+    return NULL;
+}
+
+int rt_get_device(int *device, Buf *err) {
+    *device = -1;
     int st = rt_driver_init(err);
     if (st) return st;
-    int major = rt_drv.cc_major, minor = rt_drv.cc_minor;
+    const RtDevice *d = current_device(err);
+    if (!d) return TRIC_ERR_CUDA;
+    *device = (int)(d - rt_drv.devices);
+    return TRIC_OK;
+}
+
+int rt_driver_init(Buf *err) {
+    int st = driver_ready(err);
+    if (st) return st;
+    CUcontext ctx = NULL;
+    st = cu_check(rt_drv.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent", err);
+    if (!st && !ctx) st = rt_set_device(0, err);
+    return st;
+}
+
+/* The current context's device (device 0 where the thread has none: that
+ * is where a launch would go), without making any context current. */
+int rt_device_arch(Target *t, Buf *err) {
+    int st = driver_ready(err);
+    if (st) return st;
+    CUcontext ctx = NULL;
+    st = cu_check(rt_drv.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent", err);
+    const RtDevice *d = st ? NULL : ctx ? current_device(err) : &rt_drv.devices[0];
+    if (!d) return st ? st : TRIC_ERR_CUDA;
+    int major = d->cc_major, minor = d->cc_minor;
     if (major < 8) {
-        if (err) buf_printf(err, "device 0 is sm_%d%d; tric needs sm_80 or newer", major, minor);
+        if (err) buf_printf(err, "device %d is sm_%d%d; tric needs sm_80 or newer", (int)(d - rt_drv.devices), major, minor);
         return TRIC_ERR_NO_DRIVER;
     }
     t->arch_a = false;
@@ -247,10 +337,11 @@ static char *with_maxnreg(const char *ptx, int cap) {
  * reports more resident CTAs and nothing spilled (any failure keeps the
  * first). Kernels above 48 KB of shared memory are left alone. */
 static void apply_register_cap(RtModule *m, const char *ptx, const char *entry, int threads) {
-    if (!rt_drv.sm.regs || threads <= 0 || m->shared_bytes > 48 * 1024) return;
+    const RtSmLimits *sm = &m->device->sm;
+    if (!sm->regs || threads <= 0 || m->shared_bytes > 48 * 1024) return;
     int regs = fn_attr(m->fn, CU_FUNC_ATTRIBUTE_NUM_REGS);
     if (regs <= 0 || fn_attr(m->fn, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES) != 0) return;
-    int cap = rt_register_cap(&rt_drv.sm, regs, threads, m->shared_bytes);
+    int cap = rt_register_cap(sm, regs, threads, m->shared_bytes);
     if (!cap) return;
     char *capped = with_maxnreg(ptx, cap);
     if (!capped) return;
@@ -270,23 +361,28 @@ static void apply_register_cap(RtModule *m, const char *ptx, const char *entry, 
     }
 }
 
-int rt_module_load(const char *ptx, const char *entry, int shared_bytes, int threads, RtModule **out, Buf *err) {
+/* Loads the module into the current context (made current by the caller). */
+static int module_load(CUcontext ctx, uint64_t context, const char *ptx, const char *entry, int shared_bytes,
+                       int threads, RtModule **out, Buf *err) {
     *out = NULL;
-    int st = rt_driver_init(err);
-    if (st) return st;
+    const RtDevice *d = current_device(err);
+    if (!d) return TRIC_ERR_CUDA;
     RtModule *m = calloc(1, sizeof *m);
     if (!m) tric_internal_error(__FILE__, __LINE__, "out of memory");
+    m->ctx = ctx;
+    m->context = context;
+    m->device = d;
     m->shared_bytes = shared_bytes;
-    st = jit(ptx, entry, &m->mod, &m->fn, err);
+    int st = jit(ptx, entry, &m->mod, &m->fn, err);
     if (st) {
         free(m);
         return st;
     }
     apply_register_cap(m, ptx, entry, threads);
     if (shared_bytes > 48 * 1024) {
-        if (shared_bytes > rt_drv.smem_optin) {
-            if (err) buf_printf(err, "kernel '%s' needs %d bytes of shared memory; the device allows %d per block",
-                                entry, shared_bytes, rt_drv.smem_optin);
+        if (shared_bytes > d->smem_optin) {
+            if (err) buf_printf(err, "kernel '%s' needs %d bytes of shared memory; device %d allows %d per block",
+                                entry, shared_bytes, (int)(d - rt_drv.devices), d->smem_optin);
             st = TRIC_ERR_CUDA;
         } else {
             st = cu_check(rt_drv.cuFuncSetAttribute(m->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared_bytes),
@@ -294,23 +390,52 @@ int rt_module_load(const char *ptx, const char *entry, int shared_bytes, int thr
         }
     }
     if (st) {
-        rt_module_unload(m);
+        rt_drv.cuModuleUnload(m->mod);
+        free(m);
         return st;
     }
     *out = m;
     return TRIC_OK;
 }
 
-void rt_module_unload(RtModule *m) {
-    if (!m) return;
-    if (rt_drv.status == TRIC_OK && rt_drv.cuCtxSetCurrent(rt_drv.ctx) == CUDA_SUCCESS) rt_drv.cuModuleUnload(m->mod);
-    free(m);
+int rt_module_get(RtModule **loaded, const char *ptx, const char *entry, int shared_bytes, int threads,
+                  RtModule **out, Buf *err) {
+    *out = NULL;
+    int st = rt_driver_init(err);
+    CUcontext ctx = NULL;
+    unsigned long long id = 0;
+    if (!st) st = cu_check(rt_drv.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent", err);
+    if (!st) st = cu_check(rt_drv.cuCtxGetId(ctx, &id), "cuCtxGetId", err);
+    if (st) return st;
+    for (RtModule *m = *loaded; m; m = m->next)
+        if (m->context == id) {
+            *out = m;
+            return TRIC_OK;
+        }
+    st = module_load(ctx, id, ptx, entry, shared_bytes, threads, out, err);
+    if (!st) {
+        (*out)->next = *loaded;
+        *loaded = *out;
+    }
+    return st;
+}
+
+/* Each module is unloaded in its own context, the caller's left current. */
+void rt_module_unload_all(RtModule *loaded) {
+    while (loaded) {
+        RtModule *m = loaded;
+        loaded = m->next;
+        CUcontext prev;
+        if (rt_drv.status == TRIC_OK && rt_drv.cuCtxPushCurrent(m->ctx) == CUDA_SUCCESS) {
+            rt_drv.cuModuleUnload(m->mod);
+            rt_drv.cuCtxPopCurrent(&prev);
+        }
+        free(m);
+    }
 }
 
 int rt_module_launch(RtModule *m, unsigned gx, unsigned gy, unsigned gz, unsigned block_x, void **args,
                      void *stream, Buf *err) {
-    int st = rt_driver_init(err);
-    if (st) return st;
     if ((uint64_t)gx * gy * gz == 0) return TRIC_OK;   /* an empty grid runs nothing (as in Triton) */
     return cu_check(rt_drv.cuLaunchKernel(m->fn, gx, gy, gz, block_x, 1, 1, (unsigned)m->shared_bytes,
                                           (CUstream)stream, args, NULL),

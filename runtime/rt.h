@@ -111,12 +111,22 @@ void rt_default_target(Target *t);   /* sm_80, 4 warps, 3 stages */
  * appending a message naming the failed call to *err (NULL: no message). */
 typedef struct RtModule RtModule;    /* a loaded module and its one kernel */
 
-int rt_driver_init(Buf *err);        /* dlopen, cuInit, primary context; once */
+/* dlopen and cuInit (once), then a current context on the calling thread:
+ * its own, else device 0's primary context made current. Every call
+ * below works in the context this leaves current. */
+int rt_driver_init(Buf *err);
+int rt_device_count(int *n, Buf *err);
+int rt_set_device(int device, Buf *err);   /* its primary context made current (cudaSetDevice) */
+int rt_get_device(int *device, Buf *err);  /* the current context's device */
 int rt_device_arch(Target *t, Buf *err);   /* the current device's sm, e.g. 90 + arch_a */
-/* threads: the block size the kernel is launched with (its num_warps * 32),
- * for the register cap (occupancy.c). */
-int rt_module_load(const char *ptx, const char *entry, int shared_bytes, int threads, RtModule **out, Buf *err);
-void rt_module_unload(RtModule *m);
+/* The kernel's module in the current context: from *loaded (a chain with
+ * one module per context the kernel was launched in), else JIT-loaded
+ * there and added to it. threads: the block size the kernel is launched
+ * with (its num_warps * 32), for the register cap (occupancy.c). The
+ * caller serializes calls on one chain. */
+int rt_module_get(RtModule **loaded, const char *ptx, const char *entry, int shared_bytes, int threads,
+                  RtModule **out, Buf *err);
+void rt_module_unload_all(RtModule *loaded);   /* each in its own context */
 int rt_module_launch(RtModule *m, unsigned gx, unsigned gy, unsigned gz, unsigned block_x,
                      void **args, void *stream, Buf *err);
 /* the driver's CUtensorMap of f (128 bytes into out) */

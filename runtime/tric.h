@@ -15,8 +15,12 @@
  * prints only what a kernel run by tric_interpret prints (to stdout, as a
  * GPU kernel's printf does; tric_interpret_print takes a callback instead).
  * Compiling needs no GPU; launching and the memory helpers load libcuda.so.1
- * at first use and use the device's primary context (device 0), so device
- * pointers from PyTorch or the CUDA runtime can be passed directly.
+ * at first use and work in the calling thread's current CUDA context, as
+ * the CUDA runtime and PyTorch leave it (cudaSetDevice, torch.cuda.device),
+ * so device pointers and streams from them can be passed directly; a
+ * thread with no current context gets device 0's primary context, as the
+ * runtime would. tric_set_device picks another device. A kernel is loaded
+ * once into each context it is launched in.
  * All functions may be called from several threads.
  */
 #ifndef TRIC_H
@@ -227,8 +231,18 @@ int tric_event_destroy(void *event, char **errors);
 int tric_event_record(void *event, void *stream, char **errors);
 int tric_event_synchronize(void *event, char **errors);
 int tric_event_elapsed_ms(void *start, void *end, float *ms, char **errors);
-/* The arch of device 0 ("sm_90a"), into buf; TRIC_ERR_NO_DRIVER without one. */
+/* The arch of the current context's device (device 0 where the thread has
+ * no context), as "sm_90a", into buf; TRIC_ERR_NO_DRIVER without one. */
 int tric_device_arch(char *buf, size_t size, char **errors);
+/* The number of CUDA devices; TRIC_ERR_NO_DRIVER without a driver or any. */
+int tric_device_count(int *count, char **errors);
+/* Makes device `device`'s primary context (PyTorch's and the CUDA
+ * runtime's) current on the calling thread, as cudaSetDevice does: later
+ * launches, memory and synchronize calls on this thread go to it. */
+int tric_set_device(int device, char **errors);
+/* The current context's device (made device 0's primary context first if
+ * the thread has none). */
+int tric_get_device(int *device, char **errors);
 
 const char *tric_version(void);   /* "0.1.0" */
 void tric_free(void *p);          /* frees an errors string (for callers without free) */

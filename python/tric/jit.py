@@ -320,18 +320,51 @@ def _spell_constexpr(name, v):
                     "constexprs, not %s" % (name, v, type(v).__name__))
 
 
-# ---- streams ----
+# ---- devices and streams ----
+# A launch goes where the calling thread's CUDA context is (the C library
+# works in it): with torch, its current device, which torch keeps current
+# (torch.cuda.set_device, `with torch.cuda.device(i):`), as Triton launches.
 
-def current_stream():
-    """torch's current CUDA stream when torch is imported, else None (the
-    default stream)."""
+def current_device():
+    """torch's current CUDA device when torch is imported, else None."""
     torch = sys.modules.get("torch")
     if torch is None:
         return None
     try:
-        return torch._C._cuda_getCurrentRawStream(torch._C._cuda_getDevice()) or None
+        return torch._C._cuda_getDevice()
     except (AttributeError, RuntimeError):
         return None
+
+
+def current_stream(device=None):
+    """torch's current CUDA stream (on `device`, default its current one)
+    when torch is imported, else None (the default stream)."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    try:
+        if device is None:
+            device = torch._C._cuda_getDevice()
+        return torch._C._cuda_getCurrentRawStream(device) or None
+    except (AttributeError, RuntimeError):
+        return None
+
+
+def _wrong_device(args, device):
+    """Raises for the first (name, tensor) of args that does not live on
+    CUDA device `device` (the launch's): its memory is not the kernel's to
+    read, and a kernel reading it would fault or read garbage."""
+    for name, a in args:
+        where = getattr(a, "get_device", None)
+        d = where() if where is not None else device
+        if d == device:
+            continue
+        if d < 0:
+            raise ValueError("tric: argument '%s' is a CPU tensor; the kernel runs on cuda:%d and reads GPU "
+                             "memory only (move it with .cuda())" % (name, device))
+        raise ValueError("tric: argument '%s' is on cuda:%d but the launch goes to cuda:%d, torch's current "
+                         "device; launch it under `with torch.cuda.device(%d):` (or torch.cuda.set_device(%d))"
+                         % (name, d, device, d, d))
 
 
 # ---- compiled kernels ----
@@ -527,11 +560,13 @@ class CompiledKernel:
         return self._attributes()[1] // 4
 
     def _make_launcher(self):
-        """launch(gx, gy, gz, stream, bound_args, ctas=1): writes each
-        run-time argument into its 64-bit slot (the C side reads the low
-        bytes) and calls tric_launch_packed (ctas: the launch's num_ctas,
-        which only sizes the scratch). Generated once, so a launch is a few
-        stores and one foreign call."""
+        """launch(gx, gy, gz, stream, bound_args, ctas=1, device=None):
+        writes each run-time argument into its 64-bit slot (the C side reads
+        the low bytes) and calls tric_launch_packed (ctas: the launch's
+        num_ctas, which only sizes the scratch). With device (torch's
+        current one), every tensor argument must live on it. Generated
+        once, so a launch is a few stores, a device check per tensor and one
+        foreign call."""
         n = max(1, len(self.params))
         buf = bytearray(8 * n)
         raw = (ctypes.c_char * len(buf)).from_buffer(buf)
@@ -539,10 +574,10 @@ class CompiledKernel:
         env = {"q": mv.cast("q"), "Q": mv.cast("Q"), "f": mv.cast("f"), "d": mv.cast("d"),
                "_raw": raw, "_addr": ctypes.addressof(raw), "_h": self._handle, "_call": _lib.launch_packed,
                "_err": ctypes.c_void_p(), "_ptr": _pointer_of, "_raise": _lib.raise_status, "_leaf": _leaf,
-               "_lock": threading.Lock()}
+               "_lock": threading.Lock(), "_wrong_device": _wrong_device}
         env["_eref"] = ctypes.byref(env["_err"])
         index = {name: i for i, name in enumerate(self.arg_names)}
-        fast, slow = [], []
+        fast, slow, tensors = [], [], []
         per_program = _lib.lib.tric_kernel_scratch_bytes(self._handle)
         env["_scratch"], env["_keep"] = _scratch, [None]
         for slot, p in enumerate(self.params):
@@ -557,6 +592,7 @@ class CompiledKernel:
             elif p.kind == _lib.PARAM_POINTER:
                 fast.append("q[%d] = %s.data_ptr()" % (slot, a))
                 slow.append("q[%d] = _ptr(%s)" % (slot, a))
+                tensors.append((p.name, a))
             elif p.type == "u64":
                 fast.append("Q[%d] = %s" % (slot, a))
             elif p.kind == _lib.PARAM_INT:
@@ -569,12 +605,18 @@ class CompiledKernel:
                 raise TypeError("tric: cannot pass a %s scalar from Python (parameter %s)" % (p.type, p.name))
         scalars = [s for s in fast if ".data_ptr()" not in s]
         # one set of slots per compiled kernel: threads take turns with it
-        lines = ["def launch(gx, gy, gz, stream, b, ctas=1):", "  with _lock:"]
+        lines = ["def launch(gx, gy, gz, stream, b, ctas=1, device=None):", "  with _lock:"]
         if slow:
+            named = "(%s,)" % ", ".join("(%r, %s)" % t for t in tensors)
             lines.append("    try:")
             lines += ["        " + s for s in fast if ".data_ptr()" in s]
+            lines.append("        if device is not None and (%s):" % " or ".join(
+                "%s.get_device() != device" % a for _, a in tensors))
+            lines.append("            _wrong_device(%s, device)" % named)
             lines.append("    except AttributeError:")
             lines += ["        " + s for s in slow]
+            lines.append("        if device is not None:")
+            lines.append("            _wrong_device(%s, device)" % named)
         lines += ["    " + s for s in scalars]
         lines.append("    st = _call(_h, gx, gy, gz, stream, _addr, _eref)")
         lines.append("    if st:")
@@ -636,7 +678,9 @@ class CompiledKernel:
                 if interpreting():
                     self._interpret(gx, gy, gz, [host_arg(a) for a in args])
                 else:
-                    self._launch(gx, gy, gz, stream if stream is not None else current_stream(), args)
+                    device = current_device()
+                    self._launch(gx, gy, gz, stream if stream is not None else current_stream(device), args, 1,
+                                 device)
         return runner
 
 
@@ -977,7 +1021,8 @@ class JITFunction(KernelInterface):
         if interpret and gx and gy and gz:
             kernel._interpret(gx, gy, gz, bound)
         elif not warmup and gx and gy and gz:
-            kernel._launch(gx, gy, gz, current_stream(), bound, num_ctas)
+            device = current_device()
+            kernel._launch(gx, gy, gz, current_stream(device), bound, num_ctas, device)
         return kernel
 
     def warmup(self, *args, grid, **kwargs):

@@ -16,7 +16,10 @@
    __cuda_array_interface__, and a grid given as lambda META: ...; the host
    function add() of kernels/vector_add.py run unchanged;
 4. a launch on a non-default, non-blocking torch stream, ordered behind work
-   already queued on that stream.
+   already queued on that stream;
+5. on a machine with several GPUs, launches on each (under `with
+   torch.cuda.device(d)` and from threads), and a tensor on another device
+   than the launch's refused.
 
 The module also serves bench/side_by_side.py: BlockRun turns one test block
 into torch tensors plus the positional and keyword arguments of a Triton-style
@@ -551,6 +554,64 @@ def test_stream(torch, tric, seed, res):
     res.record("launch on a non-default torch stream", problems)
 
 
+def test_devices(torch, tric, seed, res):
+    """Every GPU: the same kernel on tensors of each device under `with
+    torch.cuda.device(d)` (one module per device), from threads that set
+    their own device, and back on the first; a tensor on another device than
+    the current one is refused with a message, never read."""
+    import threading
+    n_dev = torch.cuda.device_count()
+    label = "launches on every device (%d)" % n_dev
+    if n_dev < 2:
+        res.skip(label, "one GPU")
+        return
+    torch.manual_seed(seed)
+    problems = []
+
+    def add_on(kernel, d, n=100003):
+        x, y = torch.rand(n, device=f"cuda:{d}"), torch.rand(n, device=f"cuda:{d}")
+        out = torch.full((n,), float("nan"), device=f"cuda:{d}")
+        with torch.cuda.device(d):
+            kernel[(tric.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024)
+        torch.cuda.synchronize(d)
+        if not torch.equal(out, x + y):
+            problems.append(f"cuda:{d}: {int((out != x + y).sum())} of {n} elements wrong")
+
+    try:
+        kernel = vector_add_fn(tric)
+        for d in list(range(n_dev)) + [0]:
+            add_on(kernel, d)
+        errors = []
+
+        def worker(d):
+            try:
+                torch.cuda.set_device(d)
+                add_on(kernel, d, 1 << 20)
+            except Exception as e:
+                errors.append(f"thread on cuda:{d}: {type(e).__name__}: {e}")
+        threads = [threading.Thread(target=worker, args=(d,)) for d in reversed(range(n_dev))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        problems += errors
+        x = torch.rand(1000, device="cuda:1")
+        out = torch.full((1000,), float("nan"), device="cuda:1")
+        try:
+            with torch.cuda.device(0):
+                kernel[(1,)](x, x, out, 1000, BLOCK_SIZE=1024)
+            problems.append("a launch on cuda:0 with tensors on cuda:1 was not refused")
+        except ValueError as e:
+            if "is on cuda:1 but the launch goes to cuda:0" not in str(e):
+                problems.append(f"wrong message: {e}")
+        torch.cuda.synchronize(1)
+        if not bool(torch.isnan(out).all()):
+            problems.append("the refused launch wrote its output")
+    except Exception as e:
+        problems = [f"{type(e).__name__}: {e}"]
+    res.record(label, problems)
+
+
 def main(argv):
     import torch
 
@@ -569,6 +630,7 @@ def main(argv):
     test_host_code(torch, tric, seed, res)
     test_host_descriptors(torch, tric, seed, res)
     test_stream(torch, tric, seed, res)
+    test_devices(torch, tric, seed, res)
     try:
         import triton
     except ImportError:

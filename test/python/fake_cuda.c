@@ -6,13 +6,19 @@
  *   cc -shared -fPIC -o DIR/libcuda.so.1 test/python/fake_cuda.c
  *   LD_LIBRARY_PATH=DIR python3 ...      (tric dlopens "libcuda.so.1")
  *
- * The device reports compute capability 9.0. A tensor map is encoded as
- * words: the address, dims 0 and 1, stride 1, box dims 0 and 1, then the
- * swizzle, OOB fill and data type (a parameter of more than 8 bytes is
- * recorded by its first 8). fake_last_launch() and
- * fake_launch_count() read the record (through ctypes). Not thread-safe:
- * the tests launch from one thread. */
+ * There are $TRIC_FAKE_DEVICES devices (default 2), each reporting compute
+ * capability 9.0, with a primary context each and a current context per
+ * thread, as the real driver keeps them: a module belongs to the context
+ * current when it was loaded, and launching or unloading it from another
+ * is an error (CUDA_ERROR_INVALID_HANDLE). Device d's memory lies at
+ * (d + 1) << 40. A tensor map is encoded as words: the address, dims 0 and
+ * 1, stride 1, box dims 0 and 1, then the swizzle, OOB fill and data type
+ * (a parameter of more than 8 bytes is recorded by its first 8).
+ * fake_last_launch(), fake_last_device() and fake_launch_count() read the
+ * record (through ctypes). Not thread-safe beyond the current context: the
+ * tests launch from one thread at a time. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef int CUresult;
@@ -28,9 +34,28 @@ static struct {
 } last;
 static long launches;
 static int param_bytes[MAX_PARAMS];   /* the byte size of each parameter, set by the test */
+enum { MAX_DEVICES = 8, MAX_MODULES = 4096, CUDA_ERROR_INVALID_CONTEXT = 201, CUDA_ERROR_INVALID_HANDLE = 400 };
 static int fake_modules;
+static int module_device[MAX_MODULES];   /* by handle: the device of the context it was loaded into */
+static int last_device = -1;             /* the current context's device at the last launch */
+static char primary[MAX_DEVICES];        /* device d's primary context is &primary[d] */
+static __thread char *current;           /* this thread's current context */
+static __thread char *pushed[16];        /* cuCtxPushCurrent's stack */
+static __thread int n_pushed;
+
+static int n_devices(void) {
+    const char *s = getenv("TRIC_FAKE_DEVICES");
+    int n = s ? atoi(s) : 2;
+    return n < 0 ? 0 : n > MAX_DEVICES ? MAX_DEVICES : n;
+}
+
+/* the current context's device, -1 when none */
+static int current_device(void) { return current ? (int)(current - primary) : -1; }
 
 int fake_launch_count(void);
+int fake_last_device(void);
+int fake_last_device(void) { return last_device; }
+
 int fake_last_launch(unsigned *grid, unsigned *block, void **stream, uint64_t *params, int max_params);
 void fake_set_param_bytes(const int *bytes, int n);
 
@@ -61,6 +86,12 @@ CUresult cuDeviceGet(int *dev, int ordinal);
 CUresult cuDeviceGetAttribute(int *v, int attr, int dev);
 CUresult cuDevicePrimaryCtxRetain(void **ctx, int dev);
 CUresult cuCtxSetCurrent(void *ctx);
+CUresult cuCtxGetCurrent(void **ctx);
+CUresult cuCtxGetDevice(int *dev);
+CUresult cuCtxGetId(void *ctx, unsigned long long *id);
+CUresult cuCtxPushCurrent_v2(void *ctx);
+CUresult cuCtxPopCurrent_v2(void **ctx);
+CUresult cuDeviceGetCount(int *n);
 CUresult cuCtxSynchronize(void);
 CUresult cuModuleLoadDataEx(void **mod, const void *image, unsigned n, int *opts, void **vals);
 CUresult cuModuleGetFunction(void **fn, void *mod, const char *name);
@@ -93,7 +124,12 @@ CUresult cuGetErrorString(CUresult r, const char **s) {
     return 0;
 }
 CUresult cuInit(unsigned flags) { return (CUresult)flags; }
+CUresult cuDeviceGetCount(int *n) {
+    *n = n_devices();
+    return *n ? 0 : 100;   /* CUDA_ERROR_NO_DEVICE */
+}
 CUresult cuDeviceGet(int *dev, int ordinal) {
+    if (ordinal < 0 || ordinal >= n_devices()) return 101;   /* CUDA_ERROR_INVALID_DEVICE */
     *dev = ordinal;
     return 0;
 }
@@ -103,16 +139,52 @@ CUresult cuDeviceGetAttribute(int *v, int attr, int dev) {
     return 0;
 }
 CUresult cuDevicePrimaryCtxRetain(void **ctx, int dev) {
-    (void)dev;
-    *ctx = (void *)&last;
+    if (dev < 0 || dev >= n_devices()) return 101;
+    *ctx = &primary[dev];
     return 0;
 }
-CUresult cuCtxSetCurrent(void *ctx) { return ctx == (void *)&last ? 0 : 201; }
-CUresult cuCtxSynchronize(void) { return 0; }
+static int is_context(const void *ctx) {
+    return (const char *)ctx >= primary && (const char *)ctx < primary + n_devices();
+}
+CUresult cuCtxSetCurrent(void *ctx) {
+    if (ctx && !is_context(ctx)) return CUDA_ERROR_INVALID_CONTEXT;
+    current = ctx;
+    return 0;
+}
+CUresult cuCtxGetCurrent(void **ctx) {
+    *ctx = current;
+    return 0;
+}
+CUresult cuCtxGetDevice(int *dev) {
+    if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+    *dev = current_device();
+    return 0;
+}
+CUresult cuCtxGetId(void *ctx, unsigned long long *id) {
+    if (!is_context(ctx)) return CUDA_ERROR_INVALID_CONTEXT;
+    *id = 1000 + (unsigned long long)((char *)ctx - primary);
+    return 0;
+}
+CUresult cuCtxPushCurrent_v2(void *ctx) {
+    if (!is_context(ctx) || n_pushed == 16) return CUDA_ERROR_INVALID_CONTEXT;
+    pushed[n_pushed++] = current;
+    current = ctx;
+    return 0;
+}
+CUresult cuCtxPopCurrent_v2(void **ctx) {
+    if (!n_pushed) return CUDA_ERROR_INVALID_CONTEXT;
+    *ctx = current;
+    current = pushed[--n_pushed];
+    return 0;
+}
+CUresult cuCtxSynchronize(void) { return current ? 0 : CUDA_ERROR_INVALID_CONTEXT; }
 CUresult cuModuleLoadDataEx(void **mod, const void *image, unsigned n, int *opts, void **vals) {
     (void)n, (void)opts, (void)vals;
+    if (!current) return CUDA_ERROR_INVALID_CONTEXT;
     if (!strstr((const char *)image, ".entry")) return 218;   /* CUDA_ERROR_INVALID_PTX */
+    if (fake_modules + 1 >= MAX_MODULES) return 2;           /* CUDA_ERROR_OUT_OF_MEMORY */
     fake_modules++;
+    module_device[fake_modules] = current_device();
     *mod = (void *)(intptr_t)fake_modules;
     return 0;
 }
@@ -122,7 +194,9 @@ CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) {
     return 0;
 }
 CUresult cuModuleUnload(void *mod) {
-    (void)mod;
+    intptr_t i = (intptr_t)mod;
+    if (i <= 0 || i > fake_modules || module_device[i] != current_device()) return CUDA_ERROR_INVALID_HANDLE;
+    module_device[i] = -1;
     return 0;
 }
 CUresult cuFuncSetAttribute(void *fn, int attr, int v) {
@@ -146,8 +220,11 @@ CUresult cuMemsetD8Async(uint64_t p, unsigned char v, size_t n, void *stream) {
 }
 CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned shared, void *stream, void **params, void **extra) {
-    (void)fn, (void)extra;
+    (void)extra;
+    intptr_t f = (intptr_t)fn;
+    if (f <= 0 || f > fake_modules || module_device[f] != current_device()) return CUDA_ERROR_INVALID_HANDLE;
     launches++;
+    last_device = current_device();
     last.grid[0] = gx, last.grid[1] = gy, last.grid[2] = gz;
     last.block[0] = bx, last.block[1] = by, last.block[2] = bz;
     last.shared = shared;
@@ -160,10 +237,12 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigne
     }
     return 0;
 }
-static uint64_t next_address = 0x10000;
+static uint64_t next_address[MAX_DEVICES];
 CUresult cuMemAlloc_v2(uint64_t *p, size_t n) {
-    *p = next_address;
-    next_address += (n + 255) / 256 * 256;
+    int d = current_device();
+    if (d < 0) return CUDA_ERROR_INVALID_CONTEXT;
+    *p = ((uint64_t)(d + 1) << 40) + 0x10000 + next_address[d];
+    next_address[d] += (n + 255) / 256 * 256;
     return 0;
 }
 CUresult cuMemFree_v2(uint64_t p) {

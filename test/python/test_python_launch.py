@@ -196,6 +196,71 @@ def test_torch_stream():
     check_eq(last_launch(4)[2], None, "no torch: the default stream")
 
 
+class DeviceTensor(T.FakeTensor):
+    """A torch tensor's get_device(): its CUDA device, -1 on the CPU."""
+
+    def __init__(self, ptr, device):
+        super().__init__(ptr)
+        self.device_index = device
+
+    def get_device(self):
+        return self.device_index
+
+
+def test_devices():
+    """Launches go to the calling thread's current CUDA context, as torch
+    leaves it (the fake driver has two devices, and refuses a module used
+    outside the context it was loaded into); a tensor on another device
+    than torch's current one is refused, never read."""
+    m = T.write_module(KERNELS)
+    x, y, out = T.FakeTensor(0x10000), T.FakeTensor(0x20000), T.FakeTensor(0x30000)
+    expect_params(8, 8, 8, 4)
+    lib = triton._lib.lib
+    ctx = [ctypes.c_void_p(), ctypes.c_void_p()]
+    for d in (0, 1):
+        fake.cuDevicePrimaryCtxRetain(ctypes.byref(ctx[d]), d)
+    fake.cuCtxSetCurrent(None)
+    m.add_kernel[(1,)](x, y, out, 10)
+    check_eq(fake.fake_last_device(), 0, "no current context: device 0's primary")
+    loads = fake.fake_launch_count()
+    try:
+        fake.cuCtxSetCurrent(ctx[1])   # as cudaSetDevice(1) / torch.cuda.set_device(1) leave it
+        m.add_kernel[(2,)](x, y, out, 10)
+        check_eq((fake.fake_last_device(), last_launch(4)[0]), (1, (2, 1, 1)), "device 1's context: device 1")
+        fake.cuCtxSetCurrent(ctx[0])
+        m.add_kernel[(3,)](x, y, out, 10)
+        check_eq((fake.fake_last_device(), last_launch(4)[0]), (0, (3, 1, 1)), "back on device 0, its own module")
+        check_eq(fake.fake_launch_count(), loads + 2, "both launched")
+        # tric_set_device / tric_get_device: cudaSetDevice / cudaGetDevice for C programs
+        triton._lib.call(lib.tric_set_device, 1)
+        n, cur = ctypes.c_int(), ctypes.c_int()
+        triton._lib.call(lib.tric_get_device, ctypes.byref(cur))
+        triton._lib.call(lib.tric_device_count, ctypes.byref(n))
+        check_eq((n.value, cur.value), (2, 1), "two devices; device 1 current")
+        m.add_kernel[(4,)](x, y, out, 10)
+        check_eq(fake.fake_last_device(), 1, "tric_set_device(1): device 1")
+        e = raises(Exception, lambda: triton._lib.call(lib.tric_set_device, 5))
+        check(e and "no CUDA device 5 (this machine has 2)" in str(e), "device 5 refused: %s" % e)
+    finally:
+        fake.cuCtxSetCurrent(ctx[0])
+    # with torch: its current device is where the launch goes; tensors elsewhere are refused
+    fake_torch = types.ModuleType("torch")
+    fake_torch._C = types.SimpleNamespace(_cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda dev: 0)
+    sys.modules["torch"] = fake_torch
+    try:
+        before = fake.fake_launch_count()
+        e = raises(ValueError, lambda: m.add_kernel[(1,)](DeviceTensor(0x10000, 0), DeviceTensor(0x20000, 1), out, 10))
+        check(e and "argument 'y_ptr' is on cuda:1 but the launch goes to cuda:0, torch's current device; launch it "
+              "under `with torch.cuda.device(1):`" in str(e), "a tensor on device 1: %s" % e)
+        e = raises(ValueError, lambda: m.add_kernel[(1,)](DeviceTensor(0x10000, -1), y, out, 10))
+        check(e and "argument 'x_ptr' is a CPU tensor; the kernel runs on cuda:0" in str(e), "a CPU tensor: %s" % e)
+        check_eq(fake.fake_launch_count(), before, "neither launched")
+        m.add_kernel[(1,)](DeviceTensor(0x10000, 0), DeviceTensor(0x20000, 0), DeviceTensor(0x30000, 0), 10)
+        check_eq(fake.fake_launch_count(), before + 1, "all on device 0: launched")
+    finally:
+        del sys.modules["torch"]
+
+
 def test_grid():
     m = T.write_module(KERNELS)
     x = T.FakeTensor(0x10000)
@@ -411,6 +476,6 @@ def test_launch_overhead():
     check(best < 200, "launch path under 200 us even on a slow CI machine")
 
 
-T.run([test_packing, test_tensor_descriptor, test_torch_stream, test_grid, test_do_bench, test_autotune, test_autotune_warmup_and_prune, test_autotune_skips_spilling,
+T.run([test_packing, test_tensor_descriptor, test_torch_stream, test_devices, test_grid, test_do_bench, test_autotune, test_autotune_warmup_and_prune, test_autotune_skips_spilling,
        test_heuristics,
        test_launch_overhead])
