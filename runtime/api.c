@@ -254,21 +254,36 @@ static int check_launch(const tric_kernel *k, void **args, Buf *msg) {
     return TRIC_OK;
 }
 
-int tric_launch(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void **args, void *stream,
-                char **errors) {
+/* The launch itself, on `device` (-1: the current context). */
+static int launch_on(tric_kernel *k, int device, unsigned gx, unsigned gy, unsigned gz, void **args, void *stream,
+                     Buf *msg) {
+    bool pushed = false;
+    int st = device >= 0 ? rt_enter_device(device, &pushed, msg) : TRIC_OK;
+    RtModule *m = NULL;
+    if (!st) st = kernel_module(k, &m, msg);
+    if (!st) st = rt_module_launch(m, gx, gy, gz, 32u * (unsigned)k->res.num_warps, args, stream, msg);
+    rt_leave_device(pushed);
+    return st;
+}
+
+int tric_launch_on(tric_kernel *k, int device, unsigned gx, unsigned gy, unsigned gz, void **args, void *stream,
+                   char **errors) {
     Buf msg = {0};
     int st = check_launch(k, args, &msg);
-    RtModule *m = NULL;
-    if (!st) st = kernel_module(k, &m, &msg);
-    if (!st) st = rt_module_launch(m, gx, gy, gz, 32u * (unsigned)k->res.num_warps, args, stream, &msg);
+    if (!st) st = launch_on(k, device, gx, gy, gz, args, stream, &msg);
     return finish(st, &msg, errors);
+}
+
+int tric_launch(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void **args, void *stream,
+                char **errors) {
+    return tric_launch_on(k, -1, gx, gy, gz, args, stream, errors);
 }
 
 /* The packed form: parameter i's value is in the low bytes of slots[i]
  * (little-endian, as the GPU and the host agree), so the caller fills one
  * array instead of building a pointer per argument. */
-int tric_launch_packed(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void *stream, const uint64_t *slots,
-                       char **errors) {
+int tric_launch_packed_on(tric_kernel *k, int device, unsigned gx, unsigned gy, unsigned gz, void *stream,
+                          const uint64_t *slots, char **errors) {
     enum { INLINE = 64 };
     void *inline_args[INLINE];
     Buf msg = {0};
@@ -287,11 +302,14 @@ int tric_launch_packed(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, vo
     if (!args) tric_internal_error(__FILE__, __LINE__, "out of memory");
     for (int i = 0; i < n; i++)   /* a tensor map's slot holds the address of its bytes */
         args[i] = k->params[i].kind == TRIC_PARAM_TENSORMAP ? (void *)(uintptr_t)slots[i] : (void *)(uintptr_t)&slots[i];
-    RtModule *m = NULL;
-    st = kernel_module(k, &m, &msg);
-    if (!st) st = rt_module_launch(m, gx, gy, gz, 32u * (unsigned)k->res.num_warps, args, stream, &msg);
+    st = launch_on(k, device, gx, gy, gz, args, stream, &msg);
     if (args != inline_args) free(args);
     return finish(st, &msg, errors);
+}
+
+int tric_launch_packed(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void *stream, const uint64_t *slots,
+                       char **errors) {
+    return tric_launch_packed_on(k, -1, gx, gy, gz, stream, slots, errors);
 }
 
 /* ---- tensor maps ---- */

@@ -223,18 +223,26 @@ int rt_device_count(int *n, Buf *err) {
     return st;
 }
 
+/* The device's primary context, retained on first need. */
+static int primary_context(RtDevice *d, CUcontext *ctx, Buf *err) {
+    int st = TRIC_OK;
+    pthread_mutex_lock(&rt_drv.lock);
+    if (!d->primary)
+        st = cu_check(rt_drv.cuDevicePrimaryCtxRetain(&d->primary, d->dev), "cuDevicePrimaryCtxRetain", err);
+    *ctx = d->primary;
+    pthread_mutex_unlock(&rt_drv.lock);
+    return st;
+}
+
 /* Device `device`'s primary context, made current on the calling thread
  * (cudaSetDevice's effect). */
 int rt_set_device(int device, Buf *err) {
     int st = driver_ready(err);
     if (!st) st = check_ordinal(device, err);
     if (st) return st;
-    RtDevice *d = &rt_drv.devices[device];
-    pthread_mutex_lock(&rt_drv.lock);
-    if (!d->primary)
-        st = cu_check(rt_drv.cuDevicePrimaryCtxRetain(&d->primary, d->dev), "cuDevicePrimaryCtxRetain", err);
-    pthread_mutex_unlock(&rt_drv.lock);
-    if (!st) st = cu_check(rt_drv.cuCtxSetCurrent(d->primary), "cuCtxSetCurrent", err);
+    CUcontext ctx = NULL;
+    st = primary_context(&rt_drv.devices[device], &ctx, err);
+    if (!st) st = cu_check(rt_drv.cuCtxSetCurrent(ctx), "cuCtxSetCurrent", err);
     return st;
 }
 
@@ -257,6 +265,27 @@ int rt_get_device(int *device, Buf *err) {
     if (!d) return TRIC_ERR_CUDA;
     *device = (int)(d - rt_drv.devices);
     return TRIC_OK;
+}
+
+int rt_enter_device(int device, bool *pushed, Buf *err) {
+    *pushed = false;
+    int st = driver_ready(err);
+    if (!st) st = check_ordinal(device, err);
+    if (st) return st;
+    RtDevice *d = &rt_drv.devices[device];
+    CUcontext ctx = NULL;
+    CUdevice cur;
+    st = cu_check(rt_drv.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent", err);
+    if (st || (ctx && rt_drv.cuCtxGetDevice(&cur) == CUDA_SUCCESS && cur == d->dev)) return st;
+    st = primary_context(d, &ctx, err);
+    if (!st) st = cu_check(rt_drv.cuCtxPushCurrent(ctx), "cuCtxPushCurrent", err);
+    *pushed = st == TRIC_OK;
+    return st;
+}
+
+void rt_leave_device(bool pushed) {
+    CUcontext ctx;
+    if (pushed) rt_drv.cuCtxPopCurrent(&ctx);
 }
 
 int rt_driver_init(Buf *err) {

@@ -118,6 +118,11 @@ int rt_driver_init(Buf *err);
 int rt_device_count(int *n, Buf *err);
 int rt_set_device(int device, Buf *err);   /* its primary context made current (cudaSetDevice) */
 int rt_get_device(int *device, Buf *err);  /* the current context's device */
+/* For one launch on device `device`: the current context where it is on
+ * that device, else the device's primary context pushed (*pushed), which
+ * rt_leave_device pops. */
+int rt_enter_device(int device, bool *pushed, Buf *err);
+void rt_leave_device(bool pushed);
 int rt_device_arch(Target *t, Buf *err);   /* the current device's sm, e.g. 90 + arch_a */
 /* The kernel's module in the current context: from *loaded (a chain with
  * one module per context the kernel was launched in), else JIT-loaded

@@ -19,8 +19,9 @@
  * the CUDA runtime and PyTorch leave it (cudaSetDevice, torch.cuda.device),
  * so device pointers and streams from them can be passed directly; a
  * thread with no current context gets device 0's primary context, as the
- * runtime would. tric_set_device picks another device. A kernel is loaded
- * once into each context it is launched in.
+ * runtime would. tric_set_device picks another device for the thread,
+ * tric_launch_on for one launch. A kernel is loaded once into each context
+ * it is launched in.
  * All functions may be called from several threads.
  */
 #ifndef TRIC_H
@@ -148,13 +149,20 @@ const char *tric_kernel_log(const tric_kernel *k);
  * thread); loads the module, so it needs the driver. */
 int tric_kernel_attributes(tric_kernel *k, int *num_regs, int *local_bytes, char **errors);
 
-/* Launch on a grid of gx*gy*gz programs. args[i] points at the value of
- * parameter i (a uint64_t device address for pointers). stream is a CUstream
- * (NULL = the legacy default stream). The module is loaded (driver JIT) on
- * the first launch. Returns once queued: errors inside the kernel surface at
- * the next synchronizing call. */
+/* Launch on a grid of gx*gy*gz programs, in the calling thread's current
+ * context. args[i] points at the value of parameter i (a uint64_t device
+ * address for pointers). stream is a CUstream of that context (NULL = the
+ * legacy default stream). The module is loaded (driver JIT) on the first
+ * launch in each context. Returns once queued: errors inside the kernel
+ * surface at the next synchronizing call. */
 int tric_launch(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void **args, void *stream,
                 char **errors);
+/* The same on device `device` (-1: the current context, as tric_launch):
+ * in the current context where that is on the device, else in the
+ * device's primary context, made current for this launch only (the
+ * thread's own is left as it was). stream must belong to that context. */
+int tric_launch_on(tric_kernel *k, int device, unsigned gx, unsigned gy, unsigned gz, void **args, void *stream,
+                   char **errors);
 /* The value of tensor-map parameter i of k (kind TRIC_PARAM_TENSORMAP): the
  * CUtensorMap, 128 bytes into out (64-byte aligned), of the tensor at
  * device address base (16-byte aligned) with rank dims shape[] and strides[]
@@ -171,6 +179,8 @@ int tric_encode_tensor_map(const tric_kernel *k, int i, uint64_t base, int rank,
  * array instead of n pointers: the fast path of the Python package. */
 int tric_launch_packed(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void *stream,
                        const uint64_t *slots, char **errors);
+int tric_launch_packed_on(tric_kernel *k, int device, unsigned gx, unsigned gy, unsigned gz, void *stream,
+                          const uint64_t *slots, char **errors);   /* on a device, as tric_launch_on */
 /* Median milliseconds of `iters` launches after one warm-up, timed with CUDA
  * events on stream. */
 int tric_time_ms(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void **args, void *stream,

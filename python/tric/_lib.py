@@ -114,6 +114,8 @@ _PROTOTYPES = {
     "tric_kernel_cache_hit": (ctypes.c_int, [_P]),
     "tric_kernel_attributes": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int), _ERR]),
     "tric_launch_packed": (ctypes.c_int, [_P, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, _P, _P, _ERR]),
+    "tric_launch_packed_on": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, _P, _P,
+                                             _ERR]),
     "tric_encode_tensor_map": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_uint64, ctypes.c_int,
                                               ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64),
                                               ctypes.c_int, _P, _ERR]),
@@ -161,9 +163,9 @@ lib, path = _load()
 # The launch entry point through PyDLL: the quick call keeps the GIL rather
 # than paying for releasing and taking it. (The GIL alone does not keep two
 # threads off one kernel's argument slots: the launcher holds a lock.)
-launch_packed = ctypes.PyDLL(path).tric_launch_packed
+launch_packed = ctypes.PyDLL(path).tric_launch_packed_on
 launch_packed.restype = ctypes.c_int
-launch_packed.argtypes = _PROTOTYPES["tric_launch_packed"][1]
+launch_packed.argtypes = _PROTOTYPES["tric_launch_packed_on"][1]
 
 
 def take_error(err):

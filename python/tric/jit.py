@@ -321,50 +321,56 @@ def _spell_constexpr(name, v):
 
 
 # ---- devices and streams ----
-# A launch goes where the calling thread's CUDA context is (the C library
-# works in it): with torch, its current device, which torch keeps current
-# (torch.cuda.set_device, `with torch.cuda.device(i):`), as Triton launches.
+# A launch goes to the device its tensor arguments live on (torch's
+# get_device()), else to torch's current device, on that device's current
+# torch stream; without torch, to the calling thread's CUDA context (the C
+# library's rule) on the default stream.
 
 def current_device():
-    """torch's current CUDA device when torch is imported, else None."""
+    """torch's current CUDA device when torch is imported, else -1 (the C
+    library's "the current context")."""
     torch = sys.modules.get("torch")
     if torch is None:
-        return None
+        return -1
     try:
         return torch._C._cuda_getDevice()
     except (AttributeError, RuntimeError):
-        return None
+        return -1
 
 
-def current_stream(device=None):
-    """torch's current CUDA stream (on `device`, default its current one)
-    when torch is imported, else None (the default stream)."""
+def current_stream(device=-1):
+    """torch's current CUDA stream on `device` (-1: its current device) when
+    torch is imported, else None (the default stream)."""
     torch = sys.modules.get("torch")
     if torch is None:
         return None
     try:
-        if device is None:
+        if device < 0:
             device = torch._C._cuda_getDevice()
         return torch._C._cuda_getCurrentRawStream(device) or None
     except (AttributeError, RuntimeError):
         return None
 
 
-def _wrong_device(args, device):
-    """Raises for the first (name, tensor) of args that does not live on
-    CUDA device `device` (the launch's): its memory is not the kernel's to
-    read, and a kernel reading it would fault or read garbage."""
+def _tensors_device(args):
+    """The device the tensors of args, (name, value) pairs, live on (as their
+    get_device() says); torch's current device when none says. A CPU tensor
+    or tensors on two devices are refused: the kernel could not read them."""
+    device = first = None
     for name, a in args:
         where = getattr(a, "get_device", None)
-        d = where() if where is not None else device
-        if d == device:
+        if where is None:
             continue
+        d = where()
         if d < 0:
-            raise ValueError("tric: argument '%s' is a CPU tensor; the kernel runs on cuda:%d and reads GPU "
-                             "memory only (move it with .cuda())" % (name, device))
-        raise ValueError("tric: argument '%s' is on cuda:%d but the launch goes to cuda:%d, torch's current "
-                         "device; launch it under `with torch.cuda.device(%d):` (or torch.cuda.set_device(%d))"
-                         % (name, d, device, d, d))
+            raise ValueError("tric: argument '%s' is a CPU tensor; a kernel reads GPU memory only "
+                             "(move it with .cuda())" % name)
+        if device is None:
+            device, first = d, name
+        elif d != device:
+            raise ValueError("tric: argument '%s' is on cuda:%d but '%s' is on cuda:%d; a kernel's tensors "
+                             "must be on one device" % (name, d, first, device))
+    return current_device() if device is None else device
 
 
 # ---- compiled kernels ----
@@ -455,13 +461,19 @@ def _triton_allocator():
     return None if allocator is None or type(allocator).__name__ == "NullAllocator" else allocator
 
 
-def _scratch(nbytes, stream):
-    """Device scratch of nbytes from the allocator, and its address."""
+def _scratch(nbytes, stream, device):
+    """Device scratch of nbytes from the allocator, on the launch's device
+    (the allocator allocates on torch's current one), and its address."""
     allocator = _allocator.get() or _triton_allocator()
     if allocator is None:
         raise RuntimeError("Kernel requires a runtime memory allocation, but no allocator was set. "
                            "Use triton.set_allocator to specify an allocator.")
-    mem = allocator(nbytes, 128, stream or 0)
+    torch = sys.modules.get("torch")
+    if torch is None or device < 0 or device == current_device():
+        mem = allocator(nbytes, 128, stream or 0)
+    else:
+        with torch.cuda.device(device):
+            mem = allocator(nbytes, 128, stream or 0)
     return mem, _pointer_of(mem)
 
 
@@ -560,11 +572,11 @@ class CompiledKernel:
         return self._attributes()[1] // 4
 
     def _make_launcher(self):
-        """launch(gx, gy, gz, stream, bound_args, ctas=1, device=None):
-        writes each run-time argument into its 64-bit slot (the C side reads
-        the low bytes) and calls tric_launch_packed (ctas: the launch's
-        num_ctas, which only sizes the scratch). With device (torch's
-        current one), every tensor argument must live on it. Generated
+        """launch(gx, gy, gz, stream, bound_args, ctas=1): writes each
+        run-time argument into its 64-bit slot (the C side reads the low
+        bytes) and calls tric_launch_packed_on with the device of the tensor
+        arguments, on `stream` or (None) that device's current stream (ctas:
+        the launch's num_ctas, which only sizes the scratch). Generated
         once, so a launch is a few stores, a device check per tensor and one
         foreign call."""
         n = max(1, len(self.params))
@@ -574,7 +586,8 @@ class CompiledKernel:
         env = {"q": mv.cast("q"), "Q": mv.cast("Q"), "f": mv.cast("f"), "d": mv.cast("d"),
                "_raw": raw, "_addr": ctypes.addressof(raw), "_h": self._handle, "_call": _lib.launch_packed,
                "_err": ctypes.c_void_p(), "_ptr": _pointer_of, "_raise": _lib.raise_status, "_leaf": _leaf,
-               "_lock": threading.Lock(), "_wrong_device": _wrong_device}
+               "_lock": threading.Lock(), "_tensors_device": _tensors_device,
+               "_current_device": current_device, "_current_stream": current_stream}
         env["_eref"] = ctypes.byref(env["_err"])
         index = {name: i for i, name in enumerate(self.arg_names)}
         fast, slow, tensors = [], [], []
@@ -583,7 +596,7 @@ class CompiledKernel:
         for slot, p in enumerate(self.params):
             if p.part == _lib.PART_SCRATCH:   # kept until the next launch (the allocator's memory may be a tensor)
                 # per CTA, as Triton asks for it: num_ctas times per program
-                fast.append("_keep[0], q[%d] = _scratch(%d * gx * gy * gz * ctas, stream)" % (slot, per_program))
+                fast.append("_keep[0], q[%d] = _scratch(%d * gx * gy * gz * ctas, stream, dev)" % (slot, per_program))
                 continue
             a = p.expr("b[%d]" % index[p.name])
             if p.kind == _lib.PARAM_TENSORMAP:
@@ -605,20 +618,23 @@ class CompiledKernel:
                 raise TypeError("tric: cannot pass a %s scalar from Python (parameter %s)" % (p.type, p.name))
         scalars = [s for s in fast if ".data_ptr()" not in s]
         # one set of slots per compiled kernel: threads take turns with it
-        lines = ["def launch(gx, gy, gz, stream, b, ctas=1, device=None):", "  with _lock:"]
+        lines = ["def launch(gx, gy, gz, stream, b, ctas=1):", "  with _lock:"]
         if slow:
             named = "(%s,)" % ", ".join("(%r, %s)" % t for t in tensors)
             lines.append("    try:")
             lines += ["        " + s for s in fast if ".data_ptr()" in s]
-            lines.append("        if device is not None and (%s):" % " or ".join(
-                "%s.get_device() != device" % a for _, a in tensors))
-            lines.append("            _wrong_device(%s, device)" % named)
+            lines.append("        dev = %s.get_device()" % tensors[0][1])
+            lines.append("        if dev < 0%s:" % "".join(" or %s.get_device() != dev" % a for _, a in tensors[1:]))
+            lines.append("            dev = _tensors_device(%s)" % named)
             lines.append("    except AttributeError:")
             lines += ["        " + s for s in slow]
-            lines.append("        if device is not None:")
-            lines.append("            _wrong_device(%s, device)" % named)
+            lines.append("        dev = _tensors_device(%s)" % named)
+        else:
+            lines.append("    dev = _current_device()")
+        lines.append("    if stream is None:")
+        lines.append("        stream = _current_stream(dev)")
         lines += ["    " + s for s in scalars]
-        lines.append("    st = _call(_h, gx, gy, gz, stream, _addr, _eref)")
+        lines.append("    st = _call(_h, dev, gx, gy, gz, stream, _addr, _eref)")
         lines.append("    if st:")
         lines.append("        _raise(st, _err)")
         exec(compile("\n".join(lines), "<tric launcher %s>" % self.name, "exec"), env)
@@ -678,9 +694,7 @@ class CompiledKernel:
                 if interpreting():
                     self._interpret(gx, gy, gz, [host_arg(a) for a in args])
                 else:
-                    device = current_device()
-                    self._launch(gx, gy, gz, stream if stream is not None else current_stream(device), args, 1,
-                                 device)
+                    self._launch(gx, gy, gz, stream, args)
         return runner
 
 
@@ -1021,8 +1035,7 @@ class JITFunction(KernelInterface):
         if interpret and gx and gy and gz:
             kernel._interpret(gx, gy, gz, bound)
         elif not warmup and gx and gy and gz:
-            device = current_device()
-            kernel._launch(gx, gy, gz, current_stream(device), bound, num_ctas, device)
+            kernel._launch(gx, gy, gz, None, bound, num_ctas)
         return kernel
 
     def warmup(self, *args, grid, **kwargs):

@@ -17,9 +17,9 @@
    function add() of kernels/vector_add.py run unchanged;
 4. a launch on a non-default, non-blocking torch stream, ordered behind work
    already queued on that stream;
-5. on a machine with several GPUs, launches on each (under `with
-   torch.cuda.device(d)` and from threads), and a tensor on another device
-   than the launch's refused.
+5. on a machine with several GPUs, launches on each (following the
+   tensors, under `with torch.cuda.device(d)`, from threads), tensors on two
+   devices refused, and a two-process NCCL run over tric's outputs.
 
 The module also serves bench/side_by_side.py: BlockRun turns one test block
 into torch tensors plus the positional and keyword arguments of a Triton-style
@@ -554,11 +554,53 @@ def test_stream(torch, tric, seed, res):
     res.record("launch on a non-default torch stream", problems)
 
 
+def _add_on(torch, tric, kernel, d, n=100003, guard=False):
+    """x + y on cuda:d, launched under torch's current device (or, with
+    guard, under `with torch.cuda.device(d)`); the problem, or None."""
+    x, y = torch.rand(n, device=f"cuda:{d}"), torch.rand(n, device=f"cuda:{d}")
+    out = torch.full((n,), float("nan"), device=f"cuda:{d}")
+    if guard:
+        with torch.cuda.device(d):
+            kernel[(tric.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024)
+    else:
+        kernel[(tric.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024)
+    torch.cuda.synchronize(d)
+    if not torch.equal(out, x + y):
+        return f"cuda:{d}: {int((out != x + y).sum())} of {n} elements wrong"
+    return None
+
+
+def _rank_main(rank, world, port, result):
+    """One process of a torch.distributed-style run: its own GPU, a tric
+    kernel there, then an all-reduce of the outputs over NCCL."""
+    import torch
+    import torch.distributed as dist
+    import tric
+    torch.cuda.set_device(rank)
+    dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
+    try:
+        kernel = vector_add_fn(tric)
+        n = 1 << 20
+        g = torch.Generator(device="cuda").manual_seed(1234 + rank)
+        x = torch.rand(n, device="cuda", generator=g)
+        out = torch.full((n,), float("nan"), device="cuda")
+        kernel[(tric.cdiv(n, 1024),)](x, x, out, n, BLOCK_SIZE=1024)
+        dist.all_reduce(out)
+        want = torch.zeros(n, device="cuda")
+        for r in range(world):
+            gr = torch.Generator(device="cuda").manual_seed(1234 + r)
+            want += 2 * torch.rand(n, device="cuda", generator=gr)
+        result.put((rank, bool(torch.allclose(out, want, rtol=1e-6, atol=1e-6))))
+    finally:
+        dist.destroy_process_group()
+
+
 def test_devices(torch, tric, seed, res):
-    """Every GPU: the same kernel on tensors of each device under `with
-    torch.cuda.device(d)` (one module per device), from threads that set
-    their own device, and back on the first; a tensor on another device than
-    the current one is refused with a message, never read."""
+    """Every GPU: the same kernel on tensors of each device, with torch's
+    current device elsewhere (the launch follows the tensors), under `with
+    torch.cuda.device(d)`, from threads that set their own device, and back
+    on the first; tensors on two devices refused; a torch.distributed-style
+    run, one process per GPU, all-reducing tric's outputs over NCCL."""
     import threading
     n_dev = torch.cuda.device_count()
     label = "launches on every device (%d)" % n_dev
@@ -567,46 +609,53 @@ def test_devices(torch, tric, seed, res):
         return
     torch.manual_seed(seed)
     problems = []
-
-    def add_on(kernel, d, n=100003):
-        x, y = torch.rand(n, device=f"cuda:{d}"), torch.rand(n, device=f"cuda:{d}")
-        out = torch.full((n,), float("nan"), device=f"cuda:{d}")
-        with torch.cuda.device(d):
-            kernel[(tric.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024)
-        torch.cuda.synchronize(d)
-        if not torch.equal(out, x + y):
-            problems.append(f"cuda:{d}: {int((out != x + y).sum())} of {n} elements wrong")
-
     try:
         kernel = vector_add_fn(tric)
         for d in list(range(n_dev)) + [0]:
-            add_on(kernel, d)
-        errors = []
+            problems += [p for p in (_add_on(torch, tric, kernel, d), _add_on(torch, tric, kernel, d, guard=True)) if p]
 
         def worker(d):
             try:
                 torch.cuda.set_device(d)
-                add_on(kernel, d, 1 << 20)
+                p = _add_on(torch, tric, kernel, d, 1 << 20)
+                if p:
+                    problems.append("thread: " + p)
             except Exception as e:
-                errors.append(f"thread on cuda:{d}: {type(e).__name__}: {e}")
+                problems.append(f"thread on cuda:{d}: {type(e).__name__}: {e}")
         threads = [threading.Thread(target=worker, args=(d,)) for d in reversed(range(n_dev))]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
-        problems += errors
-        x = torch.rand(1000, device="cuda:1")
+        x0, x1 = torch.rand(1000, device="cuda:0"), torch.rand(1000, device="cuda:1")
         out = torch.full((1000,), float("nan"), device="cuda:1")
         try:
-            with torch.cuda.device(0):
-                kernel[(1,)](x, x, out, 1000, BLOCK_SIZE=1024)
-            problems.append("a launch on cuda:0 with tensors on cuda:1 was not refused")
+            kernel[(1,)](x1, x0, out, 1000, BLOCK_SIZE=1024)
+            problems.append("tensors on cuda:1 and cuda:0 were not refused")
         except ValueError as e:
-            if "is on cuda:1 but the launch goes to cuda:0" not in str(e):
+            if "is on cuda:0 but 'x_ptr' is on cuda:1" not in str(e):
                 problems.append(f"wrong message: {e}")
         torch.cuda.synchronize(1)
         if not bool(torch.isnan(out).all()):
             problems.append("the refused launch wrote its output")
+        import multiprocessing as mp
+        import socket
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        ctx = mp.get_context("spawn")
+        result = ctx.Queue()
+        procs = [ctx.Process(target=_rank_main, args=(r, n_dev, port, result)) for r in range(n_dev)]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join(300)
+        ranks = {}
+        while not result.empty():
+            r, ok = result.get()
+            ranks[r] = ok
+        if sorted(ranks) != list(range(n_dev)) or not all(ranks.values()):
+            problems.append(f"distributed run: ranks {ranks}, exit codes {[p.exitcode for p in procs]}")
     except Exception as e:
         problems = [f"{type(e).__name__}: {e}"]
     res.record(label, problems)

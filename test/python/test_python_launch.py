@@ -180,11 +180,12 @@ def test_tensor_descriptor():
 
 
 def test_torch_stream():
-    """With torch imported, launches go on its current stream."""
+    """With torch imported, launches go on the current stream of the
+    tensors' device."""
     fake_torch = types.ModuleType("torch")
-    fake_torch._C = types.SimpleNamespace(_cuda_getDevice=lambda: 1, _cuda_getCurrentRawStream=lambda dev: 0x5000 + dev)
+    fake_torch._C = types.SimpleNamespace(_cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda dev: 0x5000 + dev)
     m = T.write_module(KERNELS)
-    x = T.FakeTensor(0x10000)
+    x = T.FakeTensor(0x10000, device=1)
     expect_params(8, 8, 8, 4)
     sys.modules["torch"] = fake_torch
     try:
@@ -196,24 +197,14 @@ def test_torch_stream():
     check_eq(last_launch(4)[2], None, "no torch: the default stream")
 
 
-class DeviceTensor(T.FakeTensor):
-    """A torch tensor's get_device(): its CUDA device, -1 on the CPU."""
-
-    def __init__(self, ptr, device):
-        super().__init__(ptr)
-        self.device_index = device
-
-    def get_device(self):
-        return self.device_index
-
-
 def test_devices():
-    """Launches go to the calling thread's current CUDA context, as torch
-    leaves it (the fake driver has two devices, and refuses a module used
-    outside the context it was loaded into); a tensor on another device
-    than torch's current one is refused, never read."""
+    """Launches go to the device of the tensor arguments; pointers that do
+    not say (and C programs) go to the calling thread's current CUDA
+    context, as the CUDA runtime leaves it (the fake driver has two devices,
+    and refuses a module used outside the context it was loaded into). A
+    CPU tensor, or tensors on two devices, are refused, never read."""
     m = T.write_module(KERNELS)
-    x, y, out = T.FakeTensor(0x10000), T.FakeTensor(0x20000), T.FakeTensor(0x30000)
+    x, y, out = T.FakeCudaArray(0x10000), T.FakeCudaArray(0x20000), T.FakeCudaArray(0x30000)
     expect_params(8, 8, 8, 4)
     lib = triton._lib.lib
     ctx = [ctypes.c_void_p(), ctypes.c_void_p()]
@@ -243,20 +234,30 @@ def test_devices():
         check(e and "no CUDA device 5 (this machine has 2)" in str(e), "device 5 refused: %s" % e)
     finally:
         fake.cuCtxSetCurrent(ctx[0])
-    # with torch: its current device is where the launch goes; tensors elsewhere are refused
+    # with torch: the launch goes to the tensors' device, on that device's current stream; without
+    # tensors, to torch's current device
     fake_torch = types.ModuleType("torch")
-    fake_torch._C = types.SimpleNamespace(_cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda dev: 0)
+    fake_torch._C = types.SimpleNamespace(_cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda dev: 0x700 + dev)
     sys.modules["torch"] = fake_torch
     try:
+        m.add_kernel[(1,)](T.FakeTensor(0x10000, device=1), T.FakeTensor(0x20000, device=1), T.FakeTensor(0x30000, device=1), 10)
+        check_eq((fake.fake_last_device(), last_launch(4)[2]), (1, 0x701), "tensors on cuda:1: device 1, its stream")
+        ctx_now = ctypes.c_void_p()
+        fake.cuCtxGetCurrent(ctypes.byref(ctx_now))
+        check_eq(ctx_now.value, ctx[0].value, "the thread's own context is left as it was")
+        m.add_kernel[(1,)](T.FakeTensor(0x10000, device=0), T.FakeTensor(0x20000, device=0), T.FakeTensor(0x30000, device=0), 10)
+        check_eq((fake.fake_last_device(), last_launch(4)[2]), (0, 0x700), "tensors on cuda:0: device 0")
+        expect_params(8, 4, 4, 4, 1, 8)
+        m.scalars_kernel[(1,)](T.FakeTensor(0x30000, device=1), 7, -3, 1.5, True, 5, BLOCK=64)
+        check_eq(fake.fake_last_device(), 1, "one tensor on cuda:1")
+        expect_params(8, 8, 8, 4)
         before = fake.fake_launch_count()
-        e = raises(ValueError, lambda: m.add_kernel[(1,)](DeviceTensor(0x10000, 0), DeviceTensor(0x20000, 1), out, 10))
-        check(e and "argument 'y_ptr' is on cuda:1 but the launch goes to cuda:0, torch's current device; launch it "
-              "under `with torch.cuda.device(1):`" in str(e), "a tensor on device 1: %s" % e)
-        e = raises(ValueError, lambda: m.add_kernel[(1,)](DeviceTensor(0x10000, -1), y, out, 10))
-        check(e and "argument 'x_ptr' is a CPU tensor; the kernel runs on cuda:0" in str(e), "a CPU tensor: %s" % e)
+        e = raises(ValueError, lambda: m.add_kernel[(1,)](T.FakeTensor(0x10000, device=0), T.FakeTensor(0x20000, device=1), out, 10))
+        check(e and "argument 'y_ptr' is on cuda:1 but 'x_ptr' is on cuda:0; a kernel's tensors must be on one "
+              "device" in str(e), "tensors on two devices: %s" % e)
+        e = raises(ValueError, lambda: m.add_kernel[(1,)](T.FakeTensor(0x10000, device=-1), y, out, 10))
+        check(e and "argument 'x_ptr' is a CPU tensor; a kernel reads GPU memory only" in str(e), "a CPU tensor: %s" % e)
         check_eq(fake.fake_launch_count(), before, "neither launched")
-        m.add_kernel[(1,)](DeviceTensor(0x10000, 0), DeviceTensor(0x20000, 0), DeviceTensor(0x30000, 0), 10)
-        check_eq(fake.fake_launch_count(), before + 1, "all on device 0: launched")
     finally:
         del sys.modules["torch"]
 

@@ -77,17 +77,22 @@ def cache_entries():
 
 
 class FakeTensor:
-    """A tensor as tric sees one: data_ptr() and dtype (a torch-like name)."""
+    """A tensor as tric sees one: data_ptr(), dtype (a torch-like name) and
+    get_device() (its CUDA device)."""
 
-    def __init__(self, ptr, dtype="torch.float32"):
+    def __init__(self, ptr, dtype="torch.float32", device=0):
         self.ptr = ptr
         self.dtype = dtype
+        self.device_index = device
         self.zeroed = 0
         self.cloned = 0
         self.restored = 0
 
     def data_ptr(self):
         return self.ptr
+
+    def get_device(self):
+        return self.device_index
 
     def zero_(self):
         self.zeroed += 1
