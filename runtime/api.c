@@ -600,6 +600,14 @@ int tric_device_count(int *count, char **errors) {
     return finish(st, &msg, errors);
 }
 
+int tric_device_attribute(int device, int attribute, int *value, char **errors) {
+    Buf msg = {0};
+    int v = 0;
+    int st = rt_device_attribute(device, attribute, &v, &msg);
+    if (value) *value = v;
+    return finish(st, &msg, errors);
+}
+
 int tric_set_device(int device, char **errors) {
     Buf msg = {0};
     return finish(rt_set_device(device, &msg), &msg, errors);

@@ -169,13 +169,14 @@ static void sm_limits(RtDevice *d) {
 static bool open_devices(void) {
     Buf err = {0};
     CUresult r = rt_drv.cuInit(0);
+    const char *call = "cuInit";
     int n = 0;
-    if (r == CUDA_SUCCESS) r = rt_drv.cuDeviceGetCount(&n);
+    if (r == CUDA_SUCCESS) r = rt_drv.cuDeviceGetCount(&n), call = "cuDeviceGetCount";
     if (r == CUDA_ERROR_NO_DEVICE || (r == CUDA_SUCCESS && n == 0)) {
-        init_fail(TRIC_ERR_NO_DRIVER, "no CUDA device", "cuInit reported CUDA_ERROR_NO_DEVICE");
+        init_fail(TRIC_ERR_NO_DRIVER, "no CUDA device", "CUDA_ERROR_NO_DEVICE");
         return false;
     }
-    int st = cu_check(r, "cuInit", &err);
+    int st = cu_check(r, call, &err);
     if (!st) {
         rt_drv.devices = calloc((size_t)n, sizeof *rt_drv.devices);
         if (!rt_drv.devices) tric_internal_error(__FILE__, __LINE__, "out of memory");
@@ -255,6 +256,16 @@ static const RtDevice *current_device(Buf *err) {
         if (rt_drv.devices[i].dev == dev) return &rt_drv.devices[i];
     if (err) buf_printf(err, "the current CUDA context's device (%d) is not one cuDeviceGet listed", (int)dev);
     return NULL;
+}
+
+int rt_device_attribute(int device, int attribute, int *value, Buf *err) {
+    *value = 0;
+    int st = driver_ready(err);
+    if (!st) st = check_ordinal(device, err);
+    if (!st)
+        st = cu_check(rt_drv.cuDeviceGetAttribute(value, (CUdevice_attribute)attribute, rt_drv.devices[device].dev),
+                      "cuDeviceGetAttribute", err);
+    return st;
 }
 
 int rt_get_device(int *device, Buf *err) {
@@ -412,7 +423,7 @@ static int module_load(CUcontext ctx, uint64_t context, const char *ptx, const c
         if (shared_bytes > d->smem_optin) {
             if (err) buf_printf(err, "kernel '%s' needs %d bytes of shared memory; device %d allows %d per block",
                                 entry, shared_bytes, (int)(d - rt_drv.devices), d->smem_optin);
-            st = TRIC_ERR_CUDA;
+            st = TRIC_ERR_RESOURCES;
         } else {
             st = cu_check(rt_drv.cuFuncSetAttribute(m->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared_bytes),
                           "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", err);

@@ -118,6 +118,7 @@ int rt_driver_init(Buf *err);
 int rt_device_count(int *n, Buf *err);
 int rt_set_device(int device, Buf *err);   /* its primary context made current (cudaSetDevice) */
 int rt_get_device(int *device, Buf *err);  /* the current context's device */
+int rt_device_attribute(int device, int attribute, int *value, Buf *err);   /* cuDeviceGetAttribute */
 /* For one launch on device `device`: the current context where it is on
  * that device, else the device's primary context pushed (*pushed), which
  * rt_leave_device pops. */

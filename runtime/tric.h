@@ -40,9 +40,12 @@ typedef enum tric_status {
     TRIC_ERR_ARG = 2,        /* a bad argument to this API (NULL, unknown arch, ...) */
     TRIC_ERR_NO_DRIVER = 3,  /* libcuda.so.1 missing, or no CUDA device */
     TRIC_ERR_CUDA = 4,       /* a CUDA driver call failed (message names it) */
-    TRIC_ERR_INTERPRET = 5   /* tric_interpret: the kernel went wrong on the CPU (an
+    TRIC_ERR_INTERPRET = 5,  /* tric_interpret: the kernel went wrong on the CPU (an
                                 out-of-bounds access, a division by zero, ...; the
                                 message says where in the source) */
+    TRIC_ERR_RESOURCES = 6   /* the kernel needs more of the device than it has (shared
+                                memory per block): "kernel 'K' needs N bytes of shared
+                                memory; device D allows M per block" */
 } tric_status;
 
 typedef struct tric_options {
@@ -246,6 +249,10 @@ int tric_event_elapsed_ms(void *start, void *end, float *ms, char **errors);
 int tric_device_arch(char *buf, size_t size, char **errors);
 /* The number of CUDA devices; TRIC_ERR_NO_DRIVER without a driver or any. */
 int tric_device_count(int *count, char **errors);
+/* cuDeviceGetAttribute of device `device`: attribute is a CUdevice_attribute
+ * (cuda.h's numbering; 16 = multiprocessor count, 97 = shared memory per
+ * block opted in, ...). Needs no context. */
+int tric_device_attribute(int device, int attribute, int *value, char **errors);
 /* Makes device `device`'s primary context (PyTorch's and the CUDA
  * runtime's) current on the calling thread, as cudaSetDevice does: later
  * launches, memory and synchronize calls on this thread go to it. */

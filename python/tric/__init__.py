@@ -15,13 +15,19 @@ data_ptr() and dtype, or with __cuda_array_interface__, is a pointer.
 """
 from . import _lib
 from . import language
-from ._lib import CompilationError, DriverError, InterpreterError
+from ._lib import CompilationError, DriverError, InterpreterError, OutOfResources
 from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 from .jit import CompiledKernel, JITFunction, KernelInterface, MockTensor, jit, set_allocator
+from . import backends
+from . import runtime
 from . import testing
 from . import tools
 
-__version__ = _lib.version()
+# The Triton release whose language and Python surface tric follows, with
+# tric's own version as the local part: libraries that compare
+# triton.__version__ (packaging.version) see the Triton they need.
+TRITON_VERSION = "3.6.0"
+__version__ = TRITON_VERSION + "+tric." + _lib.version()
 
 
 def cdiv(x, y):
@@ -39,5 +45,5 @@ def next_power_of_2(n):
 
 
 __all__ = ["jit", "autotune", "heuristics", "Config", "cdiv", "next_power_of_2", "set_allocator", "CompilationError",
-           "DriverError", "InterpreterError", "JITFunction", "CompiledKernel", "Autotuner", "Heuristics",
-           "KernelInterface", "MockTensor", "language", "testing", "tools"]
+           "DriverError", "InterpreterError", "OutOfResources", "JITFunction", "CompiledKernel", "Autotuner",
+           "Heuristics", "KernelInterface", "MockTensor", "backends", "language", "runtime", "testing", "tools"]

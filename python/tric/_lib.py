@@ -8,6 +8,7 @@ after `make`.
 """
 import ctypes
 import os
+import re
 
 TRIC_OK = 0
 TRIC_ERR_COMPILE = 1
@@ -15,6 +16,7 @@ TRIC_ERR_ARG = 2
 TRIC_ERR_NO_DRIVER = 3
 TRIC_ERR_CUDA = 4
 TRIC_ERR_INTERPRET = 5
+TRIC_ERR_RESOURCES = 6
 
 PARAM_POINTER = 0
 PARAM_INT = 1
@@ -48,6 +50,17 @@ class DriverError(RuntimeError):
     def __init__(self, message, status):
         super().__init__(message)
         self.status = status
+
+
+class OutOfResources(DriverError):
+    """The kernel needs more of the device than it has (Triton's
+    OutOfResources): required and limit in bytes, name the resource."""
+
+    def __init__(self, message, status=TRIC_ERR_RESOURCES):
+        super().__init__(message, status)
+        m = re.search(r"needs (\d+) bytes of shared memory; device \d+ allows (\d+)", message)
+        self.required, self.limit = (int(m.group(1)), int(m.group(2))) if m else (None, None)
+        self.name = "shared memory"
 
 
 class _Param(ctypes.Structure):
@@ -131,6 +144,7 @@ _PROTOTYPES = {
     "tric_device_arch": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t, _ERR]),
     "tric_device_count": (ctypes.c_int, [ctypes.POINTER(ctypes.c_int), _ERR]),
     "tric_set_device": (ctypes.c_int, [ctypes.c_int, _ERR]),
+    "tric_device_attribute": (ctypes.c_int, [ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_int), _ERR]),
     "tric_get_device": (ctypes.c_int, [ctypes.POINTER(ctypes.c_int), _ERR]),
     "tric_event_create": (ctypes.c_int, [ctypes.POINTER(_P), _ERR]),
     "tric_event_destroy": (ctypes.c_int, [_P, _ERR]),
@@ -189,6 +203,8 @@ def raise_status(status, err):
         raise ValueError(msg)
     if status == TRIC_ERR_INTERPRET:
         raise InterpreterError(msg)
+    if status == TRIC_ERR_RESOURCES:
+        raise OutOfResources(msg)
     raise DriverError(msg, status)
 
 

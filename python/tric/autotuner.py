@@ -73,7 +73,7 @@ SPILL_PRUNE_REGS = int(1.8 * 255)
 def _failed_to_build(e):
     """A config error that means "this config cannot run" (does not compile,
     the driver's JIT rejects it, too many resources to launch): timed as inf."""
-    if isinstance(e, _lib.CompilationError):
+    if isinstance(e, (_lib.CompilationError, _lib.OutOfResources)):
         return True
     return (isinstance(e, _lib.DriverError) and e.status == _lib.TRIC_ERR_CUDA
             and not any(f in str(e) for f in _FAULTS))

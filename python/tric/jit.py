@@ -741,10 +741,11 @@ if not isinstance(_ENV, dict) or any(not isinstance(k, bytes) for k in list(_ENV
 
 
 def interpreting():
-    """True when launches run on the CPU interpreter (read at each launch)."""
+    """True when launches run on the CPU interpreter: TRIC_INTERPRET=1, or
+    Triton's TRITON_INTERPRET=1 (read at each launch)."""
     if _ENV is not None:
-        return _ENV.get(b"TRIC_INTERPRET") == b"1"
-    return os.environ.get("TRIC_INTERPRET") == "1"
+        return _ENV.get(b"TRIC_INTERPRET") == b"1" or _ENV.get(b"TRITON_INTERPRET") == b"1"
+    return os.environ.get("TRIC_INTERPRET") == "1" or os.environ.get("TRITON_INTERPRET") == "1"
 
 
 class HostBuffer:

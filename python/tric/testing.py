@@ -1,8 +1,10 @@
-"""tric.testing.do_bench: Triton's benchmark loop. Times fn with CUDA events
-(torch's when torch is imported, else libtric's), clearing the L2 cache
-before each run by writing a 256 MB buffer."""
+"""tric.testing, as triton.testing: do_bench (Triton's benchmark loop: fn
+timed with CUDA events, torch's when torch is imported, else libtric's, the
+L2 cleared before each run by writing a 256 MB buffer), do_bench_cudagraph,
+assert_close, and perf_report / Benchmark / Mark, the tutorials' tables."""
 import ctypes
 import math
+import os
 import statistics
 import sys
 
@@ -119,13 +121,17 @@ def summarize(times, quantiles=None, return_mode="median"):
     return statistics.median(times)
 
 
-def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="median"):
+def _check_mode(return_mode):
+    if return_mode not in ("min", "max", "mean", "median", "all"):
+        raise ValueError("return_mode must be one of min, max, mean, median, all; not %r" % (return_mode,))
+
+
+def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):
     """Milliseconds per call of fn: estimated from 5 runs, then warmup ms of
     untimed runs and rep ms of runs timed one by one with events (L2 cleared
     before each). quantiles=(0.5, 0.2, 0.8) returns those; return_mode is
-    "min", "max", "mean", "median" (the default) or "all"."""
-    if return_mode not in ("min", "max", "mean", "median", "all"):
-        raise ValueError("return_mode must be one of min, max, mean, median, all; not %r" % (return_mode,))
+    "min", "max", "mean" (the default, as Triton's), "median" or "all"."""
+    _check_mode(return_mode)
     dev = _device()
     try:
         fn()
@@ -156,3 +162,197 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_m
     finally:
         dev.close()
     return summarize(times, quantiles, return_mode)
+
+
+def do_bench_cudagraph(fn, rep=20, grad_to_none=None, quantiles=None, return_mode="mean"):
+    """do_bench with the launches captured in a CUDA graph (torch's), so
+    that launch overhead drops out: fn is captured as many times as fill
+    about rep ms, the graph replayed 10 times, each replay's time divided
+    by the calls in it. Needs torch."""
+    import torch
+    _check_mode(return_mode)
+    with torch.cuda.stream(torch.cuda.Stream()):
+        fn()   # compiles and loads before the capture
+        for x in grad_to_none or ():
+            x.grad = None
+        one = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(one):
+            fn()
+        torch.cuda.synchronize()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(5):
+            one.replay()
+        end.record()
+        torch.cuda.synchronize()
+        estimate_ms = start.elapsed_time(end) / 5
+        n_calls = max(1, int(rep / estimate_ms)) if estimate_ms > 0 else 1000
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for _ in range(n_calls):
+                for x in grad_to_none or ():
+                    x.grad = None
+                fn()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(10):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            graph.replay()
+            end.record()
+            torch.cuda.synchronize()
+            times.append(start.elapsed_time(end) / n_calls)
+    return summarize(times, quantiles, return_mode)
+
+
+def _to_numpy(x):
+    import numpy as np
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(x, torch.Tensor):
+        if x.dtype == torch.bfloat16:
+            x = x.float()
+        return x.detach().cpu().numpy()
+    return np.asarray(x)
+
+
+def assert_close(x, y, atol=None, rtol=None, err_msg=""):
+    """Raises AssertionError unless x and y (tensors, arrays, lists or
+    scalars) agree within atol (default 1e-2) + rtol (default 0) * |y|,
+    NaNs matching NaNs; atol and rtol may be functions of x's dtype."""
+    import numpy as np
+    dtype = getattr(x, "dtype", None)
+    atol = 1e-2 if atol is None else atol(dtype) if callable(atol) else atol
+    rtol = 0.0 if rtol is None else rtol(dtype) if callable(rtol) else rtol
+    a, b = _to_numpy(x), _to_numpy(y)
+    if a.size > 1 or b.size > 1:
+        np.testing.assert_allclose(a, b, atol=atol, rtol=rtol, equal_nan=True, err_msg=err_msg)
+    elif not np.allclose(a, b, atol=atol, rtol=rtol, equal_nan=True):
+        raise AssertionError("%s %s is not close to %s (atol=%s, rtol=%s)" % (err_msg, a, b, atol, rtol))
+
+
+class Benchmark:
+    """One table (and plot) of perf_report: for each value of x_vals (given
+    to every name of x_names; a tuple gives each its own), one column per
+    line_vals value passed as line_arg, named by line_names; args are passed
+    to every call."""
+
+    def __init__(self, x_names, x_vals, line_arg, line_vals, line_names, plot_name, args, xlabel="", ylabel="",
+                 x_log=False, y_log=False, styles=None):
+        self.x_names, self.x_vals, self.x_log = list(x_names), x_vals, x_log
+        self.line_arg, self.line_vals, self.line_names = line_arg, line_vals, line_names
+        self.plot_name, self.args = plot_name, args
+        self.xlabel, self.ylabel, self.y_log, self.styles = xlabel, ylabel, y_log, styles
+
+
+class _Table:
+    """The rows a Benchmark gives: without pandas, what run(return_df=True)
+    returns (columns, rows and to_string())."""
+
+    def __init__(self, columns, rows):
+        self.columns, self.rows = columns, rows
+
+    def to_string(self):
+        cells = [[str(c) for c in self.columns]] + [["%g" % v if isinstance(v, float) else str(v) for v in r]
+                                                     for r in self.rows]
+        widths = [max(len(r[i]) for r in cells) for i in range(len(self.columns))]
+        return "\n".join("  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in cells)
+
+
+class Mark:
+    """perf_report's result: run() calls the function over each
+    Benchmark's grid and prints, saves, plots or returns the tables."""
+
+    def __init__(self, fn, benchmarks):
+        self.fn = fn
+        self.benchmarks = benchmarks
+
+    def _measure(self, bench, kwargs):
+        rows = []
+        for x in bench.x_vals:
+            xs = list(x) if isinstance(x, (list, tuple)) else [x] * len(bench.x_names)
+            if len(xs) != len(bench.x_names):
+                raise ValueError("Expected %d values, got %r" % (len(bench.x_names), x))
+            means, mins, maxs = [], [], []
+            for y in bench.line_vals:
+                ret = self.fn(**dict(zip(bench.x_names, xs)), **{bench.line_arg: y}, **bench.args, **kwargs)
+                mean, lo, hi = ret if isinstance(ret, (tuple, list)) else (ret, None, None)
+                means.append(mean)
+                mins.append(lo)
+                maxs.append(hi)
+            rows.append((xs, means, mins, maxs))
+        return rows
+
+    def _plot(self, bench, rows, show_plots, save_path):
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError:
+            sys.stderr.write("tric.testing: matplotlib is not installed: no plot for %s\n" % bench.plot_name)
+            return
+        plt.figure()
+        ax = plt.subplot()
+        xs = [r[0][0] for r in rows]
+        for i, name in enumerate(bench.line_names):
+            color, style = bench.styles[i] if bench.styles else (None, None)
+            label = "%s (%s)" % (name, bench.ylabel)
+            ax.plot(xs, [r[1][i] for r in rows], label=label, color=color, ls=style)
+            lo, hi = [r[2][i] for r in rows], [r[3][i] for r in rows]
+            if all(v is not None for v in lo + hi):
+                ax.fill_between(xs, [float(v) for v in lo], [float(v) for v in hi], alpha=0.15, color=color)
+        ax.legend()
+        ax.set_xlabel(bench.xlabel or bench.x_names[0])
+        ax.set_ylabel(bench.ylabel)
+        ax.set_xscale("log" if bench.x_log else "linear")
+        ax.set_yscale("log" if bench.y_log else "linear")
+        if show_plots:
+            plt.show()
+        if save_path:
+            plt.savefig(os.path.join(save_path, "%s.png" % bench.plot_name))
+
+    def _run(self, bench, save_path, show_plots, print_data, diff_col=False, save_precision=6, **kwargs):
+        rows = self._measure(bench, kwargs)
+        if bench.plot_name and (show_plots or save_path):
+            self._plot(bench, rows, show_plots, save_path)
+        columns = bench.x_names + ["%s (%s)" % (n, bench.ylabel) for n in bench.line_names]
+        data = [list(xs) + list(means) for xs, means, _, _ in rows]
+        if diff_col and len(columns) == 2:
+            columns.append("Diff")
+            data = [r + [r[1] - r[0]] for r in data]
+        try:
+            import pandas as pd
+        except ImportError:
+            table = _Table(columns, data)
+        else:
+            table = pd.DataFrame(data, columns=columns)
+        if print_data:
+            print(bench.plot_name + ":")
+            print(table.to_string())
+        if save_path:
+            with open(os.path.join(save_path, "%s.csv" % bench.plot_name), "w") as f:
+                f.write(",".join(str(c) for c in columns) + "\n")
+                for r in data:
+                    f.write(",".join(("%.*f" % (save_precision, v)) if isinstance(v, float) else str(v) for v in r)
+                            + "\n")
+        return table
+
+    def run(self, show_plots=False, print_data=False, save_path="", return_df=False, **kwargs):
+        single = isinstance(self.benchmarks, Benchmark)
+        benches = [self.benchmarks] if single else list(self.benchmarks)
+        if save_path:
+            os.makedirs(save_path, exist_ok=True)
+        tables = [self._run(b, save_path, show_plots, print_data, **kwargs) for b in benches]
+        if save_path:
+            with open(os.path.join(save_path, "results.html"), "w") as f:
+                f.write("<html><body>\n%s</body></html>\n" % "".join(
+                    '<image src="%s.png"/>\n' % b.plot_name for b in benches))
+        if return_df:
+            return tables[0] if single else tables
+        return None
+
+
+def perf_report(benchmarks):
+    """Decorator: fn(**x, line_arg=y, **args) -> ms or (ms, min, max) over
+    each Benchmark's grid; the result's .run() makes the tables."""
+    return lambda fn: Mark(fn, benchmarks)
+
+
+__all__ = ["Benchmark", "Mark", "assert_close", "do_bench", "do_bench_cudagraph", "perf_report", "summarize"]

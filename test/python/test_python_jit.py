@@ -82,7 +82,7 @@ def test_import_and_language():
     check_eq([triton.next_power_of_2(n) for n in (0, 1, 2, 3, 5, 64, 65, 1000)], [0, 1, 2, 4, 8, 64, 128, 1024],
              "next_power_of_2")
     check(issubclass(triton.CompilationError, Exception), "CompilationError is an Exception")
-    check(re.fullmatch(r"\d+\.\d+\.\d+", triton.__version__) is not None, "version from libtric")
+    check(re.fullmatch(r"\d+\.\d+\.\d+\+tric\.\d+\.\d+\.\d+", triton.__version__) is not None, "version from libtric")
 
 
 def test_decorator_and_binding():
