@@ -169,7 +169,7 @@ class Autotuner(KernelInterface):
         if self.perf_model:
             top_k = self.configs_top_k
             if isinstance(top_k, float) and top_k <= 1.0:
-                top_k = int(len(self.configs) * top_k)
+                top_k = max(1, int(len(self.configs) * top_k))   # a small fraction still keeps one
             elif not isinstance(top_k, int):
                 raise TypeError("Error while pruning configs, top_k must be either 1) a float <= 1.0 or 2) an int")
             if len(pruned) > top_k:

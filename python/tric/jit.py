@@ -1017,7 +1017,7 @@ class JITFunction(KernelInterface):
 
     def run(self, *args, grid, warmup=False, **kwargs):
         interpret = not warmup and interpreting()
-        if interpret:   # host arrays -> HostBuffers, which specialize as tensors do
+        if interpreting():   # host arrays -> HostBuffers, which specialize as tensors do (warmup too)
             args = [host_arg(a) for a in args]
             kwargs = {k: host_arg(v) for k, v in kwargs.items()}
         bound, spec, extra = self._bind(*args, **kwargs)

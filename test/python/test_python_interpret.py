@@ -93,6 +93,19 @@ def test_vector_add():
     check_eq(list(out2), list(out), "CompiledKernel[grid] under TRIC_INTERPRET=1")
 
 
+def test_autotune():
+    """An autotuner with several configs: they are compiled (warmup) with
+    host arrays before timing; the interpreter's do_bench stand-in times
+    each by running it."""
+    tuned = triton.autotune(configs=[triton.Config({"BLOCK": 16}), triton.Config({"BLOCK": 64})], key=["n"],
+                            do_bench=lambda call, quantiles: (call(), [1.0, 1.0, 1.0])[1])(M.add_kernel)
+    n = 50
+    x, y = array.array("f", [float(i) for i in range(n)]), array.array("f", [2.0] * n)
+    out = array.array("f", [0.0] * n)
+    tuned[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](x, y, out, n)
+    check_eq(list(out), [i + 2.0 for i in range(n)], "two configs, host arrays")
+
+
 def test_masked_load_other():
     n = 10
     x = array.array("f", [float(i) for i in range(n)])
@@ -242,6 +255,6 @@ def test_numpy():
     check(bool((out == x + 1).all()), "vector add on numpy arrays")
 
 
-T.run([test_vector_add, test_masked_load_other, test_out_of_bounds_store, test_2d, test_scalars_and_division_by_zero,
+T.run([test_vector_add, test_autotune, test_masked_load_other, test_out_of_bounds_store, test_2d, test_scalars_and_division_by_zero,
        test_bad_arguments, test_tensor_descriptors, test_tensor_descriptor_tma, test_tensor_descriptor_checks, test_tuples,
        test_numpy])

@@ -419,6 +419,10 @@ def test_autotune_warmup_and_prune():
     k2[lambda meta: (1,)](x, out, 300)
     check_eq(k2.best_config.kwargs["BLOCK"], 256, "perf_model with top_k keeps the predicted best")
     check_eq(timer.calls, 3, "only top_k configs timed")
+    # a fraction of the configs that rounds to none still keeps the predicted best
+    k3 = make(mod, configs, timer, prune_configs_by={"perf_model": model, "top_k": 0.1})
+    k3[lambda meta: (1,)](x, out, 400)
+    check_eq((k3.best_config.kwargs["BLOCK"], timer.calls), (256, 4), "top_k=0.1 of 3 configs: one timed")
 
 
 def test_autotune_skips_spilling():
