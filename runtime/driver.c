@@ -299,13 +299,20 @@ void rt_leave_device(bool pushed) {
     if (pushed) rt_drv.cuCtxPopCurrent(&ctx);
 }
 
-int rt_driver_init(Buf *err) {
+/* The calling thread's current context; where it has none, device 0's
+ * primary context, made current. */
+static int current_context(CUcontext *ctx, Buf *err) {
+    *ctx = NULL;
     int st = driver_ready(err);
-    if (st) return st;
-    CUcontext ctx = NULL;
-    st = cu_check(rt_drv.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent", err);
-    if (!st && !ctx) st = rt_set_device(0, err);
+    if (!st) st = cu_check(rt_drv.cuCtxGetCurrent(ctx), "cuCtxGetCurrent", err);
+    if (!st && !*ctx) st = rt_set_device(0, err);
+    if (!st && !*ctx) *ctx = rt_drv.devices[0].primary;
     return st;
+}
+
+int rt_driver_init(Buf *err) {
+    CUcontext ctx;
+    return current_context(&ctx, err);
 }
 
 /* The current context's device (device 0 where the thread has none: that
@@ -441,10 +448,9 @@ static int module_load(CUcontext ctx, uint64_t context, const char *ptx, const c
 int rt_module_get(RtModule **loaded, const char *ptx, const char *entry, int shared_bytes, int threads,
                   RtModule **out, Buf *err) {
     *out = NULL;
-    int st = rt_driver_init(err);
-    CUcontext ctx = NULL;
+    CUcontext ctx;
     unsigned long long id = 0;
-    if (!st) st = cu_check(rt_drv.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent", err);
+    int st = current_context(&ctx, err);
     if (!st) st = cu_check(rt_drv.cuCtxGetId(ctx, &id), "cuCtxGetId", err);
     if (st) return st;
     for (RtModule *m = *loaded; m; m = m->next)
