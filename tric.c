@@ -20,6 +20,8 @@ static const char usage_text[] =
     "  --arch ARCH            sm_80 (default), sm_86, sm_89, sm_90, sm_90a\n"
     "  --num-warps N          warps per program: 1, 2, 4 (default), 8, 16 or 32\n"
     "  --num-stages N         software pipelining depth (default 3)\n"
+    "  --maxnreg N            at most N registers per thread (16..255; the entry's .maxnreg)\n"
+    "  --no-fp-fusion         never contract float multiplies and adds into fma\n"
     "  --emit STAGE           tokens | ast | ir | ptx (default): stop after that stage;\n"
     "                         ir on a .py prints the IR right after lowering;\n"
     "                         tokens and ast need no -k (ast -k prints one function)\n"
@@ -56,9 +58,9 @@ static const char usage_text[] =
 
 typedef struct Cli {
     const char *input, *kernel, *signature, *output, *arch, *emit, *passes, *dump_after;
-    const char *num_warps, *num_stages;
+    const char *num_warps, *num_stages, *maxnreg;
     const char *grid, *args, *print, *seed;
-    bool verify_each, debug, interpret, simulate, stats;
+    bool verify_each, debug, interpret, simulate, stats, no_fp_fusion;
     const char **search_path;   /* -I DIR..., then TRIC_PATH's directories */
     int n_search_path;
 } Cli;
@@ -131,6 +133,10 @@ static void parse_args(int argc, char **argv, Cli *cli) {
             cli->debug = true;
             continue;
         }
+        if (strcmp(a, "--no-fp-fusion") == 0) {
+            cli->no_fp_fusion = true;
+            continue;
+        }
         if (strcmp(a, "--interpret") == 0) {
             cli->interpret = true;
             continue;
@@ -145,6 +151,7 @@ static void parse_args(int argc, char **argv, Cli *cli) {
             take_value(argc, argv, &i, "--arch", NULL, &cli->arch) ||
             take_value(argc, argv, &i, "--num-warps", NULL, &cli->num_warps) ||
             take_value(argc, argv, &i, "--num-stages", NULL, &cli->num_stages) ||
+            take_value(argc, argv, &i, "--maxnreg", NULL, &cli->maxnreg) ||
             take_value(argc, argv, &i, "--emit", NULL, &cli->emit) ||
             take_value(argc, argv, &i, "--passes", NULL, &cli->passes) ||
             take_value(argc, argv, &i, "--dump-after", NULL, &cli->dump_after) ||
@@ -208,6 +215,8 @@ static void build_request(const Cli *cli, RtRequest *rq) {
         rq->target.num_warps = w;
     }
     if (cli->num_stages) rq->target.num_stages = int_option("--num-stages", cli->num_stages, 1, 16);
+    if (cli->maxnreg) rq->target.maxnreg = int_option("--maxnreg", cli->maxnreg, 16, 255);
+    rq->target.no_fp_fusion = cli->no_fp_fusion;
     rq->dump_after = cli->dump_after;
     rq->verify_each = cli->verify_each;
     rq->search_path = cli->search_path;

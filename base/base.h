@@ -66,6 +66,12 @@ typedef struct SrcFile {
     const char *path;     /* as given by the user; used in messages */
     const char *text;     /* whole file, NUL-terminated */
     size_t len;
+    /* Where text sits in path when it is a piece of the file (a function's
+     * source handed over by Python, frontend/units.c): its first line is
+     * line first_line of path (0 means 1), and every line lost the leading
+     * `indent` (NULL: none). Locations and messages are the file's own. */
+    int first_line;
+    const char *indent;
 } SrcFile;
 
 /* Every token, AST node and IR op carries one. line and col are 1-based;
@@ -82,6 +88,9 @@ typedef struct Target {
     int num_warps;     /* threads per program = 32 * num_warps */
     int num_stages;
     bool debug;        /* device asserts are compiled in (Triton's debug=True) */
+    int maxnreg;       /* registers per thread the entry may use (.maxnreg); 0: ptxas decides */
+    bool no_fp_fusion; /* float mul/add/sub carry .rn, so ptxas does not contract them into
+                          fma (Triton's enable_fp_fusion=False) */
 } Target;
 
 /* ---- the compilation context: everything one compilation owns ----

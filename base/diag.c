@@ -28,10 +28,11 @@ void ctx_free(Ctx *c) {
     free(c);
 }
 
-/* Start of line `line` (1-based) in f, and its length without the newline. */
+/* Start of line `line` (1-based, of the file f is taken from) in f, and
+ * its length without the newline. */
 static const char *line_start(const SrcFile *f, int line, size_t *len) {
     const char *p = f->text, *end = f->text + f->len;
-    for (int l = 1; l < line && p < end; p++)
+    for (int l = f->first_line > 0 ? f->first_line : 1; l < line && p < end; p++)
         if (*p == '\n') l++;
     const char *q = p;
     while (q < end && *q != '\n' && *q != '\r') q++;
@@ -46,8 +47,14 @@ void diag_format(Buf *out, SrcLoc loc, const char *kind, const char *msg) {
     }
     buf_printf(out, "%s:%d:%d: %s: %s\n", loc.file->path, loc.line, loc.col, kind, msg);
     if (loc.line < 1 || !loc.file->text) return;
+    /* the line as the file has it: the piece's indent put back */
+    Buf line = {0};
     size_t len;
     const char *s = line_start(loc.file, loc.line, &len);
+    if (loc.file->indent) buf_puts(&line, loc.file->indent);
+    buf_putn(&line, s, len);
+    s = buf_str(&line);
+    len = line.len;
     buf_putn(out, s, len);
     buf_putc(out, '\n');
     /* caret: keep tabs as tabs, count a UTF-8 sequence as one column */
@@ -57,6 +64,7 @@ void diag_format(Buf *out, SrcLoc loc, const char *kind, const char *msg) {
         else if ((ch & 0xC0) != 0x80) buf_putc(out, ' ');
     }
     buf_puts(out, "^\n");
+    buf_free(&line);
 }
 
 void diag_verror(Ctx *c, SrcLoc loc, const char *fmt, va_list ap) {

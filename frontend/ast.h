@@ -130,13 +130,18 @@ typedef struct AstImport {
     int n_names;
 } AstImport;
 
-/* A module-level `NAME = expr` or `NAME: ann = expr`. */
+/* A module-level `NAME = expr` or `NAME: ann = expr`; or, in a unit of a
+ * units text (units.c), what the running program binds NAME to: a value,
+ * a @jit function, or something a kernel cannot use. */
 typedef struct AstGlobal {
     const char *name;
     SrcLoc loc;
     int tok_begin, tok_end;    /* value tokens [begin, end) in AstModule.toks */
     AstNode *value;            /* set by parse_global; NULL until then */
     bool annotated_constexpr;  /* NAME: tl.constexpr = ... (annotation text ends in "constexpr") */
+    const struct SigEntry *preset;   /* units: the value, in the signature's spelling */
+    struct AstFunc *preset_func;     /* units: a @jit function */
+    const char *opaque;              /* units: what it is ("a Python function"), for the error */
 } AstGlobal;
 
 struct Token;
@@ -151,6 +156,13 @@ typedef struct AstModule {
     int n_imports, cap_imports;
     AstGlobal *globals;     /* later assignments to the same name come later */
     int n_globals, cap_globals;
+    /* A units text (units.c) gives one module per unit: a function's, whose
+     * names are its bindings only (not its own def), or a module of the
+     * user's. The kernel's unit lists them all, itself first. */
+    bool is_unit;
+    const char *unit_name;  /* the module's dotted name; "<unit N>" for a function's */
+    struct AstModule **units;
+    int n_units;
 } AstModule;
 
 #endif

@@ -38,9 +38,18 @@ void lex_print(Buf *out, const Token *toks, int n);     /* --emit tokens */
 
 /* ---- parse.c ---- */
 AstModule *parse_module(Ctx *c, const SrcFile *f);
+/* The source of one function (decorators, then its def, nothing else), as
+ * Python's inspect gives it, parsed as a @jit function into m (units.c). */
+struct AstFunc *parse_function(Ctx *c, const SrcFile *f, AstModule *m);
 /* Parse a module-level assignment's value on first use (see AstGlobal). */
 AstNode *parse_global(Ctx *c, AstModule *m, AstGlobal *g);
 AstFunc *module_find_func(AstModule *m, const char *name);   /* last def wins */
+
+/* ---- units.c ---- a kernel as the running Python program holds it */
+bool units_is_text(const SrcFile *f);
+AstModule *units_parse(Ctx *c, const SrcFile *f);    /* the kernel's unit */
+/* A units text or a Python file: the module the kernel is looked up in. */
+AstModule *parse_program(Ctx *c, const SrcFile *f);
 
 /* ---- astprint.c ---- */
 void ast_print_func(Buf *out, const AstFunc *f);       /* --emit ast (one function) */

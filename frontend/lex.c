@@ -37,10 +37,11 @@ typedef struct Lexer {
     LexParen parens[LEX_MAX_PAREN];
     int n_parens;
     int line_first_tok;         /* index of the current logical line's first token */
+    int indent_len;             /* columns the file's lines lost (SrcFile.indent) */
 } Lexer;
 
 static SrcLoc lex_loc(const Lexer *lx, const char *p) {
-    SrcLoc loc = {lx->f, lx->line, (int32_t)(p - lx->line_begin) + 1};
+    SrcLoc loc = {lx->f, lx->line, (int32_t)(p - lx->line_begin) + 1 + lx->indent_len};
     return loc;
 }
 
@@ -555,7 +556,8 @@ Token *lex_file(Ctx *c, const SrcFile *f, int *n_toks) {
     lx->f = f;
     lx->p = lx->line_begin = f->text;
     lx->end = f->text + f->len;
-    lx->line = 1;
+    lx->line = f->first_line > 0 ? f->first_line : 1;
+    lx->indent_len = f->indent ? (int)strlen(f->indent) : 0;
     lx->n_indents = 1;   /* indents[0] = alt_indents[0] = 0 */
     if (f->len >= 3 && memcmp(f->text, "\xEF\xBB\xBF", 3) == 0) lx->p += 3;   /* BOM */
     for (;;) {

@@ -327,11 +327,39 @@ static bool eval_global_expr(Lower *L, SrcLoc use, AstNode *e, LVal *out) {
     }
 }
 
+static LVal sig_value(Lower *L, const SigEntry *e);
+
+/* A value a units text binds (a constexpr of a signature, or a tuple of them). */
+static LVal preset_value(Lower *L, const SigEntry *e) {
+    if (e->kind != SIG_TUPLE) return sig_value(L, e);
+    LVal t = {0};
+    t.kind = LV_TUPLE;
+    t.n = (size_t)e->n_items;
+    t.items = arena_alloc(L->ctx->arena, sizeof(LVal) * (t.n + 1));
+    for (int i = 0; i < e->n_items; i++) t.items[i] = preset_value(L, &e->items[i]);
+    return t;
+}
+
 static bool resolve_global(Lower *L, SrcLoc use, const char *name, LVal *out) {
     AstModule *m = L->mod;
     for (int i = m->n_globals - 1; i >= 0; i--) {
         AstGlobal *g = &m->globals[i];
         if (strcmp(g->name, name)) continue;
+        if (g->opaque)
+            diag_error(L->ctx, use,
+                       "Cannot access global variable %s from within @jit'ed function: it is %s. Triton kernels "
+                       "can only access constexpr values, @jit functions and triton's modules",
+                       name, g->opaque);
+        if (g->preset_func) {
+            *out = (LVal){0};
+            out->kind = LV_FUNC;
+            out->func = g->preset_func;
+            return true;
+        }
+        if (g->preset) {
+            *out = preset_value(L, g->preset);
+            return true;
+        }
         if (L->global_state[i] == 2) {
             *out = L->globals[i];
             return true;
@@ -462,10 +490,11 @@ static bool resolve_import(Lower *L, SrcLoc use, const char *name, LVal *out) {
     return false;
 }
 
-/* Module-level names: globals, then @jit functions, then imports. */
+/* Module-level names: globals, then @jit functions, then imports. A
+ * unit's own def is not a name in it: its bindings say what every name is. */
 static bool resolve_module_name(Lower *L, SrcLoc use, const char *name, LVal *out) {
     if (resolve_global(L, use, name, out)) return true;
-    AstFunc *f = module_find_func(L->mod, name);
+    AstFunc *f = L->mod->is_unit ? NULL : module_find_func(L->mod, name);
     if (f) {
         if (!f->parsed)
             diag_error(L->ctx, use, "'%s' is not a @triton.jit function; a kernel can only call @jit functions",
@@ -1625,12 +1654,10 @@ static void bind_kernel_param(Lower *L, AstNode *p, const SigEntry *e) {
         return;
     }
     if (e->kind == SIG_CONSTEXPR) {
-        if (e->cv_kind != CV_NONE)
-            diag_error(L->ctx, e->loc,
-                       "parameter '%s' is not tl.constexpr, so the signature must give its type (such as i32), "
-                       "not a value",
-                       name);
-        scope_set(L, name, lval_none());   /* Triton specializes None arguments away */
+        /* a value for a plain parameter bakes it in as a constexpr would be:
+         * Triton's AOT signatures ("1024" for n) and Inductor's constants do
+         * so, and None arguments are always specialized away */
+        scope_set(L, name, sig_value(L, e));
         return;
     }
     if (e->equals_one) {

@@ -2,7 +2,8 @@
  * helpers`, `from . import helpers`. A dotted name is looked for the way
  * Python looks: in the kernel file's directory, then in ctx->search_path,
  * as DIR/pkg/helpers.py or the package directory DIR/pkg/helpers/ (its
- * __init__.py, if any, is the module). A module is parsed with the kernel
+ * __init__.py, if any, is the module); for a kernel from a units text
+ * (units.c), only among its units. A module is parsed with the kernel
  * parser (only its @jit functions, imports and globals matter) once per
  * compilation, and each keeps its own cache of evaluated globals. */
 #include "lower.h"
@@ -22,7 +23,14 @@ static LModule *module_add(Lower *L, const char *name, AstModule *m, bool is_pkg
     return lm;
 }
 
-LModule *module_root(Lower *L, AstModule *m) { return module_add(L, "", m, false); }
+LModule *module_root(Lower *L, AstModule *m) {
+    LModule *root = module_add(L, "", m, false);
+    for (int i = 1; i < m->n_units; i++) module_add(L, m->units[i]->unit_name, m->units[i], false);
+    return root;
+}
+
+/* A units text's kernel: every name was resolved by the running program. */
+static bool from_units(Lower *L) { return L->mods[0]->mod->is_unit; }
 
 LModule *module_of(Lower *L, AstModule *m) {
     for (int i = 0; i < L->n_mods; i++)
@@ -77,6 +85,7 @@ static SrcFile *module_read(Lower *L, const char *path) {
 LModule *module_find(Lower *L, const char *dotted) {
     for (int i = 1; i < L->n_mods; i++)
         if (!strcmp(L->mods[i]->name, dotted)) return L->mods[i];
+    if (from_units(L)) return NULL;
     char *rel = arena_strdup(L->ctx->arena, dotted);
     for (char *p = rel; *p; p++)
         if (*p == '.') *p = '/';
@@ -93,6 +102,7 @@ LModule *module_find(Lower *L, const char *dotted) {
 }
 
 _Noreturn void module_not_found(Lower *L, SrcLoc use, const char *dotted) {
+    if (from_units(L)) diag_error(L->ctx, use, "no module named '%s'", dotted);
     Buf dirs = {.arena = L->ctx->arena};
     for (int i = 0; i < n_search_dirs(L); i++) buf_printf(&dirs, "%s%s", i ? ", " : "", search_dir(L, i));
     diag_error(L->ctx, use, "no module named '%s' (searched %s; add directories with -I or TRIC_PATH)", dotted,

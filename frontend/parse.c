@@ -1482,8 +1482,33 @@ static bool line_ends_in_colon(Parser *p) {
     return i > p->pos && is_op(&p->toks[i - 1], ":");
 }
 
+static void module_stmt(Parser *p, AstModule *m);
+
+/* A file's names are read from its text, so at module level the body of a
+ * `try:` is read as module code: what runs when nothing fails (`try: from
+ * triton.language.extra.libdevice import rsqrt`). Its except, else and
+ * finally blocks, and if/for/while/with blocks, are not read. (A kernel
+ * called from Python is given the program's real bindings instead.) */
+static void module_try(Parser *p, AstModule *m) {
+    advance(p);
+    if (!is_op(peek(p), ":")) {
+        skip_line_and_block(p);
+        return;
+    }
+    advance(p);
+    if (peek(p)->kind != T_NEWLINE) {   /* try: NAME = value */
+        module_simple_stmts(p, m);
+        return;
+    }
+    advance(p);
+    if (peek(p)->kind != T_INDENT) return;
+    advance(p);
+    while (peek(p)->kind != T_DEDENT && peek(p)->kind != T_EOF) module_stmt(p, m);
+    if (peek(p)->kind == T_DEDENT) advance(p);
+}
+
 static void module_stmt(Parser *p, AstModule *m) {
-    static const char *const compound[] = {"if", "elif", "else", "while", "for", "try", "except", "finally",
+    static const char *const compound[] = {"if", "elif", "else", "while", "for", "except", "finally",
                                            "with", "class", "async"};
     Token *t = peek(p);
     if (t->kind == T_NEWLINE || t->kind == T_DEDENT) {
@@ -1496,6 +1521,8 @@ static void module_stmt(Parser *p, AstModule *m) {
         module_decorated(p, m);
     } else if (is_kw(t, "def")) {
         module_def(p, m, NULL, 0);
+    } else if (is_kw(t, "try")) {
+        module_try(p, m);
     } else {
         bool is_compound = line_ends_in_colon(p);
         for (size_t i = 0; i < ARRAY_LEN(compound); i++) is_compound |= is_kw(t, compound[i]);
@@ -1512,6 +1539,27 @@ AstModule *parse_module(Ctx *c, const SrcFile *f) {
     while (peek(&p)->kind != T_EOF) module_stmt(&p, m);
     for (int i = 0; i < m->n_funcs; i++) m->funcs[i].module = m;
     return m;
+}
+
+AstFunc *parse_function(Ctx *c, const SrcFile *f, AstModule *m) {
+    m->file = f;
+    m->toks = lex_file(c, f, &m->n_toks);
+    Parser p = {c, c->arena, m->toks, m->n_toks, 0, 0};
+    while (peek(&p)->kind == T_NEWLINE) advance(&p);
+    AstFunc fn = {0};
+    int cap = 0;
+    while (is_op(peek(&p), "@")) {
+        AstDecorator d = decorator(&p);
+        VEC_PUSH(p.a, fn.decorators, fn.n_decorators, cap, d);
+    }
+    if (!is_kw(peek(&p), "def")) error_near(&p, peek(&p), "expected the def of a @jit function");
+    fn.node = funcdef(&p);
+    fn.parsed = true;
+    fn.module = m;
+    while (peek(&p)->kind == T_NEWLINE || peek(&p)->kind == T_DEDENT) advance(&p);
+    if (peek(&p)->kind != T_EOF) error_near(&p, peek(&p), "expected the end of the function's source");
+    VEC_PUSH(p.a, m->funcs, m->n_funcs, m->cap_funcs, fn);
+    return &m->funcs[m->n_funcs - 1];
 }
 
 AstNode *parse_global(Ctx *c, AstModule *m, AstGlobal *g) {

@@ -1808,7 +1808,7 @@ static InterpBuffer *array_buffer(AP *ap, InterpSetup *out, const char *name, co
             memcpy(data + (size_t)k * (size_t)elem_bytes(e), &v, (size_t)elem_bytes(e));
         }
     InterpBuffer *buf = &out->buffers[out->n_buffers++];
-    *buf = (InterpBuffer){data, bytes, name, e, false};
+    *buf = (InterpBuffer){data, bytes, name, e, false, false};
     return buf;
 }
 
@@ -1879,7 +1879,7 @@ static void bind_desc_part(AP *ap, IrFunc *fn, uint32_t i, Stmt *s, InterpSetup 
     uint8_t *raw = arena_alloc(ap->a, TMAP_BYTES + 64);
     uint8_t *map = raw + (64 - (uintptr_t)raw % 64) % 64;
     tmap_encode(&f, map);
-    out->buffers[out->n_buffers++] = (InterpBuffer){map, TMAP_BYTES, arena_printf(ap->a, "%s.tmap", s->name), ET_U8, true};
+    out->buffers[out->n_buffers++] = (InterpBuffer){map, TMAP_BYTES, arena_printf(ap->a, "%s.tmap", s->name), ET_U8, true, false};
     out->args[i] = (uint64_t)(uintptr_t)map;
 }
 
@@ -1934,7 +1934,7 @@ static void bind_scratch(AP *ap, IrFunc *fn, InterpSetup *out) {
         size_t bytes = (size_t)fn->params[i].scratch_bytes * out->grid[0] * out->grid[1] * out->grid[2];
         uint8_t *raw = arena_alloc(ap->a, bytes + 128);
         uint8_t *data = raw + (128 - (uintptr_t)raw % 128) % 128;
-        out->buffers[out->n_buffers++] = (InterpBuffer){data, bytes, fn->params[i].name, ET_U8, true};
+        out->buffers[out->n_buffers++] = (InterpBuffer){data, bytes, fn->params[i].name, ET_U8, true, false};
         out->args[i] = (uint64_t)(uintptr_t)data;
     }
 }

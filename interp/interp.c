@@ -93,8 +93,15 @@ static void *check_access(Interp *in, const IrOp *op, ValId ptrv, int64_t i, uin
     const char *what = reads ? (op->opc == OP_LOAD ? "load" : op->opc == OP_TMA_COPY ? "tma copy" : "async copy")
                        : op->opc == OP_STORE ? "store" : "atomic";
     const char *verb = reads ? "reads" : op->opc == OP_STORE ? "writes" : "updates";
-    if (b && addr % (uint64_t)n == 0) return (void *)(uintptr_t)addr;
+    if (b && addr % (uint64_t)n == 0 && (reads || !b->read_only)) return (void *)(uintptr_t)addr;
     Buf m = {.arena = in->arena};
+    if (b && addr % (uint64_t)n == 0) {
+        buf_printf(&m, "%s into read-only buffer '%s': ", what, b->name);
+        if (ir_type(in->fn, ptrv).rank) put_element(&m, ir_type(in->fn, ptrv), i);
+        buf_printf(&m, "%s %d bytes at offset %" PRId64 " (pass a writable array)", verb, n,
+                   (int64_t)(addr - (uint64_t)(uintptr_t)b->base));
+        fail(in, op, m.data);
+    }
     buf_printf(&m, "%s %s: ", b ? "misaligned" : "out-of-bounds", what);
     IrType t = ir_type(in->fn, ptrv);
     if (t.rank) put_element(&m, t, i);

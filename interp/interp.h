@@ -28,6 +28,7 @@ typedef struct InterpBuffer {
     bool opaque;         /* bytes that hold host addresses (a tensor map): the
                             same launch on another setup differs, so runs do
                             not compare or print it */
+    bool read_only;      /* writes into it are errors (a read-only host array) */
 } InterpBuffer;
 
 typedef struct InterpLaunch {

@@ -950,7 +950,9 @@ static char *assemble(Ptx *P) {
         else
             buf_printf(&out, "%s\n\t.param %s %s", i ? "," : "", param_type(e), param_name(P, i));
     }
-    buf_printf(&out, "%s)\n.maxntid %d, 1, 1\n{\n", P->fn->n_params ? "\n" : "", 32 * t->num_warps);
+    buf_printf(&out, "%s)\n.maxntid %d, 1, 1\n", P->fn->n_params ? "\n" : "", 32 * t->num_warps);
+    if (t->maxnreg) buf_printf(&out, ".maxnreg %d\n", t->maxnreg);
+    buf_puts(&out, "{\n");
     for (int c = 0; c < RC_COUNT; c++)
         if (P->n_regs[c]) buf_printf(&out, "\t.reg %s %%%s<%u>;\n", reg_decl[c], reg_prefix[c], P->n_regs[c] + 1);
     buf_putn(&out, P->locals.data ? P->locals.data : "", P->locals.len);

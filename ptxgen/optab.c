@@ -90,7 +90,9 @@ static void from_f32(Ptx *P, ElemType e, Reg d, Reg f, bool rz) {
  * %I its signed integer suffix, %0..%3 scratch registers of the result's
  * class, %P %Q scratch predicates, %S operand b as a 32-bit register (shift
  * amounts are .u32 in PTX whatever the type), %K<hex> a register of the
- * result's class holding those bits. ';' separates instructions. */
+ * result's class holding those bits, %r ".rn" where float contraction is
+ * off (Target.no_fp_fusion: ptxas does not fuse a .rn mul and add into an
+ * fma). ';' separates instructions. */
 enum {
     G_I1 = 1 << 0, G_S8 = 1 << 1, G_U8 = 1 << 2, G_S16 = 1 << 3, G_U16 = 1 << 4,
     G_S32 = 1 << 5, G_U32 = 1 << 6, G_S64 = 1 << 7, G_U64 = 1 << 8, G_F16 = 1 << 9,
@@ -127,15 +129,15 @@ typedef struct OpRow {
 
 static const OpRow optab[] = {
     {OP_ADD, G_INT, R_NORM8, "add.%t %d, %a, %b"},
-    {OP_ADD, G_F16 | G_F32 | G_F64, 0, "add.%t %d, %a, %b"},
+    {OP_ADD, G_F16 | G_F32 | G_F64, 0, "add%r.%t %d, %a, %b"},
     {OP_ADD, G_BF16, R_SM90, "add.bf16 %d, %a, %b"},
     {OP_ADD, G_BF16, R_PRE90, "fma.rn.bf16 %d, %a, %K3F80, %b"},
     {OP_SUB, G_INT, R_NORM8, "sub.%t %d, %a, %b"},
-    {OP_SUB, G_F16 | G_F32 | G_F64, 0, "sub.%t %d, %a, %b"},
+    {OP_SUB, G_F16 | G_F32 | G_F64, 0, "sub%r.%t %d, %a, %b"},
     {OP_SUB, G_BF16, R_SM90, "sub.bf16 %d, %a, %b"},
     {OP_SUB, G_BF16, R_PRE90, "fma.rn.bf16 %d, %b, %KBF80, %a"},
     {OP_MUL, G_INT, R_NORM8, "mul.lo.%t %d, %a, %b"},
-    {OP_MUL, G_F16 | G_F32 | G_F64, 0, "mul.%t %d, %a, %b"},
+    {OP_MUL, G_F16 | G_F32 | G_F64, 0, "mul%r.%t %d, %a, %b"},
     {OP_MUL, G_BF16, R_SM90, "mul.bf16 %d, %a, %b"},
     {OP_MUL, G_BF16, R_PRE90, "fma.rn.bf16 %d, %a, %b, %K8000"},   /* + (-0) keeps -0 */
     {OP_DIV, G_INT, R_NORM8, "div.%t %d, %a, %b"},
@@ -282,6 +284,7 @@ static void emit_row(Ptx *P, const OpRow *row, ElemType e, Reg d, Reg a, Reg b) 
         case 'b': ptx_put_reg(o, b); break;
         case 'S': ptx_put_reg(o, s); break;
         case 't': buf_puts(o, ptx_arith_sfx(e)); break;
+        case 'r': if (P->ctx->target.no_fp_fusion) buf_puts(o, ".rn"); break;   /* no contraction into fma */
         case 'B': buf_puts(o, ptx_bits_sfx(e)); break;
         case 'I': buf_puts(o, signed_sfx(e)); break;
         case '0': case '1': case '2': case '3': {

@@ -4,6 +4,7 @@
  * once per CUDA context it is launched in, under its own lock. */
 #include "rt.h"
 
+#include <ctype.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -62,6 +63,14 @@ static int options_target(const tric_options *opt, Target *t, Buf *err) {
         t->num_warps = w;
     }
     t->debug = opt && opt->debug;
+    if (opt && opt->maxnreg) {
+        if (opt->maxnreg < 16 || opt->maxnreg > 255) {
+            buf_printf(err, "tric: maxnreg must be from 16 to 255 registers per thread, not %d", opt->maxnreg);
+            return TRIC_ERR_ARG;
+        }
+        t->maxnreg = opt->maxnreg;
+    }
+    t->no_fp_fusion = opt && opt->disable_fp_fusion;
     if (opt && opt->num_stages) {
         if (opt->num_stages < 1) {
             buf_printf(err, "tric: num_stages must be at least 1, not %d", opt->num_stages);
@@ -164,6 +173,17 @@ static int compile_common(const char *path, const char *source, const char *kern
     }
     int st = options_target(opt, &rq.target, &msg);
     if (st) return finish(st, &msg, errors);
+    if (opt && opt->entry_name) {
+        const char *e = opt->entry_name;
+        bool ok = *e && !isdigit((unsigned char)*e);
+        for (; *e; e++) ok = ok && (isalnum((unsigned char)*e) || *e == '_' || *e == '$');
+        if (!ok) {
+            buf_printf(&msg, "tric: entry_name '%s' is not a PTX identifier (letters, digits, '_' and '$', "
+                       "not starting with a digit)", opt->entry_name);
+            return finish(TRIC_ERR_ARG, &msg, errors);
+        }
+        rq.entry_name = opt->entry_name;
+    }
     /* read here, not in compile_cached, so the kernel can keep the text */
     char *text = source ? NULL : read_source_text(path);
     if (text) rq.source = text;
@@ -397,7 +417,7 @@ static IrFunc *interp_ir(Ctx *c, const tric_kernel *k) {
     c->search_path = (const char **)k->search_path;
     c->n_search_path = k->n_search_path;
     const SrcFile *f = srcfile_from_string(c, k->path, k->source);
-    AstModule *m = parse_module(c, f);
+    AstModule *m = parse_program(c, f);
     IrFunc *fn = lower_kernel(c, m, k->kernel, sig_parse(c, k->signature));
     opt_run_pipeline(fn);
     return fn;
@@ -413,7 +433,7 @@ static void interpret_kernel(Ctx *c, const tric_kernel *k, const uint32_t grid[3
     InterpBuffer *ib = arena_alloc(c->arena, sizeof *ib * (n_buffers ? (size_t)n_buffers : 1));
     for (int i = 0; i < n_buffers; i++) {
         const char *name = bufs[i].name ? bufs[i].name : arena_printf(c->arena, "buffer%d", i);
-        ib[i] = (InterpBuffer){bufs[i].base, bufs[i].bytes, name, ET_COUNT, false};
+        ib[i] = (InterpBuffer){bufs[i].base, bufs[i].bytes, name, ET_COUNT, false, bufs[i].read_only != 0};
     }
     InterpLaunch l = {.grid = {grid[0], grid[1], grid[2]}, .args = args, .n_args = fn->n_params,
                       .buffers = ib, .n_buffers = (uint32_t)n_buffers, .print_out = prints};

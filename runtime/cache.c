@@ -207,10 +207,12 @@ void rt_cache_key(const RtRequest *rq, const char *source, char hex[65]) {
     key_field(&s, CACHE_FORMAT);
     key_field(&s, TRIC_VERSION);
     key_build(&s);
-    snprintf(text, sizeof text, "sm_%d%s %d %d%s", rq->target.sm, rq->target.arch_a ? "a" : "", rq->target.num_warps,
-             rq->target.num_stages, rq->target.debug ? " debug" : "");
+    snprintf(text, sizeof text, "sm_%d%s %d %d%s %d%s", rq->target.sm, rq->target.arch_a ? "a" : "",
+             rq->target.num_warps, rq->target.num_stages, rq->target.debug ? " debug" : "", rq->target.maxnreg,
+             rq->target.no_fp_fusion ? " nofusion" : "");
     key_field(&s, text);
     key_field(&s, rq->kernel);
+    key_field(&s, rq->entry_name ? rq->entry_name : "");
     key_field(&s, rq->signature);
     key_field(&s, source);
     uint8_t digest[32];

@@ -232,6 +232,7 @@ static void compile_ir(Ctx *c, const RtRequest *rq, RtResult *out) {
 static void compile_python(Ctx *c, const RtRequest *rq, RtResult *out) {
     const SrcFile *f = load_source(c, rq);
     if (rq->emit == RT_EMIT_TOKENS) {
+        if (units_is_text(f)) f = units_parse(c, f)->file;   /* the kernel's own source */
         int n;
         Token *toks = lex_file(c, f, &n);
         Buf b = {0};
@@ -239,7 +240,7 @@ static void compile_python(Ctx *c, const RtRequest *rq, RtResult *out) {
         out->text = buf_take(&b);
         return;
     }
-    AstModule *m = parse_module(c, f);
+    AstModule *m = parse_program(c, f);
     if (rq->emit == RT_EMIT_AST) {
         Buf b = {0};
         if (rq->kernel) {
@@ -256,6 +257,7 @@ static void compile_python(Ctx *c, const RtRequest *rq, RtResult *out) {
     find_kernel(c, m, rq->kernel);
     Signature *sig = sig_parse(c, rq->signature);
     IrFunc *fn = lower_kernel(c, m, rq->kernel, sig);
+    if (rq->entry_name) fn->name = arena_strdup(c->arena, rq->entry_name);
     if (c->verify_each) verify_after(c, fn, "lowering");
     Buf imports = {0};
     rt_cache_imports(&imports, rq, c->imported, c->n_imported);
@@ -344,7 +346,7 @@ static IrFunc *first_stage(Ctx *c, const RtRequest *rq, const char **stage) {
     }
     if (!rq->kernel) diag_fatal(c, NULL, "no kernel named: which @jit function of %s? (-k NAME)", rq->path);
     if (!rq->signature) diag_fatal(c, NULL, "kernel '%s' needs a signature (-s '*fp32, i32, 1024')", rq->kernel);
-    AstModule *m = parse_module(c, f);
+    AstModule *m = parse_program(c, f);
     find_kernel(c, m, rq->kernel);
     IrFunc *fn = lower_kernel(c, m, rq->kernel, sig_parse(c, rq->signature));
     if (c->verify_each) verify_after(c, fn, "lowering");

@@ -32,6 +32,7 @@ typedef struct RtRequest {
     bool verify_each;        /* always on in the test build */
     const char **search_path;   /* where imported modules are looked for, after the input's directory */
     int n_search_path;
+    const char *entry_name;  /* Python input: the .entry's name, if not the kernel's */
 } RtRequest;
 
 typedef enum RtParamKind { RT_PARAM_POINTER, RT_PARAM_INT, RT_PARAM_FLOAT, RT_PARAM_TENSORMAP } RtParamKind;

@@ -69,6 +69,13 @@ typedef struct tric_options {
                            directory, in order: a NULL-terminated array of
                            directories (the CLI's -I; Python's sys.path). NULL:
                            the kernel file's directory only. */
+    int maxnreg;        /* nonzero: the most registers per thread (16..255), the
+                           entry's .maxnreg (Triton's maxnreg); 0: ptxas decides */
+    int disable_fp_fusion;   /* nonzero: float multiplies and adds are rounded one
+                           by one, never contracted into fma (Triton's
+                           enable_fp_fusion=False) */
+    const char *entry_name;  /* the PTX .entry's name (letters, digits, '_' and
+                           '$'; Triton's jit(repr=...)); NULL: the kernel's */
 } tric_options;
 
 typedef struct tric_kernel tric_kernel;
@@ -108,7 +115,12 @@ typedef struct tric_param {
 
 /* Compile kernel `kernel` of a Python file, specialized by a Triton-style
  * signature ("*fp32:16, i32, 1024"; see DESIGN.md). opt may be NULL.
- * A constexpr parameter whose value is a dtype is written dtype(fp16).
+ * A constexpr parameter whose value is a dtype is written dtype(fp16); a
+ * value for a parameter that is not tl.constexpr bakes it in.
+ * The text may also be a units text (it starts "tric-units 1"): the
+ * kernel's and its helpers' sources with what each name is bound to in a
+ * running Python program, which is how the Python package compiles
+ * (frontend/units.c has the format); names then resolve only through it.
  *
  * Both compile functions keep compiled kernels in a disk cache, keyed by a
  * SHA-256 of (the whole source text, kernel, signature, arch, num_warps,
@@ -194,6 +206,8 @@ typedef struct tric_host_buffer {
     void *base;
     size_t bytes;
     const char *name;   /* in messages ("buffer 'x'"); NULL: "buffer<i>" */
+    int read_only;      /* nonzero: a store or atomic into it is an error (a
+                           read-only array or mapping), not a write */
 } tric_host_buffer;
 
 /* Runs the kernel on the CPU interpreter (interp/, see doc/interp.md)

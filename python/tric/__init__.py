@@ -19,6 +19,9 @@ from ._lib import CompilationError, DriverError, InterpreterError, OutOfResource
 from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 from .jit import CompiledKernel, JITFunction, KernelInterface, MockTensor, jit, set_allocator
 from . import backends
+from . import compiler
+from .compiler import compile
+from . import knobs
 from . import runtime
 from . import testing
 from . import tools
@@ -46,4 +49,4 @@ def next_power_of_2(n):
 
 __all__ = ["jit", "autotune", "heuristics", "Config", "cdiv", "next_power_of_2", "set_allocator", "CompilationError",
            "DriverError", "InterpreterError", "OutOfResources", "JITFunction", "CompiledKernel", "Autotuner",
-           "Heuristics", "KernelInterface", "MockTensor", "backends", "language", "runtime", "testing", "tools"]
+           "Heuristics", "KernelInterface", "MockTensor", "backends", "compile", "compiler", "knobs", "language", "runtime", "testing", "tools"]

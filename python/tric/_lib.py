@@ -70,18 +70,13 @@ class _Param(ctypes.Structure):
 
 class _Options(ctypes.Structure):
     _fields_ = [("arch", ctypes.c_char_p), ("num_warps", ctypes.c_int), ("num_stages", ctypes.c_int),
-                ("debug", ctypes.c_int), ("search_path", ctypes.POINTER(ctypes.c_char_p))]
-
-
-def search_path_array(dirs):
-    """dirs as the NULL-terminated char ** of tric_options.search_path (keep
-    the array alive while the options are in use)."""
-    encoded = [os.fsencode(d) for d in dirs]
-    return (ctypes.c_char_p * (len(encoded) + 1))(*encoded, None)
+                ("debug", ctypes.c_int), ("search_path", ctypes.POINTER(ctypes.c_char_p)),
+                ("maxnreg", ctypes.c_int), ("disable_fp_fusion", ctypes.c_int), ("entry_name", ctypes.c_char_p)]
 
 
 class _HostBuffer(ctypes.Structure):
-    _fields_ = [("base", ctypes.c_void_p), ("bytes", ctypes.c_size_t), ("name", ctypes.c_char_p)]
+    _fields_ = [("base", ctypes.c_void_p), ("bytes", ctypes.c_size_t), ("name", ctypes.c_char_p),
+                ("read_only", ctypes.c_int)]
 
 
 def _candidates():

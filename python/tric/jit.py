@@ -13,22 +13,66 @@ on tric's CPU interpreter (tric_interpret) instead: pointer arguments are
 host arrays (numpy arrays, CPU torch tensors, writable buffers such as
 array.array), each a bounds-checked buffer named after its parameter.
 """
+import collections
 import contextvars
 import copy
 import ctypes
 import inspect
-import linecache
 import numbers
 import os
+import re
 import struct
 import sys
 import threading
 
 from . import _lib
+from . import knobs
 from . import language as tl
+from . import units
 
+_ABSENT = object()
+_RUNTIME_KNOBS = knobs.runtime
 DEFAULT_NUM_WARPS = 4
 DEFAULT_NUM_STAGES = 3
+
+# What a launch's options compile into: a part of the kernel cache's key.
+CompileOptions = collections.namedtuple(
+    "CompileOptions", "num_warps num_stages debug num_ctas maxnreg enable_fp_fusion arch")
+_DEFAULT_OPTIONS = {}   # (debug, default_fp_fusion, override_arch) -> CompileOptions
+_Specialization = collections.namedtuple("SpecializationProxy", "constants signature")
+
+
+def _arch_option(v):
+    """Triton's arch spellings ("sm80", "sm_90a", 90) as tric's "sm_90a";
+    None stays None (the device's)."""
+    if v is None or v == "":
+        return None
+    s = str(v)
+    s = s[2:] if s.startswith("sm") else s
+    return "sm_" + s.lstrip("_")
+
+
+_SIG_TYPE = re.compile(r"\*|tensordesc<|(i|u|fp|bf)\d")
+
+
+def _split_signature(sig):
+    """A signature's top-level entries (tuples and strings keep their commas)."""
+    out, depth, cur, quote = [], 0, [], None
+    for ch in sig:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        else:
+            depth += ch in "(<"
+            depth -= ch in ")>"
+        if ch == "," and depth == 0 and not quote:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur).strip())
+    return out
 
 # ---- dtypes -> signature spellings ----
 
@@ -381,6 +425,9 @@ class KernelMetadata:
     def __init__(self, **kw):
         self.__dict__.update(kw)
 
+    def _asdict(self):
+        return dict(self.__dict__)
+
     def __repr__(self):
         return "KernelMetadata(%s)" % ", ".join("%s=%r" % kv for kv in sorted(self.__dict__.items()))
 
@@ -521,7 +568,7 @@ class CompiledKernel:
     entry point. compiled[grid](*args) launches it with the arguments of the
     @jit function (all of them, constexprs included, in order)."""
 
-    def __init__(self, handle, arg_names, signature, num_stages):
+    def __init__(self, handle, arg_names, signature, options, launch_metadata=None):
         self._handle = handle
         lib = _lib.lib
         self.name = lib.tric_kernel_name(handle).decode()
@@ -531,9 +578,19 @@ class CompiledKernel:
             p = lib.tric_kernel_param(handle, i).contents
             self.params.append(KernelParam(p.name.decode(), p.kind, p.type.decode(), p.bytes, p.part, p.part_index))
         self.metadata = KernelMetadata(
-            name=self.name, num_warps=lib.tric_kernel_num_warps(handle), num_stages=num_stages,
+            name=self.name, num_warps=lib.tric_kernel_num_warps(handle), num_stages=options.num_stages,
             shared=lib.tric_kernel_shared_bytes(handle), arch=lib.tric_kernel_arch(handle).decode(),
-            signature=signature, cache_hit=bool(lib.tric_kernel_cache_hit(handle)))
+            signature=signature, cache_hit=bool(lib.tric_kernel_cache_hit(handle)), num_ctas=options.num_ctas,
+            maxnreg=options.maxnreg, enable_fp_fusion=options.enable_fp_fusion, debug=options.debug,
+            cluster_dims=(1, 1, 1), launch_cooperative_grid=False, launch_pdl=False,
+            global_scratch_size=lib.tric_kernel_scratch_bytes(handle), profile_scratch_size=0)
+        # what Triton's compiled kernels also carry, for tools that drive them
+        # (torch's Inductor): src and hash (set by triton.compiler.compile),
+        # the launch handle, and (num_warps, num_ctas, shared) packed
+        self.src = self.hash = None
+        self.function = handle
+        self.packed_metadata = (self.metadata.num_warps, options.num_ctas, self.metadata.shared)
+        self._launch_metadata_fn = launch_metadata
         # tric's estimate of the registers per thread, before ptxas (no GPU needed)
         self.est_regs = lib.tric_kernel_estimated_registers(handle)
         self.arg_names = list(arg_names)
@@ -559,6 +616,30 @@ class CompiledKernel:
         """Loads the kernel on the GPU (as Triton's, which the softmax
         tutorial calls before reading n_regs)."""
         self._attributes()
+
+    def launch_metadata(self, grid, stream, *args):
+        """What launch hooks are given about a launch: the kernel's name,
+        grid and stream, plus what jit(launch_metadata=f) adds:
+        f(grid, metadata, {parameter: argument})."""
+        out = {"name": self.name, "grid": grid, "stream": stream}
+        if self._launch_metadata_fn is not None:
+            out.update(self._launch_metadata_fn(grid, self.metadata, dict(zip(self.arg_names, args))) or {})
+        return out
+
+    def run(self, gx, gy, gz, stream, function, packed_metadata, launch_metadata, enter_hook, exit_hook, *args):
+        """Triton's launch entry: every argument of the @jit function in
+        order (constexprs too, which are baked in); function and
+        packed_metadata are this kernel's own. enter_hook / exit_hook, when
+        not None, are called with launch_metadata around the launch."""
+        if enter_hook is not None:
+            enter_hook(launch_metadata)
+        if gx and gy and gz:
+            if interpreting():
+                self._interpret(gx, gy, gz, [host_arg(a) for a in args])
+            else:
+                self._launch(gx, gy, gz, stream, args, self.packed_metadata[1])
+        if exit_hook is not None:
+            exit_hook(launch_metadata)
 
     @property
     def n_regs(self):
@@ -671,7 +752,7 @@ class CompiledKernel:
                     raise TypeError("tric: TRIC_INTERPRET=1: parameter %s takes a host array (a numpy array, a "
                                     "CPU tensor or a writable buffer), not %s" % (p.name, type(a).__name__))
                 slots[slot] = a.address
-                bufs[n_bufs] = _lib._HostBuffer(a.address, a.nbytes, p.name.encode())
+                bufs[n_bufs] = _lib._HostBuffer(a.address, a.nbytes, p.name.encode(), a.read_only)
                 n_bufs += 1
             elif p.kind == _lib.PARAM_INT:
                 slots[slot] = int(a) & 0xFFFFFFFFFFFFFFFF
@@ -753,8 +834,9 @@ class HostBuffer:
     (what specializes the kernel), data_ptr() and nbytes (the bounds). It
     holds the array, and any export of its buffer, for as long as it lives."""
 
-    def __init__(self, obj, dtype, address, nbytes, keep=None):
+    def __init__(self, obj, dtype, address, nbytes, keep=None, read_only=False):
         self.obj, self.dtype, self.address, self.nbytes, self._keep = obj, dtype, address, nbytes, keep
+        self.read_only = read_only   # a store into it is an InterpreterError, not a write
 
     def data_ptr(self):
         return self.address
@@ -789,7 +871,10 @@ def _array_host_buffer(a):
     ai = a.__array_interface__
     if ai.get("strides") is not None and not a.flags["C_CONTIGUOUS"]:
         raise ValueError("tric: TRIC_INTERPRET=1: pass contiguous arrays (np.ascontiguousarray)")
-    return HostBuffer(a, _typestr_sig(ai["typestr"]), ai["data"][0], a.nbytes)
+    # a read-only array (writeable=False, np.memmap opened "r") is readable
+    # by the kernel; a store into it is an error, where writing would
+    # change what the program holds read-only, or fault on a mapping
+    return HostBuffer(a, _typestr_sig(ai["typestr"]), ai["data"][0], a.nbytes, read_only=bool(ai["data"][1]))
 
 
 def _protocol_host_buffer(a):
@@ -827,41 +912,6 @@ def host_arg(a):
     return a if buf is None else buf
 
 
-# ---- the kernel's source ----
-
-def _kernel_source(fn):
-    """(path for messages, whole source text) of the file defining fn: the
-    real file where there is one, else what linecache holds (IPython cells,
-    code registered by exec'ing tools)."""
-    try:
-        path = inspect.getsourcefile(fn)
-    except TypeError:
-        path = None
-    if path and os.path.isfile(path):
-        with open(path, encoding="utf-8") as f:
-            return path, f.read()
-    filename = fn.__code__.co_filename
-    lines = linecache.getlines(filename, fn.__globals__)
-    if lines:
-        return filename, "".join(lines)
-    raise OSError("tric: cannot find the source of kernel '%s' (defined in %s): tric compiles a kernel from the "
-                  "text of its module, so define it in a file" % (fn.__name__, filename))
-
-
-def _import_dirs(path):
-    """Where the kernel's `import pkg.mod` / `from pkg.mod import f` look,
-    as in Python: the kernel file's directory (tric searches it first on its
-    own), then sys.path as it is at this compile ('' is the current
-    directory); entries that are not directories (zip files) are left out."""
-    here = os.path.dirname(os.path.abspath(path))
-    dirs = []
-    for d in sys.path:
-        d = os.path.abspath(d or os.curdir) if isinstance(d, str) else None
-        if d and d != here and d not in dirs and os.path.isdir(d):
-            dirs.append(d)
-    return _lib.search_path_array(dirs)
-
-
 def _is_constexpr_annotation(ann):
     if ann is inspect.Parameter.empty:
         return False
@@ -881,7 +931,7 @@ class JITFunction(KernelInterface):
     compiles the arguments' specialization once and launches it."""
 
     def __init__(self, fn, do_not_specialize=None, do_not_specialize_on_alignment=None, debug=None,
-                 noinline=None, launch_metadata=None):
+                 noinline=None, repr=None, launch_metadata=None):
         if not inspect.isfunction(fn):
             raise TypeError("tric.jit: expected a function, got %r" % (fn,))
         if noinline:
@@ -910,8 +960,10 @@ class JITFunction(KernelInterface):
         # launch_metadata(grid, kernel, args) -> dict: what Triton's launch hooks
         # (profilers) report about a launch; kept for tools, as tric has no hooks
         self.launch_metadata = launch_metadata
+        self._repr = repr   # repr(specialization) -> the kernel's name (its PTX .entry)
         self.cache = {}   # (specialization, num_warps, num_stages, debug, TRIC_ARCH) -> CompiledKernel
-        self._source = None
+        self._units = None   # (units text, kernel name, used globals): built at the first compile
+        self._used_globals = ()
         self._bind = self._make_binder()
 
     def _indices(self, names, what):
@@ -969,7 +1021,10 @@ class JITFunction(KernelInterface):
         return bool(self.debug) if self.debug is not None else debug_default()
 
     def _options(self, extra):
+        """The launch's CompileOptions from its keyword options (Triton's
+        names), defaults from knobs and the environment."""
         num_warps, num_stages, debug, num_ctas = DEFAULT_NUM_WARPS, DEFAULT_NUM_STAGES, None, 1
+        maxnreg, fp_fusion, arch = None, None, None
         for k, v in extra.items():
             if k == "num_warps":
                 num_warps = v
@@ -985,27 +1040,79 @@ class JITFunction(KernelInterface):
                     raise ValueError("tric: num_ctas=%r: a power of two from 1 to 16" % (v,))
                 num_ctas = v
             elif k == "maxnreg":
-                raise ValueError("tric: maxnreg is not supported (tric leaves register allocation to ptxas)")
+                if v is not None and (not isinstance(v, int) or isinstance(v, bool) or not 16 <= v <= 255):
+                    raise ValueError("tric: maxnreg=%r: registers per thread, from 16 to 255" % (v,))
+                maxnreg = v
+            elif k == "enable_fp_fusion":
+                fp_fusion = bool(v)
+            elif k == "arch":
+                arch = _arch_option(v)
+            elif k in ("sanitize_overflow", "launch_pdl"):
+                # overflow checks are Triton's debug-mode instrumentation, and
+                # programmatic dependent launch only lets the next kernel start
+                # early: neither changes what a kernel computes
+                pass
+            elif k == "launch_cooperative_grid":
+                if v:   # a guarantee that every program is resident at once, for grid-wide sync
+                    raise NotImplementedError("tric: launch_cooperative_grid=True is not supported")
             else:
                 raise KeyError("Keyword argument %s was specified but unrecognised" % k)
-        return num_warps, num_stages, bool(debug) if debug is not None else self._debug(), num_ctas
+        if fp_fusion is None:
+            fp_fusion = knobs.language.default_fp_fusion
+        return CompileOptions(num_warps, num_stages, bool(debug) if debug is not None else self._debug(), num_ctas,
+                              maxnreg, fp_fusion, arch or _arch_option(knobs.runtime.override_arch))
 
-    def _compile(self, bound, spec, num_warps, num_stages, debug=False):
+    def _default_options(self):
+        """The options of a launch that gives none: knobs and the
+        environment, read at each launch as Triton does."""
+        fusion, arch = knobs.language.default_fp_fusion, knobs.runtime.override_arch
+        key = (self._debug(), fusion, arch)
+        opts = _DEFAULT_OPTIONS.get(key)
+        if opts is None:
+            opts = _DEFAULT_OPTIONS[key] = CompileOptions(DEFAULT_NUM_WARPS, DEFAULT_NUM_STAGES, key[0], 1, None,
+                                                          fusion, _arch_option(arch))
+        return opts
+
+    def _entry_name(self, bound, signature):
+        """jit(repr=f): f(specialization) names the kernel, as in Triton;
+        the specialization has .signature (parameter -> type, "constexpr"
+        for values) and .constants (parameter -> value)."""
+        sig, constants = {}, {}
+        for name, entry, value in zip(self.arg_names, _split_signature(signature), bound):
+            ty = entry.split(":")[0] if _SIG_TYPE.match(entry) else "constexpr"
+            if entry.endswith(":1") and entry[:1] in "iu":
+                ty, value = "constexpr", 1
+            sig[name] = ty
+            if ty == "constexpr":
+                constants[name] = value.value if _is_constexpr(value) else value
+        return self._entry_name_of(_Specialization(constants, sig))
+
+    def _entry_name_of(self, spec):
+        name = self.repr(spec)
+        return "".join(ch if ch.isalnum() or ch in "_$" else "_" for ch in name) or "_"
+
+    def repr(self, specialization):
+        """The kernel's name for a specialization: jit(repr=f)'s f, else the function's."""
+        return self.__name__ if self._repr is None else str(self._repr(specialization))
+
+    def _compile(self, bound, spec, o):
         parts = []
         for i, name in enumerate(self.arg_names):
             parts.append(_spell_constexpr(name, bound[i]) if i in self.constexprs else spec[i])
         signature = ", ".join(parts)
-        if self._source is None:
-            self._source = _kernel_source(self.fn)
-        path, text = self._source
-        dirs = _import_dirs(path)
-        # TRIC_ARCH (as Triton's TRITON_OVERRIDE_ARCH): another target than the device's, e.g. sm_80's
-        # mma.sync code on a Hopper card; unset, the device's
-        arch = os.environ.get("TRIC_ARCH") or None
-        opts = _lib._Options(arch.encode() if arch else None, num_warps, num_stages, 1 if debug else 0,
-                             ctypes.cast(dirs, ctypes.POINTER(ctypes.c_char_p)))
+        return self._compile_signature(signature, o, self._entry_name(bound, signature) if self._repr else None)
+
+    def _compile_signature(self, signature, o, entry=None):
+        """The kernel specialized by a signature (tric's spelling) with
+        CompileOptions o; entry names its PTX .entry (None: the kernel's)."""
+        if self._units is None:
+            self._units = units.kernel_units(self)
+            self._used_globals = self._units[2]
+        text, name = self._units[0], self._units[1]
+        opts = _lib._Options(o.arch.encode() if o.arch else None, o.num_warps, o.num_stages, 1 if o.debug else 0,
+                             None, o.maxnreg or 0, 0 if o.enable_fp_fusion else 1, entry.encode() if entry else None)
         handle, err = ctypes.c_void_p(), ctypes.c_void_p()
-        st = _lib.lib.tric_compile_source(path.encode(), text.encode(), self.fn.__name__.encode(),
+        st = _lib.lib.tric_compile_source(("<units of %s>" % name).encode(), text.encode("utf-8"), name.encode(),
                                           signature.encode(), ctypes.byref(opts), ctypes.byref(handle),
                                           ctypes.byref(err))
         if st:
@@ -1013,7 +1120,7 @@ class JITFunction(KernelInterface):
         log = _lib.lib.tric_kernel_log(handle)
         if log:   # tl.static_print's notes, printed at compile time as in Triton
             sys.stdout.write(log.decode("utf-8", "replace"))
-        return CompiledKernel(handle.value, self.arg_names, signature, num_stages)
+        return CompiledKernel(handle.value, self.arg_names, signature, o, self.launch_metadata)
 
     def run(self, *args, grid, warmup=False, **kwargs):
         interpret = not warmup and interpreting()
@@ -1021,12 +1128,14 @@ class JITFunction(KernelInterface):
             args = [host_arg(a) for a in args]
             kwargs = {k: host_arg(v) for k, v in kwargs.items()}
         bound, spec, extra = self._bind(*args, **kwargs)
-        num_warps, num_stages, debug, num_ctas = (self._options(extra) if extra
-                                                  else (DEFAULT_NUM_WARPS, DEFAULT_NUM_STAGES, self._debug(), 1))
-        key = (spec, num_warps, num_stages, debug, os.environ.get("TRIC_ARCH"))
+        opts = self._options(extra) if extra else self._default_options()
+        key = (spec, opts)
         kernel = self.cache.get(key)
         if kernel is None:
-            kernel = self.cache[key] = self._compile(bound, spec, num_warps, num_stages, debug)
+            kernel = self.cache[key] = self._compile(bound, spec, opts)
+        if self._used_globals:
+            self._check_globals()
+        num_ctas = opts.num_ctas
         if num_ctas > 1 and int(kernel.metadata.arch[3:].rstrip("af")) < 90:
             raise ValueError("tric: num_ctas=%d needs sm_90 or later (clusters); the kernel is for %s"
                              % (num_ctas, kernel.metadata.arch))
@@ -1036,8 +1145,22 @@ class JITFunction(KernelInterface):
         if interpret and gx and gy and gz:
             kernel._interpret(gx, gy, gz, bound)
         elif not warmup and gx and gy and gz:
-            kernel._launch(gx, gy, gz, None, bound, num_ctas)
+            enter, leave = _RUNTIME_KNOBS.launch_enter_hook, _RUNTIME_KNOBS.launch_exit_hook
+            if enter is None and leave is None:
+                kernel._launch(gx, gy, gz, None, bound, num_ctas)
+            else:
+                kernel.run(gx, gy, gz, None, kernel.function, kernel.packed_metadata,
+                           kernel.launch_metadata((gx, gy, gz), None, *bound), enter, leave, *bound)
         return kernel
+
+    def _check_globals(self):
+        """As Triton: a global the kernel was compiled with that the
+        program has since rebound is an error, not a stale kernel."""
+        for name, g, value in self._used_globals:
+            now = g.get(name, _ABSENT)
+            if now is not value and now != value:
+                raise RuntimeError("Global variable %s has changed since we compiled this kernel, from %r to %r"
+                                   % (name, value, now))
 
     def warmup(self, *args, grid, **kwargs):
         """Compiles the specialization these arguments select without
@@ -1055,10 +1178,10 @@ class JITFunction(KernelInterface):
 
 
 def jit(fn=None, *, do_not_specialize=None, do_not_specialize_on_alignment=None, debug=None, noinline=None,
-        launch_metadata=None):
+        repr=None, launch_metadata=None):
     """@jit or @jit(do_not_specialize=[...]): a kernel."""
     def decorate(f):
         return JITFunction(f, do_not_specialize=do_not_specialize,
                            do_not_specialize_on_alignment=do_not_specialize_on_alignment, debug=debug,
-                           noinline=noinline, launch_metadata=launch_metadata)
+                           noinline=noinline, repr=repr, launch_metadata=launch_metadata)
     return decorate(fn) if fn is not None else decorate

@@ -242,6 +242,42 @@ def test_tuples():
     check(k3 is k2, "Triton's constexpr in a tuple specializes as tric's")
 
 
+class ReadOnlyPage:
+    """What numpy gives for np.memmap(..., mode="r"): an array whose memory
+    is mapped read-only (a write faults the process), its interface saying
+    so; made here with mmap and mprotect, so no numpy is needed."""
+
+    def __init__(self, values):
+        import ctypes
+        import mmap
+        self.map = mmap.mmap(-1, mmap.PAGESIZE)
+        self.buf = (ctypes.c_float * len(values)).from_buffer(self.map)
+        self.buf[:] = values
+        self.address = ctypes.addressof(self.buf)
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+        check_eq(libc.mprotect(self.address, mmap.PAGESIZE, mmap.PROT_READ), 0, "mprotect")
+        self.nbytes = 4 * len(values)
+        self.flags = {"C_CONTIGUOUS": True, "WRITEABLE": False}
+        self.__array_interface__ = {"data": (self.address, True), "typestr": "<f4", "shape": (len(values),),
+                                    "strides": None, "version": 3}
+
+
+def test_read_only_output():
+    """A read-only array as the output: an InterpreterError naming it, not
+    a silent write (or a fault that kills the process, for a read-only
+    mapping); as an input it is fine."""
+    page = ReadOnlyPage([float(i) for i in range(8)])
+    out = array.array("f", [0.0] * 8)
+    M.scale_kernel[(1,)](page, out, 8, 2.0, 1, BLOCK=8)
+    check_eq(list(out), [2.0 * i + 1 for i in range(8)], "a read-only input is read")
+    e = raises(triton.InterpreterError, lambda: M.scale_kernel[(1,)](out, page, 8, 2.0, 1, BLOCK=8))
+    want = ("%s:16:5: error: store into read-only buffer 'out_ptr': element (0) writes 4 bytes at offset 0 (pass a "
+            "writable array) in program (0, 0, 0)" % PATH)
+    check(e is not None and str(e).startswith(want), "store into a read-only mapping: %s" % e)
+    check_eq(list(page.buf), [float(i) for i in range(8)], "nothing written")
+
+
 def test_numpy():
     try:
         import numpy as np
@@ -253,8 +289,11 @@ def test_numpy():
     out = np.zeros(50, dtype=np.float32)
     M.add_kernel[(2,)](x, y, out, 50, BLOCK=32)
     check(bool((out == x + 1).all()), "vector add on numpy arrays")
+    out.flags.writeable = False
+    e = raises(triton.InterpreterError, lambda: M.add_kernel[(2,)](x, y, out, 50, BLOCK=32))
+    check(e is not None and "store into read-only buffer 'out_ptr'" in str(e), "a read-only numpy output: %s" % e)
 
 
 T.run([test_vector_add, test_autotune, test_masked_load_other, test_out_of_bounds_store, test_2d, test_scalars_and_division_by_zero,
        test_bad_arguments, test_tensor_descriptors, test_tensor_descriptor_tma, test_tensor_descriptor_checks, test_tuples,
-       test_numpy])
+       test_read_only_output, test_numpy])

@@ -185,16 +185,15 @@ def test_memory_and_disk_cache():
     check(c3 is not c1 and c3.metadata.num_warps == 8, "num_warps is part of the key")
     check_eq(len(m.add_kernel.cache), 2, "two memory entries")
 
-    # a second JITFunction over the same source: from disk
-    m2 = T.write_module(ADD, name=m.__name__ + "_again")
-    with open(m.__file__) as f:
-        same = f.read()
-    check_eq(same, ADD, "same text")
-    d1 = m2.add_kernel.warmup(x, x, x, 100, grid=(1,))
+    # a second JITFunction over the same function (a program run again): from disk
+    d1 = triton.jit(m.add_kernel.fn).warmup(x, x, x, 100, grid=(1,))
     check_eq(d1.asm["ptx"], c1.asm["ptx"], "same PTX from disk")
-    # the file is another path, but the key is the text: a hit
-    check(d1.metadata.cache_hit, "second JITFunction with the same source hits the disk cache")
+    check(d1.metadata.cache_hit, "second JITFunction over the same function hits the disk cache")
     check_eq(d1.asm["ir"], c1.asm["ir"], "IR from disk")
+    # the same text in another file is compiled for it: its PTX names that file
+    m2 = T.write_module(ADD, name=m.__name__ + "_again")
+    d2 = m2.add_kernel.warmup(x, x, x, 100, grid=(1,))
+    check(not d2.metadata.cache_hit and m2.__file__ in d2.asm["ptx"], "another file: its own PTX")
 
     # an edited source misses
     m3 = T.write_module(ADD.replace("mask=mask)\n", "mask=mask)  # edited\n", 1))
@@ -279,5 +278,37 @@ def test_launch_without_driver():
     raises(TypeError, lambda: m.add_kernel[(1,)](x, "not a tensor", x, 100))
 
 
+def test_options():
+    """Triton's compile options: maxnreg, enable_fp_fusion (and its knob),
+    arch, jit(repr=...) naming the kernel; bad values refused."""
+    import re
+    m = T.write_module(ADD)
+    x = T.FakeTensor(4096)
+    k = m.add_kernel.warmup(x, x, x, 100, grid=(1,), maxnreg=42, arch="sm80")
+    check(re.search(r"\.visible \.entry [^{;]*\.maxnreg 42", k.asm["ptx"]) is not None, "maxnreg: .maxnreg 42")
+    check_eq((k.metadata.maxnreg, k.metadata.arch), (42, "sm_80"), "maxnreg and arch in the metadata")
+    k = m.add_kernel.warmup(x, x, x, 100, grid=(1,), arch="sm80")
+    check(".maxnreg" not in k.asm["ptx"] and "\tadd.f32" in k.asm["ptx"], "default: no register cap, fusable add")
+    k = m.add_kernel.warmup(x, x, x, 100, grid=(1,), arch="sm80", enable_fp_fusion=False)
+    check("add.rn.f32" in k.asm["ptx"] and not k.metadata.enable_fp_fusion, "enable_fp_fusion=False: add.rn")
+    with triton.knobs.language.scope():
+        triton.knobs.language.default_fp_fusion = False
+        k2 = m.add_kernel.warmup(x, x, x, 100, grid=(1,), arch="sm80")
+    check(k2 is k, "knobs.language.default_fp_fusion = False: the same kernel")
+    check(raises(ValueError, lambda: m.add_kernel.warmup(x, x, x, 100, grid=(1,), maxnreg=5)) is not None,
+          "maxnreg=5 refused")
+    check(raises(KeyError, lambda: m.add_kernel.warmup(x, x, x, 100, grid=(1,), frobnicate=1)) is not None,
+          "unknown option refused")
+
+    def name_of(spec):   # as Triton's test_value_specialization names its kernels
+        cst = "_".join(k for k, v in spec.constants.items() if v == 1)
+        return "kernel_%s_%s" % (spec.signature["n"], cst)
+
+    named = triton.jit(repr=name_of)(m.add_kernel.fn)
+    k = named.warmup(x, x, x, 2 ** 40, grid=(1,), BLOCK=1)
+    check_eq(k.name, "kernel_i64_BLOCK", "repr names the kernel")
+    check(".entry kernel_i64_BLOCK(" in k.asm["ptx"], "and its PTX entry")
+
+
 T.run([test_import_and_language, test_decorator_and_binding, test_specialization_keys, test_memory_and_disk_cache,
-       test_warmup_asm, test_compile_errors, test_exec_source, test_launch_without_driver])
+       test_warmup_asm, test_compile_errors, test_exec_source, test_launch_without_driver, test_options])

@@ -173,4 +173,71 @@ import triton.compiler_that_is_not
           "tric.compiler_that_is_not)" in r.stderr, "a missing module named: " + r.stderr[-300:])
 
 
-T.run([test_version, test_as_triton, test_runtime, test_perf_report, test_do_bench_defaults, test_triton_interpret])
+def test_compiler():
+    """triton.compile(ASTSource(...)) and CompiledKernel.run as torch's
+    Inductor drives them: a signature naming every parameter, a value for
+    a plain parameter (specialized), attrs' divisibility, Inductor's
+    options; launched with every argument, constexprs too. And what
+    Inductor's helper modules import."""
+    import ctypes
+    import inspect
+    from tric.backends.compiler import GPUTarget
+    from tric.compiler import ASTSource, CompiledKernel, compile
+    from tric.compiler.compiler import make_backend, triton_key
+    m = T.write_module('''import tric as triton
+import tric.language as tl
+
+
+@triton.jit
+def scale(x_ptr, out_ptr, xnumel, r0_numel, XBLOCK: tl.constexpr):
+    offs = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < xnumel) * r0_numel, mask=offs < xnumel)
+''')
+    sig = {"x_ptr": "*fp32", "out_ptr": "*fp32", "xnumel": "i32", "r0_numel": "i32", "XBLOCK": "constexpr"}
+    src = ASTSource(m.scale, sig, {"XBLOCK": 64, "r0_numel": 1}, {(0,): [["tt.divisibility", 16]]})
+    check_eq(src.constants, {(4,): 64, (3,): 1}, "constants keyed by (index,), as Triton's")
+    options = {"num_warps": 2, "num_stages": 1, "debug": True, "sanitize_overflow": False,
+               "enable_fp_fusion": True, "launch_cooperative_grid": False, "launch_pdl": False}
+    k = compile(src, target=GPUTarget("cuda", 80, 32), options=options)
+    check(isinstance(k, CompiledKernel) and k.src is src and len(k.hash) == 64, "a CompiledKernel with src, hash")
+    check_eq(k.metadata.signature, "*fp32:16, *fp32, i32, 1, 64", "tric's signature: values baked in")
+    check_eq((k.metadata.arch, k.metadata.num_warps, k.packed_metadata), ("sm_80", 2, (2, 1, 0)), "arch, warps")
+    check_eq(len(k.params), 3, "launch parameters: the pointers and xnumel")
+    k._init_handles()
+    x, out = T.FakeTensor(0x10000), T.FakeTensor(0x20000)
+    calls = []
+    before = fake_launch_count()
+    k.run(3, 1, 1, 0x700, k.function, k.packed_metadata, k.launch_metadata((3, 1, 1), 0x700, x, out, 100, 1, 64),
+          calls.append, calls.append, x, out, 100, 1, 64)
+    check_eq(fake_launch_count(), before + 1, "run launched it")
+    check_eq([c["grid"] for c in calls], [(3, 1, 1)] * 2, "the hooks saw the launch")
+    e = raises(ValueError, lambda: ASTSource(m.scale, dict(sig, XBLOCK="constexpr")).tric_signature())
+    check(e is not None and "needs a value in constexprs" in str(e), "a constexpr without a value: %s" % e)
+    check_eq(make_backend(GPUTarget("cuda", 90, 32)).parse_options(dict()).__dict__["num_stages"], 3,
+             "the backend's option defaults")
+    check(triton_key().startswith("tric-"), "triton_key")
+    # what torch._inductor.runtime.triton_compat and triton_helpers reach for
+    import tric.as_triton
+    tric.as_triton.install()
+    import triton
+    import triton.backends.compiler
+    import triton.compiler.compiler
+    from triton.runtime.autotuner import OutOfResources  # noqa: F401
+    from triton.runtime.cache import triton_key as key2
+    from triton.runtime.jit import JITFunction, KernelInterface  # noqa: F401
+    check(key2 is triton_key, "triton.runtime.cache.triton_key")
+    check("_semantic" not in inspect.signature(triton.language.core.view).parameters, "tl.core.view inspectable")
+    check(not hasattr(triton.backends.compiler, "AttrsDescriptor") and
+          not hasattr(triton.compiler.compiler, "AttrsDescriptor"), "no AttrsDescriptor: attrs dicts")
+    active = [n for n, b in triton.backends.backends.items()
+              if b.driver.is_active() and isinstance(triton.runtime.driver.active, b.driver)]
+    check_eq(active, ["nvidia"], "the active driver is the nvidia backend's")
+
+
+def fake_launch_count():
+    import ctypes
+    return ctypes.CDLL(os.environ["TRIC_FAKE_CUDA"]).fake_launch_count()
+
+
+T.run([test_version, test_as_triton, test_runtime, test_perf_report, test_do_bench_defaults, test_triton_interpret,
+       test_compiler])

@@ -97,7 +97,7 @@ static void run_stage(Diff *d, IrFunc *fn, Snapshot *s) {
         void *copy = malloc(b.bytes ? b.bytes : 1);
         memcpy(copy, b.base, b.bytes);
         snprintf(s->names[i], sizeof s->names[i], "%s", b.name);
-        s->bufs[i] = (InterpBuffer){copy, b.bytes, s->names[i], b.elem, b.opaque};
+        s->bufs[i] = (InterpBuffer){copy, b.bytes, s->names[i], b.elem, b.opaque, false};
         s->n = i + 1;
     }
     arena_free_all(a);

@@ -53,7 +53,7 @@ static void test_masked_axpb(void) {
     for (int i = 0; i < 40; i++) x[i] = (float)i * 0.5f;
     memset(out, 0, sizeof out);
     uint64_t slots[5] = {(uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)out, 40, f32_slot(2.0f), 0xFFFFFFFFu};
-    tric_host_buffer bufs[2] = {{x, sizeof x, "x_ptr"}, {out, sizeof out, "out_ptr"}};
+    tric_host_buffer bufs[2] = {{x, sizeof x, "x_ptr", 0}, {out, sizeof out, "out_ptr", 0}};
     char *err = NULL;
     int st = tric_interpret(k, 3, 1, 1, slots, 2, bufs, &err);
     if (st) fprintf(stderr, "interpret failed:\n%s", err ? err : "(no message)");
@@ -75,7 +75,7 @@ static void test_out_of_bounds(void) {
     if (!k) return;
     float x[40] = {0}, out[40];
     uint64_t slots[5] = {(uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)out, 40, f32_slot(1.0f), 0};
-    tric_host_buffer bufs[2] = {{x, sizeof x, "x"}, {out, sizeof out, NULL}};
+    tric_host_buffer bufs[2] = {{x, sizeof x, "x", 0}, {out, sizeof out, NULL, 0}};
     char *err = NULL;
     int st = tric_interpret(k, 3, 1, 1, slots, 2, bufs, &err);
     CHECK(st == TRIC_ERR_INTERPRET);
@@ -96,7 +96,7 @@ static void test_division_by_zero(void) {
     if (!k) return;
     int32_t v = -9;
     uint64_t slots[2] = {(uint64_t)(uintptr_t)&v, 2};
-    tric_host_buffer buf = {&v, sizeof v, "x"};
+    tric_host_buffer buf = {&v, sizeof v, "x", 0};
     CHECK(tric_interpret(k, 1, 1, 1, slots, 1, &buf, NULL) == TRIC_OK);
     CHECK(v == -4);   /* // truncates toward zero, as on the GPU */
     slots[1] = 0;
@@ -153,7 +153,7 @@ static void test_from_file_and_cache(void) {
         CHECK(tric_kernel_cache_hit(k) == round);
         int32_t v = 21;
         uint64_t slots[2] = {(uint64_t)(uintptr_t)&v, 0};
-        tric_host_buffer buf = {&v, sizeof v, "x"};
+        tric_host_buffer buf = {&v, sizeof v, "x", 0};
         char *err = NULL;
         CHECK(tric_interpret(k, 1, 1, 1, slots, 1, &buf, &err) == TRIC_ERR_INTERPRET);
         CHECK(err && strncmp(err, path, strlen(path)) == 0 && strstr(err, "    tl.store(x_ptr, tl.load(x_ptr) // d)\n"));

@@ -338,7 +338,7 @@ static int run_kernel_in(const char *root, const char *kern, bool with_path, int
     *hit = tric_kernel_cache_hit(k);
     int32_t x = 5, out = 0;
     uint64_t slots[] = {(uint64_t)(uintptr_t)&x, (uint64_t)(uintptr_t)&out};
-    tric_host_buffer bufs[] = {{&x, sizeof x, "x"}, {&out, sizeof out, "out"}};
+    tric_host_buffer bufs[] = {{&x, sizeof x, "x", 0}, {&out, sizeof out, "out", 0}};
     if (tric_interpret(k, 1, 1, 1, slots, 2, bufs, &err)) {
         fprintf(stderr, "interpret failed:\n%s", err ? err : "(no message)");
         tric_free(err);

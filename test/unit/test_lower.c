@@ -371,8 +371,8 @@ static void expect_error(const char *src, const char *kernel, const char *sig, c
 
 static void test_errors(void) {
     expect_error(source, "nope", "i32", "tric: error: no @jit function named 'nope' in t.py\n");
-    expect_error(source, "add_kernel", "*fp32, *fp32, *fp32, 5, 64",
-                 "parameter 'n' is not tl.constexpr, so the signature must give its type");
+    expect_error(source, "add_kernel", "*fp32, *fp32, *fp32, i32, i32",
+                 "parameter 'BLOCK' is tl.constexpr, so the signature must give its value, not a type");
     expect_error(source, "add_kernel", "*fp32, *fp32, *fp32, i32, 64, i32",
                  "t.py:8:1: error: kernel 'add_kernel' has 5 parameters but the signature gives 6");
     expect_error(source, "add_kernel", "*fp32, *fp32, *fp32, i32, NOPE=1",

@@ -80,7 +80,7 @@ static void test_kat(void) {
     }
     memset(out, 0, sizeof out);
     uint64_t slots[3] = {(uint64_t)(uintptr_t)ctr, (uint64_t)(uintptr_t)key, (uint64_t)(uintptr_t)out};
-    tric_host_buffer bufs[3] = {{ctr, sizeof ctr, "c"}, {key, sizeof key, "k"}, {out, sizeof out, "out"}};
+    tric_host_buffer bufs[3] = {{ctr, sizeof ctr, "c", 0}, {key, sizeof key, "k", 0}, {out, sizeof out, "out", 0}};
     char *err = NULL;
     int st = tric_interpret(k, 1, 1, 1, slots, 3, bufs, &err);
     if (st) fprintf(stderr, "interpret failed:\n%s", err ? err : "(no message)");
@@ -138,8 +138,8 @@ static void test_streams(int rounds) {
         for (int s = 0; s < N; s++) seed_p[s] = seeds[p];
         uint64_t slots[5] = {(uint64_t)(uintptr_t)seed_p, (uint64_t)(uintptr_t)offs, (uint64_t)(uintptr_t)out,
                              (uint64_t)(uintptr_t)one, (uint64_t)(uintptr_t)u};
-        tric_host_buffer bufs[5] = {{seed_p, sizeof seed_p, "seed"}, {offs, sizeof offs, "off"},
-                                    {out, sizeof out, "out"}, {one, sizeof one, "one"}, {u, sizeof u, "u"}};
+        tric_host_buffer bufs[5] = {{seed_p, sizeof seed_p, "seed", 0}, {offs, sizeof offs, "off", 0},
+                                    {out, sizeof out, "out", 0}, {one, sizeof one, "one", 0}, {u, sizeof u, "u", 0}};
         char *err = NULL;
         int st = tric_interpret(k, 1, 1, 1, slots, 5, bufs, &err);
         if (st) fprintf(stderr, "interpret failed:\n%s", err ? err : "(no message)");

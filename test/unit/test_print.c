@@ -82,7 +82,7 @@ static void test_two_programs(void) {
     tric_kernel *k = compile("k1.py", k1_src, "k1", "*fp32, 4", "sm_80", 0);
     if (!k) return;
     float x[8] = {0.5f, -1.25f, 2, 3, 100, 1e-7f, -0.0f, 7.75f};
-    tric_host_buffer b = {x, sizeof x, "x"};
+    tric_host_buffer b = {x, sizeof x, "x", 0};
     uint64_t slots[1] = {(uint64_t)(uintptr_t)x};
     Out out;
     char err[2048];
@@ -143,7 +143,7 @@ static void test_2d(void) {
     tric_kernel *k = compile("k2.py", k2_src, "k2", "*i32", "sm_90a", 0);
     if (!k) return;
     int32_t buf[32];
-    tric_host_buffer b = {buf, sizeof buf, "out"};
+    tric_host_buffer b = {buf, sizeof buf, "out", 0};
     uint64_t slots[1] = {(uint64_t)(uintptr_t)buf};
     Out out;
     char err[2048], want[4096];
@@ -173,7 +173,7 @@ static void test_dtypes(void) {
     memcpy(&fbits, &f, 4);
     memcpy(&dbits, &d, 8);
     uint8_t e8 = 0x3C;   /* 1.0 in f8e5m2 */
-    tric_host_buffer b = {&e8, 1, "e"};
+    tric_host_buffer b = {&e8, 1, "e", 0};
     uint64_t slots[14] = {1, (uint64_t)-5, (uint64_t)-300, (uint64_t)-70000, (uint64_t)-5000000000LL, 200, 60000,
                           4000000000u, 18000000000000000000ull, 0x3E00, 0xC000, fbits, dbits,
                           (uint64_t)(uintptr_t)&e8};
@@ -238,7 +238,7 @@ static void test_assert(void) {
     tric_kernel *k = compile("k4.py", k4_src, "k4", "*fp32, 4", "sm_80", 0);
     if (!k) return;
     float x[8] = {1, 2, 3, 4, 5, -6, 7, 8};
-    tric_host_buffer b = {x, sizeof x, "x"};
+    tric_host_buffer b = {x, sizeof x, "x", 0};
     uint64_t slots[1] = {(uint64_t)(uintptr_t)x};
     Out out;
     char err[2048];

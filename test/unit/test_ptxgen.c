@@ -585,7 +585,7 @@ static void test_convert_run(Tgt t) {
         InterpBuffer bufs[3];
         uint64_t args[3];
         for (int i = 0; i < 3; i++) {
-            bufs[i] = (InterpBuffer){out[i], sizeof out[i], i == 0 ? "ob" : i == 1 ? "oa" : "oc", ET_I32, false};
+            bufs[i] = (InterpBuffer){out[i], sizeof out[i], i == 0 ? "ob" : i == 1 ? "oa" : "oc", ET_I32, false, false};
             args[i] = (uint64_t)(uintptr_t)out[i];
         }
         InterpLaunch l = {.grid = {1, 1, 1}, .args = args, .n_args = 3, .buffers = bufs, .n_buffers = 3};

@@ -214,11 +214,15 @@ class tensor_descriptor:
 
 
 class _JitOnly:
-    """A tl function seen from plain Python: calling it is a mistake."""
+    """A tl function seen from plain Python: calling it is a mistake. path
+    is where the compiler finds it ("triton.language.arange"), which is what
+    a kernel that binds it by another name (`from triton.language.extra.
+    libdevice import rsqrt`) is compiled with."""
 
-    def __init__(self, qualname):
+    def __init__(self, qualname, path):
         self.__name__ = qualname.rsplit(".", 1)[-1]
         self.__qualname__ = qualname
+        self.path = path
 
     def __call__(self, *args, **kwargs):
         raise ValueError("%s can only be called inside a @jit function" % self.__qualname__)
@@ -244,7 +248,7 @@ _FUNCTIONS = (
 )
 
 for _name in _FUNCTIONS:
-    globals()[_name] = _JitOnly("tl." + _name)
+    globals()[_name] = _JitOnly("tl." + _name, "triton.language." + _name)
 del _name
 
 from . import math  # noqa: E402  (tl.math, after the names it shares)
@@ -254,3 +258,4 @@ __all__ = ["constexpr", "dtype", "pointer_type", "tensor", "tensor_descriptor",
            "PropagateNan", "TRITON_MAX_TENSOR_NUMEL", "math",
            "int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float8e4nv",
            "float8e5", "float16", "bfloat16", "float32", "float64"] + sorted(set(_FUNCTIONS))
+from . import core  # noqa: E402,F401  (triton.language.core: the same names)

@@ -8,7 +8,7 @@ _FUNCTIONS = (
 )
 
 for _name in _FUNCTIONS:
-    globals()[_name] = _JitOnly("tl.math." + _name)
+    globals()[_name] = _JitOnly("tl.math." + _name, "triton.language.math." + _name)
 del _name
 
 __all__ = list(_FUNCTIONS)

@@ -7,4 +7,4 @@ from .. import _JitOnly
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
-    return _JitOnly("libdevice." + name)
+    return _JitOnly("libdevice." + name, "triton.language.extra.libdevice." + name)

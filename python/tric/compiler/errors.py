@@ -1,0 +1,4 @@
+"""triton.compiler.errors: what compiling raises."""
+from .._lib import CompilationError
+
+__all__ = ["CompilationError"]
