@@ -17,6 +17,7 @@ import collections
 import contextvars
 import copy
 import ctypes
+import hashlib
 import inspect
 import numbers
 import os
@@ -919,6 +920,20 @@ def _is_constexpr_annotation(ann):
     return "constexpr" in name
 
 
+class JitParam:
+    """One parameter of a @jit function (Triton's KernelParam): its place
+    (num), name, whether it is tl.constexpr, its annotation and default."""
+
+    def __init__(self, num, param, is_constexpr, do_not_specialize=False, do_not_specialize_on_alignment=False):
+        self.num, self.name, self.is_constexpr = num, param.name, is_constexpr
+        self.annotation, self.default = param.annotation, param.default
+        self.do_not_specialize = do_not_specialize
+        self.do_not_specialize_on_alignment = do_not_specialize_on_alignment
+
+    def __repr__(self):
+        return "JitParam(%d, %r%s)" % (self.num, self.name, ", constexpr" if self.is_constexpr else "")
+
+
 class KernelInterface:
     """kernel[grid](*args, **kwargs) for every kernel object."""
 
@@ -944,16 +959,27 @@ class JITFunction(KernelInterface):
         self.__globals__ = fn.__globals__
         sig = inspect.signature(fn)
         self.signature = sig
-        self.params = list(sig.parameters.values())
-        for p in self.params:
+        for p in sig.parameters.values():
             if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
                 raise TypeError("tric.jit: kernel '%s': *args, **kwargs and keyword-only parameters are not "
                                 "supported" % fn.__name__)
-        self.arg_names = [p.name for p in self.params]
-        self.constexprs = [i for i, p in enumerate(self.params) if _is_constexpr_annotation(p.annotation)]
+        self.arg_names = list(sig.parameters)
+        self.constexprs = [i for i, p in enumerate(sig.parameters.values()) if _is_constexpr_annotation(p.annotation)]
         self.do_not_specialize = self._indices(do_not_specialize, "do_not_specialize")
         self.do_not_specialize_on_alignment = self._indices(do_not_specialize_on_alignment,
                                                             "do_not_specialize_on_alignment")
+        self.params = [JitParam(i, p, i in self.constexprs, i in self.do_not_specialize,
+                                i in self.do_not_specialize_on_alignment) for i, p in enumerate(sig.parameters.values())]
+        try:   # the source as written, kept (tools such as Inductor read it after dropping fn)
+            self._src = inspect.getsource(fn)
+        except (OSError, TypeError):
+            self._src = None
+        self._src_replaced = False
+        # what Triton's JITFunction also carries for tools that pickle kernels
+        # (Inductor resets and restores these); tric keeps its own record of
+        # the globals a compile used in _used_globals
+        self.used_global_vals = {}
+        self._hash_lock = threading.RLock()
         # debug=True compiles tl.device_assert / assert into the GPU code (the
         # interpreter always checks them); None: TRITON_DEBUG=1 decides
         self.debug = debug
@@ -1015,7 +1041,22 @@ class JITFunction(KernelInterface):
 
     @property
     def src(self):
-        return inspect.getsource(self.fn)
+        return self._src if self._src is not None else inspect.getsource(self.fn)
+
+    def _unsafe_update_src(self, new_src):
+        """Compile from new_src (a def, as Triton's tests rewrite kernels)
+        instead of the function's source; compiled kernels are dropped."""
+        self._src, self._src_replaced = new_src, True
+        self._units, self._used_globals, self.cache = None, (), {}
+
+    @property
+    def cache_key(self):
+        """A hash of what the kernel compiles from: its source and those of
+        the @jit functions it reaches, and the values of their names."""
+        if self._units is None:
+            self._units = units.kernel_units(self)
+            self._used_globals = self._units[2]
+        return hashlib.sha256(self._units[0].encode("utf-8")).hexdigest()
 
     def _debug(self):
         return bool(self.debug) if self.debug is not None else debug_default()

@@ -22,9 +22,17 @@ from . import language as tl
 HEADER = "tric-units 1"
 
 
-def _is_jit_function(v):
-    from .jit import JITFunction
-    return isinstance(v, JITFunction)
+def _jit_function_of(v):
+    """The JITFunction v is or wraps (an autotuner, heuristics, or another
+    KernelInterface that names it in .jit_function), else None."""
+    from .jit import JITFunction, KernelInterface
+    for _ in range(8):
+        if isinstance(v, JITFunction):
+            return v
+        if not isinstance(v, KernelInterface):
+            return None
+        v = getattr(v, "jit_function", None) or getattr(v, "fn", None)
+    return None
 
 
 def _is_triton_dtype(v):
@@ -54,6 +62,9 @@ _PATHS = None
 def _source(jf):
     """(lines without their common indentation, first line, indentation, file)."""
     fn = jf.fn
+    path = inspect.getsourcefile(fn) or fn.__code__.co_filename
+    if jf._src_replaced:   # _unsafe_update_src: the def as given, placed at the function's line
+        return jf._src, fn.__code__.co_firstlineno, "", path
     try:
         lines, first = inspect.getsourcelines(fn)
     except (OSError, TypeError):
@@ -68,7 +79,6 @@ def _source(jf):
             out.append(line[len(indent):])
         else:   # a less indented continuation line or string line: what indentation it has goes
             out.append(line.lstrip(" \t") if line.strip() else "\n")
-    path = inspect.getsourcefile(fn) or fn.__code__.co_filename
     return "".join(out), max(first, 1), indent, path
 
 
@@ -173,8 +183,9 @@ class Units:
         from .jit import _is_constexpr, _spell_constexpr
         if _is_constexpr(v):   # tric's, or Triton's own (a program that also imports Triton)
             v = v.value
-        if _is_jit_function(v):
-            return "bind %s function %d" % (name, self.function(v))
+        jf = _jit_function_of(v)
+        if jf is not None:
+            return "bind %s function %d" % (name, self.function(jf))
         if isinstance(v, types.ModuleType):
             if _is_triton_module(v.__name__):
                 return "bind %s import %s" % (name, v.__name__)

@@ -183,4 +183,36 @@ def test_errors_point_into_the_file():
     check(e is not None and "name 'not_bound_anywhere' is not defined" in str(e), "undefined: %s" % e)
 
 
-T.run([test_library, test_nested_in_test, test_changed_global, test_errors_point_into_the_file])
+def test_wrappers_and_rewritten_source():
+    """A helper wrapped by another KernelInterface (as test harnesses wrap
+    kernels) is compiled through the JITFunction it names; a kernel whose
+    source a program rewrites (Triton's _unsafe_update_src, which its tests'
+    patch_kernel uses) compiles the new text."""
+    import triton
+    import triton.language as tl
+
+    class Wrapped(triton.KernelInterface):
+        def __init__(self, jf):
+            self.fn, self.jit_function = jf.fn, jf
+
+    @triton.jit
+    def plus_two(x):
+        return x + 2
+
+    helper = Wrapped(plus_two)
+
+    @triton.jit
+    def kernel(x_ptr):
+        offs = tl.arange(0, 4)
+        tl.store(x_ptr + offs, helper(tl.load(x_ptr + offs)) * 1)
+
+    x = array.array("i", [1, 2, 3, 4])
+    kernel[(1,)](x)
+    check_eq(list(x), [3, 4, 5, 6], "the wrapped helper")
+    kernel._unsafe_update_src(kernel.src[kernel.src.index("def"):].replace("* 1)", "* 10)"))
+    kernel[(1,)](x)
+    check_eq(list(x), [50, 60, 70, 80], "the rewritten source")
+
+
+T.run([test_library, test_nested_in_test, test_changed_global, test_errors_point_into_the_file,
+       test_wrappers_and_rewritten_source])
