@@ -22,17 +22,11 @@ from . import language as tl
 HEADER = "tric-units 1"
 
 
-def _jit_function_of(v):
-    """The JITFunction v is or wraps (an autotuner, heuristics, or another
-    KernelInterface that names it in .jit_function), else None."""
-    from .jit import JITFunction, KernelInterface
-    for _ in range(8):
-        if isinstance(v, JITFunction):
-            return v
-        if not isinstance(v, KernelInterface):
-            return None
-        v = getattr(v, "jit_function", None) or getattr(v, "fn", None)
-    return None
+def _is_triton_jit_function(v):
+    """A @jit function of Triton's own (a program that imports both)."""
+    t = type(v)
+    return t.__name__ == "JITFunction" and t.__module__.startswith("triton") and inspect.isfunction(
+        getattr(v, "fn", None))
 
 
 def _is_triton_dtype(v):
@@ -122,6 +116,25 @@ class Units:
         self.index = {}      # id(JITFunction or module) -> unit number
         self.keep = []       # what index's ids belong to, alive while we build
         self.used_globals = []   # (name, globals dict, value): what changing means recompiling
+        self.foreign = {}        # id(Triton's JITFunction) -> tric's over the same function
+
+    def jit_function_of(self, v):
+        """The JITFunction v is or wraps (an autotuner, heuristics, or another
+        KernelInterface that names it in .jit_function; Triton's own @jit
+        functions are compiled from their function), else None."""
+        from .jit import JITFunction, KernelInterface
+        for _ in range(8):
+            if isinstance(v, JITFunction):
+                return v
+            if _is_triton_jit_function(v):
+                if id(v) not in self.foreign:
+                    self.keep.append(v)
+                    self.foreign[id(v)] = JITFunction(v.fn)
+                return self.foreign[id(v)]
+            if not isinstance(v, KernelInterface):
+                return None
+            v = getattr(v, "jit_function", None) or getattr(v, "fn", None)
+        return None
 
     def function(self, jf):
         if id(jf) in self.index:
@@ -183,7 +196,7 @@ class Units:
         from .jit import _is_constexpr, _spell_constexpr
         if _is_constexpr(v):   # tric's, or Triton's own (a program that also imports Triton)
             v = v.value
-        jf = _jit_function_of(v)
+        jf = self.jit_function_of(v)
         if jf is not None:
             return "bind %s function %d" % (name, self.function(jf))
         if isinstance(v, types.ModuleType):

@@ -209,6 +209,15 @@ def test_wrappers_and_rewritten_source():
     x = array.array("i", [1, 2, 3, 4])
     kernel[(1,)](x)
     check_eq(list(x), [3, 4, 5, 6], "the wrapped helper")
+
+    # a helper made by Triton's own @jit (a program importing both): compiled from its function
+    TritonJIT = type("JITFunction", (), {"__module__": "triton.runtime.jit"})
+    helper = TritonJIT()
+    helper.fn = plus_two.fn
+    kernel2 = triton.jit(kernel.fn)
+    x = array.array("i", [1, 2, 3, 4])
+    kernel2[(1,)](x)
+    check_eq(list(x), [3, 4, 5, 6], "Triton's JITFunction as a helper")
     kernel._unsafe_update_src(kernel.src[kernel.src.index("def"):].replace("* 1)", "* 10)"))
     kernel[(1,)](x)
     check_eq(list(x), [50, 60, 70, 80], "the rewritten source")

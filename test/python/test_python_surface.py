@@ -232,6 +232,9 @@ def scale(x_ptr, out_ptr, xnumel, r0_numel, XBLOCK: tl.constexpr):
     active = [n for n, b in triton.backends.backends.items()
               if b.driver.is_active() and isinstance(triton.runtime.driver.active, b.driver)]
     check_eq(active, ["nvidia"], "the active driver is the nvidia backend's")
+    import triton.runtime.driver   # rebinds triton.runtime's `driver` to the submodule, as in any import
+    check(isinstance(triton.runtime.driver.active, triton.backends.backends["nvidia"].driver),
+          "triton.runtime.driver.active after importing the submodule by name")
 
 
 def fake_launch_count():

@@ -114,4 +114,13 @@ class DriverConfig:
 
 driver = DriverConfig()
 
+
+def __getattr__(name):
+    """`triton.runtime.driver` may name this module rather than `driver`
+    (importing the submodule by its triton name rebinds the package's
+    attribute to it): the module then answers as `driver` does."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return getattr(driver, name)
+
 __all__ = ["CudaDriver", "CudaUtils", "DriverConfig", "driver"]
