@@ -225,6 +225,18 @@ static AstFunc *combine_fn_arg(Lower *L, const LArg *a, uint32_t n, const char *
 
 /* ---- the builtins ---- */
 
+/* What reduce and associative_scan give for an input written as a tuple:
+ * a tuple, a one-item one too (`s, = tl.associative_scan((x,), 0, f)`). */
+static LVal tuple_like(Lower *L, const LArg *input, LVal v) {
+    if (input->v.kind != LV_TUPLE || v.kind == LV_TUPLE) return v;
+    LVal t = {0};
+    t.kind = LV_TUPLE;
+    t.n = 1;
+    t.items = arena_alloc(L->ctx->arena, sizeof(LVal));
+    t.items[0] = v;
+    return t;
+}
+
 /* reduce(input, axis, combine_fn, keep_dims=False); input may be a tuple */
 LVal bi_reduce(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     uint32_t n;
@@ -232,7 +244,7 @@ LVal bi_reduce(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     ValId *xs = tile_inputs(L, &a[0], "reduce", &n, &t0);
     int axis = axis_arg(L, &a[1], t0.rank);
     CombineSpec cs = {CB_USER, false, combine_fn_arg(L, &a[2], n, "reducing"), a[2].loc};
-    return reduce_tiles(L, loc, xs, n, axis, &cs, flag(L, &a[3], false, "keep_dims"));
+    return tuple_like(L, &a[0], reduce_tiles(L, loc, xs, n, axis, &cs, flag(L, &a[3], false, "keep_dims")));
 }
 
 /* sum: integers narrower than 32 bits add up in (u)int32, floats in their
@@ -374,7 +386,7 @@ LVal bi_associative_scan(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) 
     ValId *xs = tile_inputs(L, &a[0], "associative_scan", &n, &t0);
     int axis = scan_axis_arg(L, &a[1], t0.rank);
     CombineSpec cs = {CB_USER, false, combine_fn_arg(L, &a[2], n, "scanning"), a[2].loc};
-    return scan_tiles(L, loc, xs, n, axis, flag(L, &a[3], false, "reverse"), &cs);
+    return tuple_like(L, &a[0], scan_tiles(L, loc, xs, n, axis, flag(L, &a[3], false, "reverse"), &cs));
 }
 
 /* cumsum/cumprod: dtype= casts first; else cumsum widens integers narrower
