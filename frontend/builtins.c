@@ -989,11 +989,25 @@ static LVal bi_is_bool(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return d
 static LVal bi_is_int_signed(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return dtype_pred(a, is_int_signed); }
 static LVal bi_is_int_unsigned(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) { return dtype_pred(a, is_int_unsigned); }
 
+/* tl.core.get_int_dtype(bitwidth, signed): the integer dtype of that width
+ * (torch's Inductor bitcasts through it) */
+static LVal bi_get_int_dtype(Lower *L, SrcLoc loc, LArg *a, LVal *r, int n) {
+    int64_t bits = larg_int(L, &a[0], "bitwidth");
+    bool is_signed = arg_bool(L, &a[1], "signed");
+    static const ElemType s[] = {ET_I8, ET_I16, ET_I32, ET_I64}, u[] = {ET_U8, ET_U16, ET_U32, ET_U64};
+    if (bits == 1) return lval_dtype(ir_scalar(ET_I1));
+    for (int k = 0; k < 4; k++)
+        if (bits == 8 << k) return lval_dtype(ir_scalar(is_signed ? s[k] : u[k]));
+    diag_error(L->ctx, a[0].loc, "Unsupported bitwidth %lld and signedness %s", (long long)bits,
+               is_signed ? "True" : "False");
+}
+
 /* ---- the table ---- */
 
 #define TLM (BM_TL | BM_METHOD)
 static const Builtin builtins[] = {
     {"program_id", BM_TL, "axis", bi_program_id},
+    {"get_int_dtype", BM_TL, "bitwidth,signed", bi_get_int_dtype},
     {"num_programs", BM_TL, "axis", bi_num_programs},
     {"arange", BM_TL, "start,end", bi_arange},
     {"zeros", BM_TL, "shape,dtype", bi_zeros},

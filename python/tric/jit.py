@@ -949,8 +949,9 @@ class JITFunction(KernelInterface):
                  noinline=None, repr=None, launch_metadata=None):
         if not inspect.isfunction(fn):
             raise TypeError("tric.jit: expected a function, got %r" % (fn,))
-        if noinline:
-            raise NotImplementedError("tric.jit: noinline=True is not supported; tric inlines every call")
+        # noinline=True asks Triton for a real call; tric inlines every call,
+        # which computes the same
+        self.noinline = bool(noinline)
         self.fn = fn
         self.__name__ = fn.__name__
         self.__qualname__ = fn.__qualname__
@@ -1093,6 +1094,10 @@ class JITFunction(KernelInterface):
                 # programmatic dependent launch only lets the next kernel start
                 # early: neither changes what a kernel computes
                 pass
+            elif k == "enable_reflect_ftz":
+                if v:   # Triton's default flushes denormal results of its approximate math to zero
+                    raise NotImplementedError("tric: enable_reflect_ftz=True is not supported: tric's approximate "
+                                              "math keeps denormals (enable_reflect_ftz=False)")
             elif k == "launch_cooperative_grid":
                 if v:   # a guarantee that every program is resident at once, for grid-wide sync
                     raise NotImplementedError("tric: launch_cooperative_grid=True is not supported")
