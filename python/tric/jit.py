@@ -167,7 +167,7 @@ def _int_type(a):
         return "i32"
     if _I64_MIN <= a < _U64_LO:
         return "i64"
-    if a <= _U64_MAX:
+    if _U64_LO <= a <= _U64_MAX:
         return "u64"
     raise OverflowError("tric: integer argument %d does not fit in 64 bits" % a)
 

@@ -129,6 +129,7 @@ def test_specialization_keys():
     check_eq(sig(a16, a16, -2**31 - 1, 2.0, 0, 3, **base).split(", ")[2], "i64", "i64 below i32")
     check_eq(sig(a16, a16, 2**63 + 1, 2.0, 0, 3, **base).split(", ")[2], "u64", "u64")
     raises(OverflowError, sig, a16, a16, 2**64, 2.0, 0, 3, **base)
+    check(raises(OverflowError, sig, a16, a16, -2**63 - 1, 2.0, 0, 3, **base) is not None, "below int64: overflow")
     check_eq(sig(a16, a16, 7, 2.0, 0, 3, OUT=tl.bfloat16, MODE="double", BLOCK=128).split(", ")[-3:],
              ["dtype(bf16)", "'double'", "128"], "constexpr dtype, string, int")
     check_eq(sig(T.dtype("bfloat16"), T.dtype("float16"), 7, 2.0, 0, 3, **base).split(", ")[:2],
