@@ -7,10 +7,13 @@ install() puts a finder first on sys.meta_path that answers `import triton`
 and `import triton.X.Y` with tric and tric.X.Y (the same module objects, so
 `triton.language` is `tric.language`), whether or not the real Triton is
 installed. A module tric does not have fails to import with a message
-naming both."""
+naming both. Python processes the program starts (torch's compile workers)
+inherit it: install() puts a `triton` package that hands over to tric, and
+tric itself, first on PYTHONPATH."""
 import importlib
 import importlib.abc
 import importlib.machinery
+import os
 import runpy
 import sys
 
@@ -38,11 +41,17 @@ class _TritonAsTric(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 
 def install():
-    """From now on `import triton...` gives tric (idempotent)."""
+    """From now on `import triton...` gives tric (idempotent), here and in
+    Python processes started from here."""
     if not any(isinstance(f, _TritonAsTric) for f in sys.meta_path):
         for name in [n for n in sys.modules if n == "triton" or n.startswith("triton.")]:
             del sys.modules[name]   # a real Triton imported before: its modules would mix with tric's
         sys.meta_path.insert(0, _TritonAsTric())
+    here = os.path.dirname(os.path.abspath(__file__))
+    wanted = [os.path.join(here, "_triton_path"), os.path.dirname(here)]   # the redirect, and tric itself
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if paths[:2] != wanted:
+        os.environ["PYTHONPATH"] = os.pathsep.join(wanted + [p for p in paths if p not in wanted])
 
 
 def main(argv):

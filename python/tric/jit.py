@@ -420,6 +420,18 @@ def _tensors_device(args):
 
 # ---- compiled kernels ----
 
+def _compile_handle(text, name, signature, o, entry):
+    """tric_compile_source of a units text: the kernel's handle."""
+    opts = _lib._Options(o.arch.encode() if o.arch else None, o.num_warps, o.num_stages, 1 if o.debug else 0,
+                         None, o.maxnreg or 0, 0 if o.enable_fp_fusion else 1, entry.encode() if entry else None)
+    handle, err = ctypes.c_void_p(), ctypes.c_void_p()
+    st = _lib.lib.tric_compile_source(("<units of %s>" % name).encode(), text.encode("utf-8"), name.encode(),
+                                      signature.encode(), ctypes.byref(opts), ctypes.byref(handle), ctypes.byref(err))
+    if st:
+        _lib.raise_status(st, err)
+    return handle.value
+
+
 class KernelMetadata:
     """compiled.metadata: what the compile decided."""
 
@@ -569,8 +581,15 @@ class CompiledKernel:
     entry point. compiled[grid](*args) launches it with the arguments of the
     @jit function (all of them, constexprs included, in order)."""
 
-    def __init__(self, handle, arg_names, signature, options, launch_metadata=None):
+    # Kept out of __dict__, which tools copy to move a compiled kernel to
+    # another process (torch's Inductor compiles in worker processes): the
+    # library's handle and the generated launcher belong to this process,
+    # and _init_handles() makes them again from _reload there.
+    __slots__ = ("_handle", "_launch", "_launch_metadata_fn", "__dict__", "__weakref__")
+
+    def __init__(self, handle, arg_names, signature, options, launch_metadata=None, reload=None):
         self._handle = handle
+        self._reload = reload   # (units text, kernel, signature, CompileOptions, entry name): compiles it again
         lib = _lib.lib
         self.name = lib.tric_kernel_name(handle).decode()
         self.asm = {"ptx": lib.tric_kernel_ptx(handle).decode(), "ir": (lib.tric_kernel_ir(handle) or b"").decode()}
@@ -615,7 +634,17 @@ class CompiledKernel:
 
     def _init_handles(self):
         """Loads the kernel on the GPU (as Triton's, which the softmax
-        tutorial calls before reading n_regs)."""
+        tutorial calls before reading n_regs); in another process than the
+        one that compiled it (a copy of its state), first gets the kernel
+        again, from the disk cache."""
+        if getattr(self, "_handle", None) is None:
+            text, name, signature, o, entry = self._reload
+            self._handle = _compile_handle(text, name, signature, o, entry)
+            self._launch = self._make_launcher()
+            self._launch_metadata_fn = None
+            self._attrs = None
+        self.__dict__.pop("run", None)   # a copied state may say run=None: the method launches
+        self.function = self._handle
         self._attributes()
 
     def launch_metadata(self, grid, stream, *args):
@@ -1155,18 +1184,28 @@ class JITFunction(KernelInterface):
             self._units = units.kernel_units(self)
             self._used_globals = self._units[2]
         text, name = self._units[0], self._units[1]
-        opts = _lib._Options(o.arch.encode() if o.arch else None, o.num_warps, o.num_stages, 1 if o.debug else 0,
-                             None, o.maxnreg or 0, 0 if o.enable_fp_fusion else 1, entry.encode() if entry else None)
-        handle, err = ctypes.c_void_p(), ctypes.c_void_p()
-        st = _lib.lib.tric_compile_source(("<units of %s>" % name).encode(), text.encode("utf-8"), name.encode(),
-                                          signature.encode(), ctypes.byref(opts), ctypes.byref(handle),
-                                          ctypes.byref(err))
-        if st:
-            _lib.raise_status(st, err)
+        handle = _compile_handle(text, name, signature, o, entry)
         log = _lib.lib.tric_kernel_log(handle)
         if log:   # tl.static_print's notes, printed at compile time as in Triton
             sys.stdout.write(log.decode("utf-8", "replace"))
-        return CompiledKernel(handle.value, self.arg_names, signature, o, self.launch_metadata)
+        return CompiledKernel(handle, self.arg_names, signature, o, self.launch_metadata,
+                              (text, name, signature, o, entry))
+
+    def __getstate__(self):
+        """What pickling keeps (tools move kernels between processes): not
+        the generated binder, compiled kernels, lock, or what the last
+        compile read from the program, which are made again."""
+        state = dict(self.__dict__)
+        for k in ("_bind", "cache", "_hash_lock", "_units", "_used_globals", "__globals__"):
+            state.pop(k, None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.__globals__ = self.fn.__globals__ if self.fn is not None else None
+        self.cache, self._units, self._used_globals = {}, None, ()
+        self._hash_lock = threading.RLock()
+        self._bind = self._make_binder()
 
     def run(self, *args, grid, warmup=False, **kwargs):
         interpret = not warmup and interpreting()

@@ -11,7 +11,6 @@ bound under `try:`/`if`, and helper modules such as torch's all resolve as
 they do in Triton.
 """
 import ast
-import builtins
 import inspect
 import json
 import numbers

@@ -12,7 +12,6 @@ import sys
 import tric_testlib as T
 from tric_testlib import check, check_eq, raises
 
-import tric as triton
 import tric.as_triton
 
 os.environ["TRIC_INTERPRET"] = "1"

@@ -211,6 +211,24 @@ def scale(x_ptr, out_ptr, xnumel, r0_numel, XBLOCK: tl.constexpr):
           calls.append, calls.append, x, out, 100, 1, 64)
     check_eq(fake_launch_count(), before + 1, "run launched it")
     check_eq([c["grid"] for c in calls], [(3, 1, 1)] * 2, "the hooks saw the launch")
+    # Inductor's compile workers send a compiled kernel's __dict__ (metadata and
+    # packed_metadata as they are, module/function/run None) to the parent,
+    # which rebuilds it with CompiledKernel.__new__ and calls _init_handles()
+    import pickle
+    fn = src.fn
+    saved = fn.fn, fn.__globals__
+    fn.fn = fn.__globals__ = None   # what Inductor's prepare_for_pickle drops
+    try:
+        state = pickle.dumps({**k.__dict__, "module": None, "function": None, "run": None})
+    finally:
+        fn.fn, fn.__globals__ = saved
+    k2 = CompiledKernel.__new__(CompiledKernel)
+    k2.__dict__.update(pickle.loads(state))
+    k2._init_handles()
+    before = fake_launch_count()
+    k2.run(3, 1, 1, 0x700, k2.function, k2.packed_metadata, None, None, None, x, out, 100, 1, 64)
+    check_eq(fake_launch_count(), before + 1, "a kernel moved through pickle launches after _init_handles")
+    check_eq(k2.src.fn.arg_names, m.scale.arg_names, "its src's function keeps its parameters")
     e = raises(ValueError, lambda: ASTSource(m.scale, dict(sig, XBLOCK="constexpr")).tric_signature())
     check(e is not None and "needs a value in constexprs" in str(e), "a constexpr without a value: %s" % e)
     check_eq(make_backend(GPUTarget("cuda", 90, 32)).parse_options(dict()).__dict__["num_stages"], 3,
@@ -237,10 +255,32 @@ def scale(x_ptr, out_ptr, xnumel, r0_numel, XBLOCK: tl.constexpr):
           "triton.runtime.driver.active after importing the submodule by name")
 
 
+def test_packaging():
+    """pip install ./python ships every package of tric, and the triton
+    redirect that processes started under tric.as_triton import."""
+    import re
+    root = os.path.join(os.path.dirname(os.path.abspath(triton.__file__)), "..")
+    with open(os.path.join(root, "pyproject.toml")) as f:
+        text = f.read()
+    listed = set(re.findall(r'"(tric[\w.]*)"', re.search(r"packages = \[(.*?)\]", text, re.S).group(1)))
+    found = set()
+    for d, _, files in os.walk(os.path.join(root, "tric")):
+        if "__init__.py" in files and "_triton_path" not in d:
+            found.add(os.path.relpath(d, root).replace(os.sep, "."))
+    check_eq(sorted(found - listed), [], "packages missing from pyproject.toml")
+    check('"_triton_path/triton/__init__.py"' in text, "the triton redirect is package data")
+    import subprocess
+    import tric.as_triton
+    tric.as_triton.install()
+    out = subprocess.run([sys.executable, "-c", "import triton; print(triton.__name__)"], capture_output=True,
+                         text=True)
+    check_eq(out.stdout.strip(), "tric", "a child process's `import triton` is tric: %s" % out.stderr[-300:])
+
+
 def fake_launch_count():
     import ctypes
     return ctypes.CDLL(os.environ["TRIC_FAKE_CUDA"]).fake_launch_count()
 
 
 T.run([test_version, test_as_triton, test_runtime, test_perf_report, test_do_bench_defaults, test_triton_interpret,
-       test_compiler])
+       test_compiler, test_packaging])
