@@ -4,6 +4,7 @@
  *   fold.c       pass_fold        constant folding and canonicalization
  *   cse.c        pass_cse         common subexpression elimination (pure ops)
  *   dce.c        pass_dce         dead code elimination
+ *   contract.c   pass_contract    x * y + z into one fma (Triton's fp fusion)
  *   axisinfo.c   axisinfo_*       analysis: contiguity/divisibility/constancy
  *   layout.c     pass_layout      layout assignment + convert insertion
  *   pipeline.c   pass_pipeline    software pipelining of dot loops (cp.async)
@@ -24,6 +25,10 @@ void pass_cse(IrFunc *fn);
 /* requires: nothing. changes: deletes pure ops (and non-volatile loads) whose
  * results are unused, and unused loop-carried values. */
 void pass_dce(IrFunc *fn);
+/* requires: nothing. changes: an f32/f64 mul whose only use is an add in the
+ * same block becomes, with the add, one math fma; nothing under
+ * target.no_fp_fusion. */
+void pass_contract(IrFunc *fn);
 /* requires: nothing (runs axis analysis itself). changes: gives every tile
  * value a layout; loads/stores get layouts whose per-thread runs are as wide
  * as contiguity and alignment allow (up to 16 bytes); inserts convert_layout

@@ -13,6 +13,7 @@ const PassInfo opt_passes[] = {
     {"fold", pass_fold, NULL},
     {"cse", pass_cse, NULL},
     {"dce", pass_dce, NULL},
+    {"contract", pass_contract, NULL},
     {"layout", pass_layout, NULL},
     {"pipeline", pass_pipeline, "layout"},
     {"wgmma", pass_wgmma, "layout"},
@@ -26,7 +27,7 @@ const int opt_n_passes = (int)ARRAY_LEN(opt_passes);
  * pipelining (it clones address computations and orphans the originals)
  * and wgmma (the slots' local_loads it reads around); regs last, over the
  * IR ptxgen will see. */
-const char *const opt_standard_pipeline[] = {"fold", "cse", "dce", "layout", "pipeline", "wgmma", "cse", "dce", "regs"};
+const char *const opt_standard_pipeline[] = {"fold", "cse", "dce", "contract", "layout", "pipeline", "wgmma", "cse", "dce", "regs"};
 const int opt_n_standard_pipeline = (int)ARRAY_LEN(opt_standard_pipeline);
 
 static const PassInfo *find_pass(const char *name) {

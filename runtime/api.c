@@ -22,6 +22,7 @@ struct tric_kernel {
     pthread_mutex_t lock;    /* guards modules */
     RtModule *modules;       /* one per context launched in (rt_module_get) */
     bool cache_hit;          /* read from the disk cache, not compiled */
+    bool cooperative;        /* launched with cuLaunchCooperativeKernel (tric_options) */
     /* What it was compiled from, so tric_interpret can lower it again with
      * the source locations its messages need (the IR text has none). */
     Target target;
@@ -197,6 +198,7 @@ static int compile_common(const char *path, const char *source, const char *kern
     }
     *out = kernel_new(&res, &rq);
     (*out)->cache_hit = hit;
+    (*out)->cooperative = opt && opt->launch_cooperative_grid;
     free(text);
     return finish(TRIC_OK, &msg, errors);
 }
@@ -281,7 +283,8 @@ static int launch_on(tric_kernel *k, int device, unsigned gx, unsigned gy, unsig
     int st = device >= 0 ? rt_enter_device(device, &pushed, msg) : TRIC_OK;
     RtModule *m = NULL;
     if (!st) st = kernel_module(k, &m, msg);
-    if (!st) st = rt_module_launch(m, gx, gy, gz, 32u * (unsigned)k->res.num_warps, args, stream, msg);
+    if (!st)
+        st = rt_module_launch(m, gx, gy, gz, 32u * (unsigned)k->res.num_warps, args, stream, k->cooperative, msg);
     rt_leave_device(pushed);
     return st;
 }

@@ -47,6 +47,9 @@
     X(cuLaunchKernel, "cuLaunchKernel",                                                     \
       (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,    \
        CUstream, void **, void **))                                                         \
+    X(cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel",                               \
+      (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,    \
+       CUstream, void **))                                                                  \
     X(cuMemAlloc, "cuMemAlloc_v2", (CUdeviceptr *, size_t))                                 \
     X(cuMemFree, "cuMemFree_v2", (CUdeviceptr))                                             \
     X(cuMemcpyHtoD, "cuMemcpyHtoD_v2", (CUdeviceptr, const void *, size_t))                 \
@@ -481,8 +484,12 @@ void rt_module_unload_all(RtModule *loaded) {
 }
 
 int rt_module_launch(RtModule *m, unsigned gx, unsigned gy, unsigned gz, unsigned block_x, void **args,
-                     void *stream, Buf *err) {
+                     void *stream, bool cooperative, Buf *err) {
     if ((uint64_t)gx * gy * gz == 0) return TRIC_OK;   /* an empty grid runs nothing (as in Triton) */
+    if (cooperative)   /* every program resident at once, or the driver refuses the launch */
+        return cu_check(rt_drv.cuLaunchCooperativeKernel(m->fn, gx, gy, gz, block_x, 1, 1,
+                                                         (unsigned)m->shared_bytes, (CUstream)stream, args),
+                        "cuLaunchCooperativeKernel", err);
     return cu_check(rt_drv.cuLaunchKernel(m->fn, gx, gy, gz, block_x, 1, 1, (unsigned)m->shared_bytes,
                                           (CUstream)stream, args, NULL),
                     "cuLaunchKernel", err);
@@ -495,10 +502,10 @@ static int cmp_float(const void *a, const void *b) {
 
 static int time_loop(RtModule *m, unsigned gx, unsigned gy, unsigned gz, unsigned block_x, void **args,
                      CUstream stream, int iters, float *times, CUevent e0, CUevent e1, Buf *err) {
-    int st = rt_module_launch(m, gx, gy, gz, block_x, args, stream, err);   /* warm-up */
+    int st = rt_module_launch(m, gx, gy, gz, block_x, args, stream, false, err);   /* warm-up */
     for (int i = 0; i < iters && !st; i++) {
         st = cu_check(rt_drv.cuEventRecord(e0, stream), "cuEventRecord", err);
-        if (!st) st = rt_module_launch(m, gx, gy, gz, block_x, args, stream, err);
+        if (!st) st = rt_module_launch(m, gx, gy, gz, block_x, args, stream, false, err);
         if (!st) st = cu_check(rt_drv.cuEventRecord(e1, stream), "cuEventRecord", err);
         if (!st) st = cu_check(rt_drv.cuEventSynchronize(e1), "cuEventSynchronize", err);
         if (!st) st = cu_check(rt_drv.cuEventElapsedTime(&times[i], e0, e1), "cuEventElapsedTime", err);

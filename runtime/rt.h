@@ -134,8 +134,10 @@ int rt_device_arch(Target *t, Buf *err);   /* the current device's sm, e.g. 90 +
 int rt_module_get(RtModule **loaded, const char *ptx, const char *entry, int shared_bytes, int threads,
                   RtModule **out, Buf *err);
 void rt_module_unload_all(RtModule *loaded);   /* each in its own context */
+/* cooperative: cuLaunchCooperativeKernel (all programs resident at once,
+ * Triton's launch_cooperative_grid), else cuLaunchKernel */
 int rt_module_launch(RtModule *m, unsigned gx, unsigned gy, unsigned gz, unsigned block_x,
-                     void **args, void *stream, Buf *err);
+                     void **args, void *stream, bool cooperative, Buf *err);
 /* the driver's CUtensorMap of f (128 bytes into out) */
 int rt_tensor_map_encode(const TmapFields *f, void *out, Buf *err);
 int rt_mem_alloc(uint64_t *dptr, size_t bytes, Buf *err);

@@ -76,6 +76,10 @@ typedef struct tric_options {
                            enable_fp_fusion=False) */
     const char *entry_name;  /* the PTX .entry's name (letters, digits, '_' and
                            '$'; Triton's jit(repr=...)); NULL: the kernel's */
+    int launch_cooperative_grid;  /* nonzero: launches are cooperative (every
+                           program resident at once, so programs may wait on
+                           each other; the driver refuses a grid larger than
+                           the device holds): Triton's launch_cooperative_grid */
 } tric_options;
 
 typedef struct tric_kernel tric_kernel;

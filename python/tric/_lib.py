@@ -71,7 +71,8 @@ class _Param(ctypes.Structure):
 class _Options(ctypes.Structure):
     _fields_ = [("arch", ctypes.c_char_p), ("num_warps", ctypes.c_int), ("num_stages", ctypes.c_int),
                 ("debug", ctypes.c_int), ("search_path", ctypes.POINTER(ctypes.c_char_p)),
-                ("maxnreg", ctypes.c_int), ("disable_fp_fusion", ctypes.c_int), ("entry_name", ctypes.c_char_p)]
+                ("maxnreg", ctypes.c_int), ("disable_fp_fusion", ctypes.c_int), ("entry_name", ctypes.c_char_p),
+                ("launch_cooperative_grid", ctypes.c_int)]
 
 
 class _HostBuffer(ctypes.Structure):

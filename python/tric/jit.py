@@ -38,7 +38,7 @@ DEFAULT_NUM_STAGES = 3
 
 # What a launch's options compile into: a part of the kernel cache's key.
 CompileOptions = collections.namedtuple(
-    "CompileOptions", "num_warps num_stages debug num_ctas maxnreg enable_fp_fusion arch")
+    "CompileOptions", "num_warps num_stages debug num_ctas maxnreg enable_fp_fusion arch launch_cooperative_grid")
 _DEFAULT_OPTIONS = {}   # (debug, default_fp_fusion, override_arch) -> CompileOptions
 _Specialization = collections.namedtuple("SpecializationProxy", "constants signature")
 
@@ -423,7 +423,8 @@ def _tensors_device(args):
 def _compile_handle(text, name, signature, o, entry):
     """tric_compile_source of a units text: the kernel's handle."""
     opts = _lib._Options(o.arch.encode() if o.arch else None, o.num_warps, o.num_stages, 1 if o.debug else 0,
-                         None, o.maxnreg or 0, 0 if o.enable_fp_fusion else 1, entry.encode() if entry else None)
+                         None, o.maxnreg or 0, 0 if o.enable_fp_fusion else 1, entry.encode() if entry else None,
+                         1 if o.launch_cooperative_grid else 0)
     handle, err = ctypes.c_void_p(), ctypes.c_void_p()
     st = _lib.lib.tric_compile_source(("<units of %s>" % name).encode(), text.encode("utf-8"), name.encode(),
                                       signature.encode(), ctypes.byref(opts), ctypes.byref(handle), ctypes.byref(err))
@@ -602,7 +603,7 @@ class CompiledKernel:
             shared=lib.tric_kernel_shared_bytes(handle), arch=lib.tric_kernel_arch(handle).decode(),
             signature=signature, cache_hit=bool(lib.tric_kernel_cache_hit(handle)), num_ctas=options.num_ctas,
             maxnreg=options.maxnreg, enable_fp_fusion=options.enable_fp_fusion, debug=options.debug,
-            cluster_dims=(1, 1, 1), launch_cooperative_grid=False, launch_pdl=False,
+            cluster_dims=(1, 1, 1), launch_cooperative_grid=options.launch_cooperative_grid, launch_pdl=False,
             global_scratch_size=lib.tric_kernel_scratch_bytes(handle), profile_scratch_size=0)
         # what Triton's compiled kernels also carry, for tools that drive them
         # (torch's Inductor): src and hash (set by triton.compiler.compile),
@@ -999,7 +1000,8 @@ class JITFunction(KernelInterface):
         self.do_not_specialize_on_alignment = self._indices(do_not_specialize_on_alignment,
                                                             "do_not_specialize_on_alignment")
         self.params = [JitParam(i, p, i in self.constexprs, i in self.do_not_specialize,
-                                i in self.do_not_specialize_on_alignment) for i, p in enumerate(sig.parameters.values())]
+                                i in self.do_not_specialize_on_alignment)
+                       for i, p in enumerate(sig.parameters.values())]
         try:   # the source as written, kept (tools such as Inductor read it after dropping fn)
             self._src = inspect.getsource(fn)
         except (OSError, TypeError):
@@ -1095,7 +1097,7 @@ class JITFunction(KernelInterface):
         """The launch's CompileOptions from its keyword options (Triton's
         names), defaults from knobs and the environment."""
         num_warps, num_stages, debug, num_ctas = DEFAULT_NUM_WARPS, DEFAULT_NUM_STAGES, None, 1
-        maxnreg, fp_fusion, arch = None, None, None
+        maxnreg, fp_fusion, arch, cooperative = None, None, None, False
         for k, v in extra.items():
             if k == "num_warps":
                 num_warps = v
@@ -1128,14 +1130,13 @@ class JITFunction(KernelInterface):
                     raise NotImplementedError("tric: enable_reflect_ftz=True is not supported: tric's approximate "
                                               "math keeps denormals (enable_reflect_ftz=False)")
             elif k == "launch_cooperative_grid":
-                if v:   # a guarantee that every program is resident at once, for grid-wide sync
-                    raise NotImplementedError("tric: launch_cooperative_grid=True is not supported")
+                cooperative = bool(v)   # every program resident at once (cuLaunchCooperativeKernel)
             else:
                 raise KeyError("Keyword argument %s was specified but unrecognised" % k)
         if fp_fusion is None:
             fp_fusion = knobs.language.default_fp_fusion
         return CompileOptions(num_warps, num_stages, bool(debug) if debug is not None else self._debug(), num_ctas,
-                              maxnreg, fp_fusion, arch or _arch_option(knobs.runtime.override_arch))
+                              maxnreg, fp_fusion, arch or _arch_option(knobs.runtime.override_arch), cooperative)
 
     def _default_options(self):
         """The options of a launch that gives none: knobs and the
@@ -1145,7 +1146,7 @@ class JITFunction(KernelInterface):
         opts = _DEFAULT_OPTIONS.get(key)
         if opts is None:
             opts = _DEFAULT_OPTIONS[key] = CompileOptions(DEFAULT_NUM_WARPS, DEFAULT_NUM_STAGES, key[0], 1, None,
-                                                          fusion, _arch_option(arch))
+                                                          fusion, _arch_option(arch), False)
         return opts
 
     def _entry_name(self, bound, signature):

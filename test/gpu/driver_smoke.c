@@ -42,7 +42,7 @@ static int add_on_device(int d, RtModule **loaded, float *ms, Buf *err) {
         check(rt_memcpy_htod(dx, x, sizeof x, err), err, "htod") || check(rt_memcpy_htod(dy, y, sizeof y, err), err, "htod"))
         return 1;
     void *args[] = {&dx, &dy, &dout, &n};
-    if (check(rt_module_launch(m, (N + 255) / 256, 1, 1, 256, args, NULL, err), err, "launch") ||
+    if (check(rt_module_launch(m, (N + 255) / 256, 1, 1, 256, args, NULL, false, err), err, "launch") ||
         check(rt_synchronize(err), err, "sync") || check(rt_memcpy_dtoh(out, dout, sizeof out, err), err, "dtoh") ||
         check(rt_module_time(m, (N + 255) / 256, 1, 1, 256, args, NULL, 10, ms, err), err, "time"))
         return 1;

@@ -56,7 +56,8 @@ class _Options(ctypes.Structure):
     # shorter struct would hand it whatever follows in memory
     _fields_ = [("arch", ctypes.c_char_p), ("num_warps", ctypes.c_int), ("num_stages", ctypes.c_int),
                 ("debug", ctypes.c_int), ("search_path", ctypes.POINTER(ctypes.c_char_p)),
-                ("maxnreg", ctypes.c_int), ("disable_fp_fusion", ctypes.c_int), ("entry_name", ctypes.c_char_p)]
+                ("maxnreg", ctypes.c_int), ("disable_fp_fusion", ctypes.c_int), ("entry_name", ctypes.c_char_p),
+                ("launch_cooperative_grid", ctypes.c_int)]
 
 
 PARAM_POINTER, PARAM_INT, PARAM_FLOAT, PARAM_TENSORMAP = 0, 1, 2, 3

@@ -14,9 +14,9 @@
  * (d + 1) << 40. A tensor map is encoded as words: the address, dims 0 and
  * 1, stride 1, box dims 0 and 1, then the swizzle, OOB fill and data type
  * (a parameter of more than 8 bytes is recorded by its first 8).
- * fake_last_launch(), fake_last_device() and fake_launch_count() read the
- * record (through ctypes). Not thread-safe beyond the current context: the
- * tests launch from one thread at a time. */
+ * fake_last_launch(), fake_last_device(), fake_last_cooperative() and
+ * fake_launch_count() read the record (through ctypes). Not thread-safe
+ * beyond the current context: the tests launch from one thread at a time. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +55,7 @@ static int current_device(void) { return current ? (int)(current - primary) : -1
 int fake_launch_count(void);
 int fake_last_device(void);
 int fake_last_device(void) { return last_device; }
+static int last_cooperative;   /* the last launch was cuLaunchCooperativeKernel's */
 
 int fake_last_launch(unsigned *grid, unsigned *block, void **stream, uint64_t *params, int max_params);
 void fake_set_param_bytes(const int *bytes, int n);
@@ -102,6 +103,9 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, void *fn, int threa
 CUresult cuMemsetD8Async(uint64_t p, unsigned char v, size_t n, void *stream);
 CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned shared, void *stream, void **params, void **extra);
+CUresult cuLaunchCooperativeKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                   unsigned bz, unsigned shared, void *stream, void **params);
+int fake_last_cooperative(void);
 CUresult cuMemAlloc_v2(uint64_t *p, size_t n);
 CUresult cuMemFree_v2(uint64_t p);
 CUresult cuMemcpyHtoD_v2(uint64_t dst, const void *src, size_t n);
@@ -235,8 +239,16 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigne
         memcpy(&v, params[i], param_bytes[i] < 8 ? (size_t)param_bytes[i] : 8);
         last.params[last.n_params++] = v;
     }
+    last_cooperative = 0;
     return 0;
 }
+CUresult cuLaunchCooperativeKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                   unsigned bz, unsigned shared, void *stream, void **params) {
+    CUresult r = cuLaunchKernel(fn, gx, gy, gz, bx, by, bz, shared, stream, params, NULL);
+    last_cooperative = r == 0;
+    return r;
+}
+int fake_last_cooperative(void) { return last_cooperative; }
 static uint64_t next_address[MAX_DEVICES];
 CUresult cuMemAlloc_v2(uint64_t *p, size_t n) {
     int d = current_device();

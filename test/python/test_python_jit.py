@@ -296,6 +296,19 @@ def test_options():
         triton.knobs.language.default_fp_fusion = False
         k2 = m.add_kernel.warmup(x, x, x, 100, grid=(1,), arch="sm80")
     check(k2 is k, "knobs.language.default_fp_fusion = False: the same kernel")
+    mul_add = T.write_module('''import tric as triton
+import tric.language as tl
+
+
+@triton.jit
+def mul_add(data):
+    ptrs = data + tl.arange(0, 128)
+    tl.store(ptrs, tl.load(ptrs) * 1.5 + 1.0)
+''').mul_add
+    fused = re.compile(r"(mad|fma)\.r[nzmp]\.(ftz\.)?f32")   # Triton's test of the option
+    check(fused.search(mul_add.warmup(x, grid=(1,), arch="sm80").asm["ptx"]) is not None, "x * 1.5 + 1.0: an fma")
+    check(fused.search(mul_add.warmup(x, grid=(1,), arch="sm80", enable_fp_fusion=False).asm["ptx"]) is None,
+          "enable_fp_fusion=False: no fma")
     check(raises(ValueError, lambda: m.add_kernel.warmup(x, x, x, 100, grid=(1,), maxnreg=5)) is not None,
           "maxnreg=5 refused")
     check(raises(KeyError, lambda: m.add_kernel.warmup(x, x, x, 100, grid=(1,), frobnicate=1)) is not None,

@@ -285,6 +285,11 @@ def test_grid():
     check_eq(launches(), before, "warmup launches nothing")
     c[(5, 1, 1)](x, x, x, 999, 256)
     check_eq(last_launch(4)[:2], ((5, 1, 1), 128), "compiled[grid](...) launches")
+    check_eq(fake.fake_last_cooperative(), 0, "an ordinary launch")
+    m.add_kernel[(2,)](x, x, x, 1000, launch_cooperative_grid=True)
+    check_eq(fake.fake_last_cooperative(), 1, "launch_cooperative_grid=True: cuLaunchCooperativeKernel")
+    m.add_kernel[(2,)](x, x, x, 1000, launch_cooperative_grid=False)
+    check_eq(fake.fake_last_cooperative(), 0, "and False: cuLaunchKernel")
 
 
 def test_do_bench():

@@ -117,8 +117,8 @@ static inline bool snip_run(const Snippet *s, const uint64_t *in, uint64_t *out,
     uint64_t *pin = calloc(padded * (size_t)s->n_in + 1, sizeof *pin);
     uint64_t *pout = calloc(padded * (size_t)s->n_out + 1, sizeof *pout);
     memcpy(pin, in, n * (size_t)s->n_in * sizeof *pin);
-    InterpBuffer bufs[2] = {{pin, padded * (size_t)s->n_in * 8, "in", ET_U64, false},
-                            {pout, padded * (size_t)s->n_out * 8, "out", ET_U64, false}};
+    InterpBuffer bufs[2] = {{pin, padded * (size_t)s->n_in * 8, "in", ET_U64, false, false},
+                            {pout, padded * (size_t)s->n_out * 8, "out", ET_U64, false, false}};
     uint64_t args[2] = {(uint64_t)(uintptr_t)pin, (uint64_t)(uintptr_t)pout};
     InterpLaunch l = {.grid = {(uint32_t)ctas, 1, 1}, .args = args, .n_args = 2, .buffers = bufs, .n_buffers = 2};
     SimLaunch sl = {.ptx = s->ptx, .threads = threads, .data = &l};

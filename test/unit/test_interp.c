@@ -327,7 +327,7 @@ static const char masked_tir[] =
 
 static void test_masked_and_loop(void) {
     int32_t x[5] = {1, 2, 3, 4, 5}, out[8] = {0};
-    InterpBuffer bufs[] = {{x, sizeof x, "x", ET_I32, false}, {out, sizeof out, "out", ET_I32, false}};
+    InterpBuffer bufs[] = {{x, sizeof x, "x", ET_I32, false, false}, {out, sizeof out, "out", ET_I32, false, false}};
     uint64_t args[] = {(uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)out, 5};
     Run r;
     run_ir(&r, masked_tir, bufs, 2, args, 3, 1);
@@ -338,7 +338,7 @@ static void test_masked_and_loop(void) {
 
 static void test_out_of_bounds(void) {
     int32_t x[5] = {0}, out[8] = {0};
-    InterpBuffer bufs[] = {{x, sizeof x, "x", ET_I32, false}, {out, sizeof out, "out", ET_I32, false}};
+    InterpBuffer bufs[] = {{x, sizeof x, "x", ET_I32, false, false}, {out, sizeof out, "out", ET_I32, false, false}};
     uint64_t args[] = {(uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)out, 7};   /* n too large */
     Run r;
     run_ir(&r, masked_tir, bufs, 2, args, 3, 2);
@@ -362,7 +362,7 @@ static void test_div_zero(void) {
         "  ret\n"
         "}\n";
     int32_t out[4] = {0};
-    InterpBuffer bufs[] = {{out, sizeof out, "out", ET_I32, false}};
+    InterpBuffer bufs[] = {{out, sizeof out, "out", ET_I32, false, false}};
     uint64_t args[] = {(uint64_t)(uintptr_t)out, 2};
     Run r;
     run_ir(&r, tir, bufs, 1, args, 2, 4);
@@ -411,7 +411,7 @@ static void test_reduce_order(void) {
     for (int s = 0, done = 3; s < 4; done |= steps[s], s++)
         for (int b = 0; b < 64; b++)
             if (!(b & (done | steps[s]))) part[b] = order_combine(part[b], part[b | steps[s]]);
-    InterpBuffer bufs[] = {{x, sizeof x, "x", ET_I32, false}, {out, sizeof out, "out", ET_I32, false}};
+    InterpBuffer bufs[] = {{x, sizeof x, "x", ET_I32, false, false}, {out, sizeof out, "out", ET_I32, false, false}};
     uint64_t args[] = {(uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)out};
     Run r;
     run_ir(&r, reduce_order_tir, bufs, 2, args, 2, 1);

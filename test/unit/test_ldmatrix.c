@@ -65,7 +65,7 @@ static char *sim_module(const char *addr, const char *ldm) {
 static bool sim_ldm(const char *addr, const char *ldm, uint32_t out[32][4], Buf *err) {
     char *ptx = sim_module(addr, ldm);
     memset(out, 0xEE, sizeof(uint32_t) * 32 * 4);
-    InterpBuffer buf = {out, sizeof(uint32_t) * 32 * 4, "out", ET_U32, false};
+    InterpBuffer buf = {out, sizeof(uint32_t) * 32 * 4, "out", ET_U32, false, false};
     uint64_t arg = (uint64_t)(uintptr_t)out;
     InterpLaunch l = {.grid = {1, 1, 1}, .args = &arg, .n_args = 1, .buffers = &buf, .n_buffers = 1};
     SimLaunch sl = {.ptx = ptx, .threads = 32, .data = &l};

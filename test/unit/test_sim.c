@@ -62,7 +62,7 @@ typedef struct PtxRun {
 
 static void run_ptx(PtxRun *r, const char *ptx, void *out, size_t bytes, uint64_t n, uint32_t threads,
                     uint32_t grid) {
-    InterpBuffer buf = {out, bytes, "out", ET_U32, false};
+    InterpBuffer buf = {out, bytes, "out", ET_U32, false, false};
     uint64_t args[2] = {(uint64_t)(uintptr_t)out, n};
     r->err = (Buf){0};
     r->prints = (Buf){0};
@@ -1037,9 +1037,9 @@ static void tma_encode_map(uint8_t map[TMAP_BYTES], const uint32_t *tensor, uint
 
 static bool run_tma(const char *ptx, uint32_t out[256], const uint32_t *tensor, const uint8_t *map, int32_t x,
                     int32_t y, Buf *err) {
-    InterpBuffer bufs[3] = {{out, 1024, "out", ET_U32, false},
-                            {(void *)tensor, 4 * TMA_ROWS * TMA_COLS, "tensor", ET_U32, false},
-                            {(void *)map, TMAP_BYTES, "map", ET_U8, true}};
+    InterpBuffer bufs[3] = {{out, 1024, "out", ET_U32, false, false},
+                            {(void *)tensor, 4 * TMA_ROWS * TMA_COLS, "tensor", ET_U32, false, false},
+                            {(void *)map, TMAP_BYTES, "map", ET_U8, true, false}};
     uint64_t args[4] = {(uint64_t)(uintptr_t)out, (uint64_t)(uintptr_t)map, (uint32_t)x, (uint32_t)y};
     InterpLaunch l = {.grid = {1, 1, 1}, .args = args, .n_args = 4, .buffers = bufs, .n_buffers = 3};
     SimLaunch sl = {.ptx = ptx, .threads = 128, .data = &l, .max_steps = 100000};
@@ -1168,9 +1168,9 @@ static void test_tma(void) {
 #define TMAP_END "\tret;\n}\n"
 
 static bool run_tmap(const char *ptx, uint32_t out[128], const uint32_t *tensor, uint8_t *scratch, Buf *err) {
-    InterpBuffer bufs[3] = {{out, 512, "out", ET_U32, false},
-                            {(void *)tensor, 4 * TMA_ROWS * TMA_COLS, "tensor", ET_U32, false},
-                            {scratch, TMAP_BYTES, "scratch", ET_U8, false}};
+    InterpBuffer bufs[3] = {{out, 512, "out", ET_U32, false, false},
+                            {(void *)tensor, 4 * TMA_ROWS * TMA_COLS, "tensor", ET_U32, false, false},
+                            {scratch, TMAP_BYTES, "scratch", ET_U8, false, false}};
     uint64_t args[4] = {(uint64_t)(uintptr_t)out, (uint64_t)(uintptr_t)tensor, (uint64_t)(uintptr_t)scratch, TMA_ROWS};
     InterpLaunch l = {.grid = {1, 1, 1}, .args = args, .n_args = 4, .buffers = bufs, .n_buffers = 3};
     SimLaunch sl = {.ptx = ptx, .threads = 128, .data = &l, .max_steps = 100000};
