@@ -544,12 +544,24 @@ static LVal tensor_truediv(Lower *L, SrcLoc loc, LVal a, LVal b) {
 }
 
 static LVal tensor_int_op(Lower *L, SrcLoc loc, int op, Opcode opc, LVal a, LVal b, bool div_or_mod) {
+    /* x >> y: Triton shifts arithmetically when x's own type is signed,
+     * whatever type the operands then promote to (int8 >> uint8 is a uint8
+     * shifted as signed bits) */
+    bool arith = opc == OP_SHR && elem_is_signed(lval_is_const(&a) ? literal_type(&a) : ttype(L, &a).elem);
     prepare(L, loc, op, &a, &b, false, false, true, div_or_mod, false);
     IrType t = ttype(L, &a), tb = ttype(L, &b);
     if (!elem_is_int(t.elem)) {
         if (op == BIN_FLOORDIV) diag_error(L->ctx, loc, "unexpected type %s", dtype_name(ir_elem_of(t)));
         diag_error(L->ctx, loc, "invalid operands of type %s and %s", dtype_name(ir_elem_of(t)),
                    dtype_name(ir_elem_of(tb)));
+    }
+    if (arith && !elem_is_signed(t.elem)) {
+        static const ElemType signed_of[ET_COUNT] = {[ET_U8] = ET_I8, [ET_U16] = ET_I16, [ET_U32] = ET_I32,
+                                                     [ET_U64] = ET_I64, [ET_I1] = ET_I1};
+        IrType s = ir_scalar(signed_of[t.elem]);
+        a = lower_cast(L, loc, a, s, true, 0);
+        b = lower_cast(L, loc, b, s, true, 0);
+        return lower_cast(L, loc, build2(L, loc, opc, ir_with_elem(t, s), a, b), ir_scalar(t.elem), true, 0);
     }
     return build2(L, loc, opc, t, a, b);
 }

@@ -3,7 +3,9 @@ The rest of the pointwise language in one kernel file: a grid-stride loop over
 tl.num_programs, cache modifiers and eviction hints, tl.full/tl.zeros,
 tl.cdiv, tl.static_assert, annotated constexpr locals, narrow and wide integer
 types (u8, i16, u16, i64), bool tensors in memory, bf16 arithmetic, fp64
-square roots, and integer min/max.
+square roots, integer min/max, masked bool loads whose `other` is True, and
+right shifts of signed values by unsigned amounts (arithmetic, as Triton:
+the signedness of x decides, not the type the operands promote to).
 """
 import triton
 import triton.language as tl
@@ -47,6 +49,16 @@ def narrow_types_kernel(a_ptr, h_ptr, d_ptr, u8_ptr, u16_ptr, bf_ptr, sq_ptr, n,
     tl.store(bf_ptr + offs, acc, mask=mask)
     tl.store(sq_ptr + offs, tl.sqrt(tl.abs(d)) + d / 3.0, mask=mask)
 
+@triton.jit
+def mixed_sign_kernel(flags_ptr, flags_out_ptr, x_ptr, s_ptr, y_ptr, z_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    f = tl.load(flags_ptr + offs, mask=offs < n, other=True)   # bool; masked-off lanes are True
+    tl.store(flags_out_ptr + offs, f)
+    x = tl.load(x_ptr + offs)                                   # i8
+    s = tl.load(s_ptr + offs)                                   # u8
+    tl.store(y_ptr + offs, x >> s)                              # int8 >> uint8: uint8, shifted arithmetically
+    tl.store(z_ptr + offs, x >> s.to(tl.uint16))                # int8 >> uint16: uint16, the same
+
 # kernel: grid_stride_kernel
 # signature: *i16:16, *i1:16, *i64:16, i32, 256
 # grid: (7, 1, 1)
@@ -65,3 +77,10 @@ def narrow_types_kernel(a_ptr, h_ptr, d_ptr, u8_ptr, u16_ptr, bf_ptr, sq_ptr, n,
 # torch: u8o = torch.clamp(a.int() * 2 - 60, 0, 255).to(torch.uint8); u16o = (a.int() * 257).to(torch.uint16); bfo = h * h; sq = torch.sqrt(d.abs()) + d / 3.0
 # check: u8o == np.clip(a * 2 - 60, 0, 255); u16o == a * 257; bfo == h * h; sq == np.sqrt(np.abs(d)) + d / 3
 # tol: bfo: 8e-3; sq: 1e-7
+#
+# kernel: mixed_sign_kernel
+# signature: *i1:16, *i1:16, *i8:16, *u8:16, *u8:16, *u16:16, i32, 512
+# grid: (1, 1, 1)
+# args: flags = randint(0, 2, 512, i1); fo = empty(512, i1); x = randint(-128, 128, 512, i8); s = randint(0, 8, 512, u8); y = empty(512, u8); z = empty(512, u16); n = 509
+# check: fo == np.where(np.arange(512) < 509, flags, 1); y == ((x >> s) + 256) % 256; z == ((x >> s) + 65536) % 65536
+# tol: 0

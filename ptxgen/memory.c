@@ -157,7 +157,14 @@ static void load_small(Ptx *P, LoadGroup *g) {
     Reg t[2];
     for (int j = 0; j < g->vec; j++) {
         t[j] = is_bool ? ptx_reg(P, RC_B16) : g->dst[j];
-        if (g->pred) ptx_mov(P, t[j], g->other && !is_bool ? g->other[j] : zero_of(P, RC_B16));
+        if (!g->pred) continue;
+        /* what masked-off lanes keep: `other` itself, a bool's constant as
+         * the byte it would load (load_fill_other skips constants), else 0 */
+        Reg fill = !g->other ? zero_of(P, RC_B16)
+                   : !is_bool ? g->other[j]
+                   : g->other_const ? ptx_const_reg(P, RC_B16, (uint32_t)(g->other_bits & 1))
+                   : zero_of(P, RC_B16);
+        ptx_mov(P, t[j], fill);
     }
     const char *ty = elem_bytes(g->e) == 2 ? "b16" : g->e == ET_I8 ? "s8" : "u8";
     ptx_ins(P, "%s%s%s.%s %s, [%s]%s;", ptx_guard(P, g->pred), g->op.name, vec_sfx(g->vec), ty, reg_list(P, t, g->vec),
