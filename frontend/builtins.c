@@ -814,8 +814,25 @@ static bool instance_of(const LVal *v, const LVal *cls) {
     if (!strcmp(n, "tensor")) return v->kind == LV_TENSOR;
     if (!strcmp(n, "constexpr")) return v->kind != LV_TENSOR;
     if (!strcmp(n, "dtype")) return v->kind == LV_DTYPE;
+    if (!strcmp(n, "pointer_type")) return v->kind == LV_DTYPE && v->dtype.elem == ET_PTR;
     if (!strcmp(n, "tensor_descriptor")) return v->kind == LV_TENSOR_DESC;
     return false;
+}
+
+/* getattr(obj, name[, default]) and hasattr(obj, name): name a compile-time string */
+static const char *attr_name(Lower *L, const LArg *a, const char *fn) {
+    if (a->v.kind != LV_STR) diag_error(L->ctx, a->loc, "%s(): attribute name must be string", fn);
+    return arena_strndup(L->ctx->arena, a->v.s, a->v.n);
+}
+
+static LVal bi_getattr(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    const char *name = attr_name(L, &a[1], "getattr");
+    if (a[2].present && !lower_has_attr(L, loc, a[0].v, name)) return a[2].v;
+    return lower_attr(L, a[1].loc, a[0].v, name);
+}
+
+static LVal bi_hasattr(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    return lval_bool(lower_has_attr(L, loc, a[0].v, attr_name(L, &a[1], "hasattr")));
 }
 
 static LVal bi_isinstance(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
@@ -1076,6 +1093,8 @@ static const Builtin builtins[] = {
     {"str", BM_PY, "*", bi_type_only},
     {"tuple", BM_PY, "*", bi_type_only},
     {"isinstance", BM_PY, "obj,classinfo", bi_isinstance},
+    {"getattr", BM_PY, "obj,name,default=", bi_getattr},
+    {"hasattr", BM_PY, "obj,name", bi_hasattr},
     {"print", BM_PY, "*,sep=,end=,file=,flush=", bi_print},
     {"device_print", BM_TL, "prefix,*,hex=", bi_device_print},
     {"device_assert", BM_TL, "cond,msg=,mask=", bi_device_assert},

@@ -413,6 +413,18 @@ LVal lower_module_attr(Lower *L, SrcLoc use, LModule *lm, const char *name) {
     return user_module(L, use, sub);
 }
 
+/* hasattr on a user module: a name of its, or a submodule. */
+bool lower_module_has(Lower *L, SrcLoc use, LModule *lm, const char *name) {
+    LVal v;
+    if (lm->mod) {
+        LModule *prev = module_enter(L, lm);
+        bool found = resolve_module_name(L, use, name, &v);
+        module_enter(L, prev);
+        if (found) return true;
+    }
+    return module_find(L, arena_printf(L->ctx->arena, "%s.%s", lm->name, name)) != NULL;
+}
+
 /* `from MOD import name` where MOD is a user module. */
 static LVal import_from_user(Lower *L, SrcLoc use, const AstImport *imp, const char *name) {
     const char *abs = imp->level ? module_relative(L, use, L->cur, imp->level, imp->module) : imp->module;

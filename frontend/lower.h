@@ -165,6 +165,7 @@ void lower_block(Lower *L, AstList *body);
 LVal lower_call_jit(Lower *L, SrcLoc loc, AstFunc *f, const CallArgs *ca);
 LVal lower_resolve_name(Lower *L, SrcLoc loc, const char *name);
 LVal lower_module_attr(Lower *L, SrcLoc use, LModule *m, const char *name);   /* m.NAME */
+bool lower_module_has(Lower *L, SrcLoc use, LModule *m, const char *name);   /* hasattr(m, NAME) */
 bool lower_truth(Lower *L, SrcLoc loc, const LVal *v);   /* Python truth of a constant */
 
 /* ---- modules.c ---- imports of the user's own modules */
@@ -200,6 +201,8 @@ LVal lower_unary(Lower *L, SrcLoc loc, int op, LVal v);              /* AstUnary
 LVal lower_to_bool(Lower *L, SrcLoc loc, LVal v);   /* tensor -> i1 (x != 0) */
 void lower_check_shape(Lower *L, SrcLoc loc, int rank, const int32_t *shape);
 LVal lower_attr(Lower *L, SrcLoc loc, LVal obj, const char *name);
+/* hasattr(obj, name): whether lower_attr finds it, without an error */
+bool lower_has_attr(Lower *L, SrcLoc loc, LVal obj, const char *name);
 LVal lower_const_tensor(Lower *L, SrcLoc loc, const LVal *num, IrType t);
 
 /* ---- builtins.c ---- */

@@ -801,6 +801,31 @@ static LVal bound_method(const Builtin *bi, Lower *L, LVal self) {
     return r;
 }
 
+bool lower_has_attr(Lower *L, SrcLoc loc, LVal obj, const char *name) {
+    static const char *const tensor_attrs[] = {"dtype", "shape", "numel", "ndim", "T"};
+    static const char *const dtype_attrs[] = {"primitive_bitwidth", "name"};
+    static const char *const desc_attrs[] = {"dtype", "shape", "strides", "block_shape"};
+    LVal r;
+    switch (obj.kind) {
+    case LV_MODULE:
+        return obj.umod ? lower_module_has(L, loc, obj.umod, name) : builtin_module_attr(L, obj.s, name, &r);
+    case LV_TENSOR:
+        for (size_t i = 0; i < ARRAY_LEN(tensor_attrs); i++)
+            if (!strcmp(name, tensor_attrs[i])) return true;
+        return builtin_find(name, BM_METHOD) != NULL;
+    case LV_DTYPE:
+        if (!strcmp(name, "element_ty")) return obj.dtype.elem == ET_PTR;
+        for (size_t i = 0; i < ARRAY_LEN(dtype_attrs); i++)
+            if (!strcmp(name, dtype_attrs[i])) return true;
+        return builtin_find(name, BM_DTYPE) != NULL;
+    case LV_TENSOR_DESC:
+        for (size_t i = 0; i < ARRAY_LEN(desc_attrs); i++)
+            if (!strcmp(name, desc_attrs[i])) return true;
+        return builtin_find(name, BM_DESC) != NULL;
+    default: return false;
+    }
+}
+
 LVal lower_attr(Lower *L, SrcLoc loc, LVal obj, const char *name) {
     const Builtin *bi;
     switch (obj.kind) {
