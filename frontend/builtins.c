@@ -1144,6 +1144,7 @@ static const Builtin builtins[] = {
     {"reshape", TLM, "input,*,can_reorder=", bi_reshape},
     {"view", TLM, "input,*", bi_reshape},
     {"ravel", TLM, "x,can_reorder=", bi_ravel},
+    {"item", BM_METHOD, "input", bi_item},
     {"trans", TLM, "input,*", bi_trans},
     {"permute", TLM, "input,*", bi_permute},
     {"broadcast_to", TLM, "input,*", bi_broadcast_to},

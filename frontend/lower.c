@@ -632,10 +632,10 @@ static void lower_augassign(Lower *L, AstNode *s) {
 static ValId scalar_cond(Lower *L, SrcLoc loc, LVal c) {
     if (lval_is_const(&c)) c = lval_to_tensor(L, loc, lval_bool(lower_truth(L, loc, &c)));
     IrType t = lower_type(L, &c);
-    if (t.rank > 0) {
+    if (t.rank > 0) {   /* a one-element tensor stands for its element, as in Triton */
         if (ir_numel(t) > 1)
             diag_error(L->ctx, loc, "Boolean value of Tensor with more than one value is ambiguous");
-        diag_error(L->ctx, loc, "the condition is a tensor %s; use a scalar", type_str(L, t));
+        c = lower_item(L, loc, c);
     }
     if (t.elem != ET_I1) c = lower_to_bool(L, loc, c);
     return c.id;

@@ -185,6 +185,7 @@ ElemType literal_type(const LVal *v);     /* Triton's to_tensor typing of a numb
 LVal lower_cast(Lower *L, SrcLoc loc, LVal v, IrType to, bool bitcast, int rounding);
 /* x reshaped to t, row-major order kept (shapes.c) */
 LVal lower_reshape(Lower *L, SrcLoc loc, LVal x, IrType t);
+LVal lower_item(Lower *L, SrcLoc loc, LVal x);   /* x.item(): a one-element tensor as a scalar */
 LVal lower_binop(Lower *L, SrcLoc loc, int op, LVal a, LVal b);      /* AstBinOp */
 LVal lower_compare(Lower *L, SrcLoc loc, int op, LVal a, LVal b);    /* AstCmpOp */
 LVal lower_minmax(Lower *L, SrcLoc loc, bool is_max, LVal a, LVal b, bool propagate_nan);
@@ -262,6 +263,7 @@ LVal bi_randn4x(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
  * expand_dims, join/split, interleave, cat */
 LVal bi_reshape(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_ravel(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_item(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_trans(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_permute(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_broadcast_to(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);

@@ -110,6 +110,20 @@ LVal bi_ravel(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     return lower_reshape(L, loc, x, shape_type(L, loc, t, &n, 1));
 }
 
+/* x.item(): a one-element tensor as a scalar (Triton's unsplat) */
+LVal lower_item(Lower *L, SrcLoc loc, LVal x) {
+    IrType t = type_of(L, x);
+    if (t.rank == 0) return x;
+    if (ir_numel(t) != 1)
+        diag_error(L->ctx, loc, "can only unsplat single-element tensors, not a tensor of shape %s", shape_str(L, t));
+    return build1(L, loc, OP_RESHAPE, x, ir_elem_of(t));
+}
+
+LVal bi_item(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    (void)rest, (void)n_rest;
+    return lower_item(L, loc, tensor_of(L, &a[0]));
+}
+
 /* ---- trans, permute, .T ---- */
 
 static LVal permute_dims(Lower *L, SrcLoc loc, LVal x, const int64_t *dims, int n) {

@@ -5,7 +5,8 @@ tl.cdiv, tl.static_assert, annotated constexpr locals, narrow and wide integer
 types (u8, i16, u16, i64), bool tensors in memory, bf16 arithmetic, fp64
 square roots, integer min/max, masked bool loads whose `other` is True, and
 right shifts of signed values by unsigned amounts (arithmetic, as Triton:
-the signedness of x decides, not the type the operands promote to).
+the signedness of x decides, not the type the operands promote to), and
+one-element tensors as scalars (x.item(), and as an `if` condition).
 """
 import triton
 import triton.language as tl
@@ -59,6 +60,18 @@ def mixed_sign_kernel(flags_ptr, flags_out_ptr, x_ptr, s_ptr, y_ptr, z_ptr, n, B
     tl.store(y_ptr + offs, x >> s)                              # int8 >> uint8: uint8, shifted arithmetically
     tl.store(z_ptr + offs, x >> s.to(tl.uint16))                # int8 >> uint16: uint16, the same
 
+@triton.jit
+def unsplat_kernel(x_ptr, out_ptr, EXPLICIT: tl.constexpr):
+    pid = tl.program_id(0)
+    v = tl.load(x_ptr + pid + tl.arange(0, 1))     # a one-element tensor
+    big = v > 42
+    if EXPLICIT:
+        big = big.item()
+    if big:                                        # a one-element condition stands for its element
+        tl.store(out_ptr + pid, 42)
+    else:
+        tl.store(out_ptr + pid, v.item() * 2)
+
 # kernel: grid_stride_kernel
 # signature: *i16:16, *i1:16, *i64:16, i32, 256
 # grid: (7, 1, 1)
@@ -83,4 +96,18 @@ def mixed_sign_kernel(flags_ptr, flags_out_ptr, x_ptr, s_ptr, y_ptr, z_ptr, n, B
 # grid: (1, 1, 1)
 # args: flags = randint(0, 2, 512, i1); fo = empty(512, i1); x = randint(-128, 128, 512, i8); s = randint(0, 8, 512, u8); y = empty(512, u8); z = empty(512, u16); n = 509
 # check: fo == np.where(np.arange(512) < 509, flags, 1); y == ((x >> s) + 256) % 256; z == ((x >> s) + 65536) % 65536
+# tol: 0
+#
+# kernel: unsplat_kernel
+# signature: *i32:16, *i32:16, True
+# grid: (64, 1, 1)
+# args: x = randint(0, 100, 64, i32); out = empty(64, i32)
+# check: out == np.where(x > 42, 42, x * 2)
+# tol: 0
+#
+# kernel: unsplat_kernel
+# signature: *i32:16, *i32:16, False
+# grid: (64, 1, 1)
+# args: x = randint(0, 100, 64, i32); out = empty(64, i32)
+# check: out == np.where(x > 42, 42, x * 2)
 # tol: 0
