@@ -51,7 +51,7 @@ static const struct {
 
 /* Real Triton APIs that tric does not implement yet: named in the error. */
 static const char *const tl_not_yet[] = {
-    "dot_scaled", "sort", "topk", "flip", "histogram", "gather",
+    "dot_scaled", "sort", "topk", "histogram", "gather",
     "inline_asm_elementwise", "softmax", "max_constancy", "swizzle2d",
     "map_elementwise",
 };
@@ -1144,6 +1144,7 @@ static const Builtin builtins[] = {
     {"reshape", TLM, "input,*,can_reorder=", bi_reshape},
     {"view", TLM, "input,*", bi_reshape},
     {"ravel", TLM, "x,can_reorder=", bi_ravel},
+    {"flip", TLM, "x,dim=", bi_flip},
     {"item", BM_METHOD, "input", bi_item},
     {"trans", TLM, "input,*", bi_trans},
     {"permute", TLM, "input,*", bi_permute},

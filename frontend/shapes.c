@@ -310,6 +310,39 @@ LVal bi_split(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     return pair(L, p, q);
 }
 
+/* flip(x, dim=None): x reversed along dim (default the last). Index i
+ * along it (n = 2^k elements) becomes n-1-i, all its bits inverted: one
+ * bit at a time, x seen as [P, 2, Q] (that bit the middle dim) gets the two
+ * halves of the middle dim swapped, by a split and a join the other way
+ * round, so every step is 3-D whatever x's rank and n (Triton's own flip
+ * needs rank + k dims). */
+LVal bi_flip(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    (void)rest, (void)n_rest;
+    LVal x = tensor_of(L, &a[0]);
+    IrType t = type_of(L, x);
+    int64_t d = larg_absent(&a[1]) ? t.rank - 1 : larg_int(L, &a[1], "dim");
+    if (d < 0) d += t.rank;
+    if (d < 0 || d >= t.rank) diag_error(L->ctx, a[1].present ? a[1].loc : loc, "flip: dim must be None or in [-rank, rank)");
+    int64_t n = t.shape[d], outer = 1, inner = 1;
+    for (int i = 0; i < t.rank; i++) {
+        if (i < d) outer *= t.shape[i];
+        if (i > d) inner *= t.shape[i];
+    }
+    static const int64_t swap_last[3] = {0, 2, 1};
+    for (int64_t bit = 1; bit < n; bit <<= 1) {
+        int64_t dims[3] = {outer * (n / (2 * bit)), 2, bit * inner};
+        LVal y = lower_reshape(L, loc, x, shape_type(L, loc, t, dims, 3));
+        y = permute_dims(L, loc, y, swap_last, 3);                         /* [P, Q, 2] */
+        IrType h = drop_last(type_of(L, y));
+        IrType halves[2] = {h, h};
+        L->b.loc = loc;
+        IrOp *op = ir_build(&L->b, OP_SPLIT, &y.id, 1, halves, 2, 0);
+        y = join_values(L, loc, lval_tensor(L, op->results[1]), lval_tensor(L, op->results[0]));
+        x = permute_dims(L, loc, y, swap_last, 3);                         /* [P, 2, Q], halves swapped */
+    }
+    return lower_reshape(L, loc, x, t);
+}
+
 /* join, then the pairs flattened into the last dim: a0 b0 a1 b1 ... */
 LVal bi_interleave(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     (void)rest, (void)n_rest;

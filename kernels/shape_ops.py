@@ -1,6 +1,7 @@
 """
 Shape operations: tl.trans / permute / .T, reshape / view / ravel, join /
-split / interleave, cat, broadcast_to / broadcast and expand_dims. None of
+split / interleave, cat, broadcast_to / broadcast, expand_dims and flip.
+None of
 them moves data in the IR's meaning; the layout pass derives each result's
 layout from its operand's, so most are free (registers renamed), and a
 transposed store gets one convert_layout through shared memory.
@@ -114,6 +115,13 @@ def broadcast_kernel(x_ptr, y_ptr, out_ptr, out2_ptr, M: tl.constexpr, N: tl.con
     tl.store(out2_ptr + tl.reshape(o, (M, N, 1)), p - q)
 
 
+@triton.jit
+def flip_kernel(x_ptr, z_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, DIM: tl.constexpr):
+    om, on, ok = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    off = om[:, None, None] * (N * K) + on[None, :, None] * K + ok[None, None, :]
+    tl.store(z_ptr + off, tl.flip(tl.load(x_ptr + off), DIM))
+
+
 # kernel: trans_copy_kernel
 # signature: *fp32:16, *fp32:16, 64, 32
 # grid: (1, 1, 1)
@@ -211,3 +219,51 @@ def broadcast_kernel(x_ptr, y_ptr, out_ptr, out2_ptr, M: tl.constexpr, N: tl.con
 # args: x = rand(64, fp32); y = rand(32, fp32); out = empty((32, 64), fp32); out2 = empty((32, 64), fp32)
 # check: out == x[None, :] * 2 + y[:, None]; out2 == x[None, :] - y[:, None]
 # tol: 1e-6
+#
+# kernel: flip_kernel
+# signature: *fp32:16, *fp32:16, 1, 16, 64, 2
+# num_warps: 8
+# grid: (1, 1, 1)
+# args: x = randn(1024, fp32); z = empty(1024, fp32)
+# check: z == np.flip(x.reshape((1, 16, 64)), 2).reshape(1024)
+# tol: 0
+#
+# kernel: flip_kernel
+# signature: *fp32:16, *fp32:16, 8, 2, 256, None
+# num_warps: 8
+# grid: (1, 1, 1)
+# args: x = randn(4096, fp32); z = empty(4096, fp32)
+# check: z == np.flip(x.reshape((8, 2, 256)), -1).reshape(4096)
+# tol: 0
+#
+# kernel: flip_kernel
+# signature: *i32:16, *i32:16, 32, 1, 2, 0
+# num_warps: 8
+# grid: (1, 1, 1)
+# args: x = randint(-1000, 1000, 64, i32); z = empty(64, i32)
+# check: z == np.flip(x.reshape((32, 1, 2)), 0).reshape(64)
+# tol: 0
+#
+# kernel: flip_kernel
+# signature: *bf16:16, *bf16:16, 128, 8, 1, -2
+# num_warps: 8
+# grid: (1, 1, 1)
+# args: x = randn(1024, bf16); z = empty(1024, bf16)
+# check: z == np.flip(x.reshape((128, 8, 1)), -2).reshape(1024)
+# tol: 0
+#
+# kernel: flip_kernel
+# signature: *fp16:16, *fp16:16, 8, 16, 4, 1
+# num_warps: 4
+# grid: (1, 1, 1)
+# args: x = randn(512, fp16); z = empty(512, fp16)
+# check: z == np.flip(x.reshape((8, 16, 4)), 1).reshape(512)
+# tol: 0
+#
+# kernel: flip_kernel
+# signature: *i1:16, *i1:16, 4, 4, 32, -1
+# num_warps: 4
+# grid: (1, 1, 1)
+# args: x = randint(0, 2, 512, i1); z = empty(512, i1)
+# check: z == np.flip(x.reshape((4, 4, 32)), -1).reshape(512)
+# tol: 0
