@@ -397,16 +397,20 @@ static LVal user_module(Lower *L, SrcLoc use, const char *dotted) {
     return v;
 }
 
-/* NAME of a user module: its globals, @jit functions and imports, then its
- * submodules (pkg.helpers). The lookup runs in that module's own scope. */
+/* NAME among a user module's own names (globals, @jit functions, imports),
+ * looked up in that module's scope. */
+static bool module_name(Lower *L, SrcLoc use, LModule *lm, const char *name, LVal *out) {
+    if (!lm->mod) return false;
+    LModule *prev = module_enter(L, lm);
+    bool found = resolve_module_name(L, use, name, out);
+    module_enter(L, prev);
+    return found;
+}
+
+/* NAME of a user module: its own names, then its submodules (pkg.helpers). */
 LVal lower_module_attr(Lower *L, SrcLoc use, LModule *lm, const char *name) {
     LVal v;
-    if (lm->mod) {
-        LModule *prev = module_enter(L, lm);
-        bool found = resolve_module_name(L, use, name, &v);
-        module_enter(L, prev);
-        if (found) return v;
-    }
+    if (module_name(L, use, lm, name, &v)) return v;
     const char *sub = arena_printf(L->ctx->arena, "%s.%s", lm->name, name);
     LModule *sm = module_find(L, sub);
     if (!sm) diag_error(L->ctx, use, "module '%s' has no attribute '%s'", lm->name, name);
@@ -416,12 +420,7 @@ LVal lower_module_attr(Lower *L, SrcLoc use, LModule *lm, const char *name) {
 /* hasattr on a user module: a name of its, or a submodule. */
 bool lower_module_has(Lower *L, SrcLoc use, LModule *lm, const char *name) {
     LVal v;
-    if (lm->mod) {
-        LModule *prev = module_enter(L, lm);
-        bool found = resolve_module_name(L, use, name, &v);
-        module_enter(L, prev);
-        if (found) return true;
-    }
+    if (module_name(L, use, lm, name, &v)) return true;
     return module_find(L, arena_printf(L->ctx->arena, "%s.%s", lm->name, name)) != NULL;
 }
 
@@ -431,13 +430,8 @@ static LVal import_from_user(Lower *L, SrcLoc use, const AstImport *imp, const c
     if (!*abs) return user_module(L, use, name);   /* from . import x, in the kernel's directory */
     LModule *lm = module_find(L, abs);
     if (!lm) module_not_found(L, use, abs);
-    if (lm->mod) {
-        LVal v;
-        LModule *prev = module_enter(L, lm);
-        bool found = resolve_module_name(L, use, name, &v);
-        module_enter(L, prev);
-        if (found) return v;
-    }
+    LVal v;
+    if (module_name(L, use, lm, name, &v)) return v;
     if (module_find(L, arena_printf(L->ctx->arena, "%s.%s", abs, name)))
         return user_module(L, use, arena_printf(L->ctx->arena, "%s.%s", abs, name));
     diag_error(L->ctx, use, "cannot import name '%s' from '%s'", name, abs);
