@@ -22,6 +22,7 @@ static const char *const known_modules[] = {
     "triton.language.extra.libdevice",
     "triton.language.extra.cuda.libdevice",
     "triton.language.PropagateNan",
+    "triton.language.random",
 };
 
 /* The Python package tric is a drop-in for triton (`import tric as
@@ -65,7 +66,8 @@ bool builtin_module_attr(Lower *L, const char *path, const char *name, LVal *out
         return true;
     }
     bool is_tl = !strcmp(path, "triton.language") || !strcmp(path, "triton.language.core");
-    unsigned where = is_tl ? BM_TL
+    /* tl.random holds the same random functions as tl */
+    unsigned where = is_tl || !strcmp(path, "triton.language.random") ? BM_TL
                      : !strcmp(path, "triton.language.math") ? BM_MATH
                      : !strcmp(path, "triton") ? BM_TRITON
                      : 0;
@@ -82,6 +84,10 @@ bool builtin_module_attr(Lower *L, const char *path, const char *name, LVal *out
             }
         if (!strcmp(name, "TRITON_MAX_TENSOR_NUMEL")) {
             *out = lval_int(1048576);
+            return true;
+        }
+        if (!strcmp(name, "pi32_t")) {   /* Triton's name for pointer_type(int32) */
+            *out = lval_dtype(ir_ptr(ET_I32));
             return true;
         }
     }
@@ -819,6 +825,13 @@ static bool instance_of(const LVal *v, const LVal *cls) {
     return false;
 }
 
+/* tl.condition(cond, disable_licm=False): a while loop's condition, with
+ * a hint for LLVM's loop-invariant code motion, which tric does not do */
+static LVal bi_condition(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    if (a[1].present) arg_bool(L, &a[1], "disable_licm");
+    return a[0].v;
+}
+
 /* getattr(obj, name[, default]) and hasattr(obj, name): name a compile-time string */
 static const char *attr_name(Lower *L, const LArg *a, const char *fn) {
     if (a->v.kind != LV_STR) diag_error(L->ctx, a->loc, "%s(): attribute name must be string", fn);
@@ -1093,6 +1106,7 @@ static const Builtin builtins[] = {
     {"str", BM_PY, "*", bi_type_only},
     {"tuple", BM_PY, "*", bi_type_only},
     {"isinstance", BM_PY, "obj,classinfo", bi_isinstance},
+    {"condition", BM_TL, "arg,disable_licm=", bi_condition},
     {"getattr", BM_PY, "obj,name,default=", bi_getattr},
     {"hasattr", BM_PY, "obj,name", bi_hasattr},
     {"print", BM_PY, "*,sep=,end=,file=,flush=", bi_print},
