@@ -316,6 +316,21 @@ def _annotated_sig(ann):
     return ann.sig if isinstance(ann, tl.dtype) else None
 
 
+def _is_const_annotation(ann):
+    """`x_ptr: tl.const` (tric's or Triton's tl.const, or the string)."""
+    name = ann if isinstance(ann, str) else getattr(ann, "__name__", None) if isinstance(ann, type) else None
+    return isinstance(name, str) and name.rsplit(".", 1)[-1] == "const"
+
+
+def _const_spec(spec):
+    """spec for a tl.const parameter: a pointer is spelled "*k..." (the
+    kernel may not store through it)."""
+    def const_spec(a):
+        s = spec(a)
+        return "*k" + s[1:] if isinstance(s, str) and s.startswith("*") and not s.startswith("*k") else s
+    return const_spec
+
+
 def _annotated_spec(sig, mode):
     """Triton's rule for a parameter with a dtype annotation: the type is
     fixed (no i32/i64 choice by value, no constant 1); an integer still gets
@@ -1056,6 +1071,9 @@ class JITFunction(KernelInterface):
                 keys.append("_c(%s)" % p.name)
             elif _annotated_sig(p.annotation):
                 env["_a%d" % i] = _annotated_spec(_annotated_sig(p.annotation), mode)
+                keys.append("_a%d(%s)" % (i, p.name))
+            elif _is_const_annotation(p.annotation):
+                env["_a%d" % i] = _const_spec(_SPEC[mode])
                 keys.append("_a%d(%s)" % (i, p.name))
             else:
                 keys.append("_s%d(%s)" % (mode, p.name))

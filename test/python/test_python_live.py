@@ -222,5 +222,30 @@ def test_wrappers_and_rewritten_source():
     check_eq(list(x), [50, 60, 70, 80], "the rewritten source")
 
 
+def test_const_pointers_and_names():
+    """`x_ptr: tl.const` specializes as a constant pointer ("*k"): a store
+    through it is an error. Every name of Triton's tl.__all__ imports."""
+    import triton
+    import triton.language as tl
+    from triton.language import block_type, const, constexpr_type, pi32_t, void  # noqa: F401
+
+    @triton.jit
+    def copy(src: tl.const, dst, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(dst + offs, tl.load(src + offs))
+
+    @triton.jit
+    def store_to_const(src: tl.const, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(src + offs, tl.load(src + offs) + 1)
+
+    x, y = array.array("f", [2.0] * 4), array.array("f", [0.0] * 4)
+    k = copy[(1,)](x, y, BLOCK=4)
+    check(k.metadata.signature.startswith("*kfp32") and list(y) == [2.0] * 4, "tl.const: %s" % k.metadata.signature)
+    e = raises(triton.CompilationError, lambda: store_to_const[(1,)](x, BLOCK=4))
+    check(e is not None and "Cannot store to a constant pointer" in str(e), "a store through tl.const: %s" % e)
+    check_eq(str(tl.pi32_t), "pointer<int32>", "tl.pi32_t")
+
+
 T.run([test_library, test_nested_in_test, test_changed_global, test_errors_point_into_the_file,
-       test_wrappers_and_rewritten_source])
+       test_wrappers_and_rewritten_source, test_const_pointers_and_names])

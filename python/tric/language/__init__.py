@@ -91,6 +91,8 @@ class dtype:
         "uint8": (8, "u8"), "uint16": (16, "u16"), "uint32": (32, "u32"), "uint64": (64, "u64"),
         "fp8e4nv": (8, "fp8e4nv"), "fp8e5": (8, "fp8e5"), "fp16": (16, "fp16"), "bf16": (16, "bf16"),
         "fp32": (32, "fp32"), "fp64": (64, "fp64"),
+        # Triton's types for other backends and its void: importable, refused by the compiler
+        "fp8e4b15": (8, "fp8e4b15"), "fp8e4b8": (8, "fp8e4b8"), "fp8e5b16": (8, "fp8e5b16"), "void": (0, "void"),
     }
 
     def __init__(self, name):
@@ -188,6 +190,10 @@ float16 = dtype("fp16")
 bfloat16 = dtype("bf16")
 float32 = dtype("fp32")
 float64 = dtype("fp64")
+float8e4b15 = dtype("fp8e4b15")
+float8e4b8 = dtype("fp8e4b8")
+float8e5b16 = dtype("fp8e5b16")
+void = dtype("void")
 
 TRITON_MAX_TENSOR_NUMEL = 1048576
 
@@ -195,6 +201,30 @@ TRITON_MAX_TENSOR_NUMEL = 1048576
 class PropagateNan:
     NONE = 0x0000
     ALL = 0xFFFF
+
+
+pi32_t = pointer_type(int32)
+
+
+class const:
+    """`x_ptr: tl.const` marks a pointer parameter the kernel never stores
+    through (signature "*k..."): a store through it is a compile error."""
+
+
+class constexpr_type:
+    """The type of a constexpr value inside a kernel (for isinstance)."""
+
+
+class block_type:
+    """The type of a tile inside a kernel (for annotations and isinstance)."""
+
+
+class tuple:
+    """The type of tuples inside a kernel (for annotations and isinstance)."""
+
+
+class slice:
+    """The type of slices inside a kernel (for annotations and isinstance)."""
 
 
 class tensor:
@@ -244,7 +274,9 @@ _FUNCTIONS = (
     "atomic_cas", "debug_barrier", "device_print", "device_assert", "make_block_ptr", "advance",
     "make_tensor_descriptor", "inline_asm_elementwise", "rand", "randn", "randint", "randint4x", "rand4x", "randn4x",
     "philox", "softmax", "clamp", "fma", "umulhi", "cos", "sin", "erf", "floor", "ceil", "swizzle2d",
-    "map_elementwise", "full_like",
+    "map_elementwise", "full_like", "load_tensor_descriptor", "store_tensor_descriptor", "add", "sub", "mul",
+    "atomic_poll", "bitonic_merge", "condition", "pair_uniform_to_normal", "philox_impl", "squeeze", "unsqueeze",
+    "to_tensor", "uint_to_uniform_float", "expect_zero", "target_info",
 )
 
 for _name in _FUNCTIONS:
@@ -254,7 +286,8 @@ del _name
 from . import math  # noqa: E402  (tl.math, after the names it shares)
 from . import extra  # noqa: E402  (tl.extra.cuda.libdevice)
 
-__all__ = ["constexpr", "dtype", "pointer_type", "tensor", "tensor_descriptor",
+__all__ = ["constexpr", "dtype", "pointer_type", "tensor", "tensor_descriptor", "const", "constexpr_type",
+           "block_type", "tuple", "slice", "pi32_t", "void", "float8e4b15", "float8e4b8", "float8e5b16",
            "PropagateNan", "TRITON_MAX_TENSOR_NUMEL", "math",
            "int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float8e4nv",
            "float8e5", "float16", "bfloat16", "float32", "float64"] + sorted(set(_FUNCTIONS))
