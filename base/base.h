@@ -60,6 +60,7 @@ void buf_free(Buf *b);
 char *buf_take(Buf *b);                           /* caller owns the string, b is reset */
 const char *buf_str(const Buf *b);                /* the text so far ("" when empty) */
 bool buf_read_file(Buf *b, const char *path);     /* appends the file; false (errno says why) if unreadable */
+int base_hex_digit(char c);                       /* 0..15 for [0-9a-fA-F], else -1 */
 
 /* ---- source files and locations ---- */
 typedef struct SrcFile {

@@ -53,6 +53,13 @@ void buf_free(Buf *b) {
 
 const char *buf_str(const Buf *b) { return b->data ? b->data : ""; }
 
+int base_hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
 bool buf_read_file(Buf *b, const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f) return false;

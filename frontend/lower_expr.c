@@ -557,7 +557,7 @@ static LVal tensor_int_op(Lower *L, SrcLoc loc, int op, Opcode opc, LVal a, LVal
     }
     if (arith && !elem_is_signed(t.elem)) {
         static const ElemType signed_of[ET_COUNT] = {[ET_U8] = ET_I8, [ET_U16] = ET_I16, [ET_U32] = ET_I32,
-                                                     [ET_U64] = ET_I64, [ET_I1] = ET_I1};
+                                                     [ET_U64] = ET_I64};
         IrType s = ir_scalar(signed_of[t.elem]);
         a = lower_cast(L, loc, a, s, true, 0);
         b = lower_cast(L, loc, b, s, true, 0);

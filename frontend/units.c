@@ -105,13 +105,6 @@ static long up_int(UnitsParser *u, const char *what, long max) {
     return v;
 }
 
-static int hex_digit(char ch) {
-    if (ch >= '0' && ch <= '9') return ch - '0';
-    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
-    return -1;
-}
-
 /* A JSON string (Python's json.dumps(s, ensure_ascii=False)). */
 static const char *up_string(UnitsParser *u, const char *what) {
     up_space(u);
@@ -139,7 +132,7 @@ static const char *up_string(UnitsParser *u, const char *what) {
         case 'u': {
             unsigned cp = 0;
             for (int i = 0; i < 4; i++) {
-                int d = u->p < u->end ? hex_digit(*u->p) : -1;
+                int d = u->p < u->end ? base_hex_digit(*u->p) : -1;
                 if (d < 0) up_error(u, esc, "bad \\u escape");
                 cp = cp * 16 + (unsigned)d;
                 u->p++;

@@ -624,13 +624,6 @@ static int64_t parse_int(Parser *P, int64_t lo, int64_t hi, const char *what) {
     return v;
 }
 
-static int hex_digit(char ch) {
-    if (ch >= '0' && ch <= '9') return ch - '0';
-    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
-    return -1;
-}
-
 /* string = '"' (CHAR | "\\" ("\\" | '"' | "n" | "t" | "x" HEX HEX))* '"'
  * decoded into an arena string (the inverse of print_string) */
 static const char *parse_string(Parser *P) {
@@ -651,8 +644,8 @@ static const char *parse_string(Parser *P) {
         if (e == '\\' || e == '"') buf_putc(&b, e);
         else if (e == 'n') buf_putc(&b, '\n');
         else if (e == 't') buf_putc(&b, '\t');
-        else if (e == 'x' && i + 2 < t.len - 1 && (hi = hex_digit(t.s[i + 1])) >= 0 &&
-                 (lo = hex_digit(t.s[i + 2])) >= 0) {
+        else if (e == 'x' && i + 2 < t.len - 1 && (hi = base_hex_digit(t.s[i + 1])) >= 0 &&
+                 (lo = base_hex_digit(t.s[i + 2])) >= 0) {
             if (hi == 0 && lo == 0) parse_error(P, at, "a string cannot hold a NUL byte");
             buf_putc(&b, (char)(hi * 16 + lo));
             i += 2;

@@ -256,12 +256,6 @@ static Reg shift_amount(Ptx *P, Reg b) {
     return t;
 }
 
-static int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 static void emit_row(Ptx *P, const OpRow *row, ElemType e, Reg d, Reg a, Reg b) {
     Reg tmp[4] = {0}, ptmp[2] = {0};
     Reg s = strstr(row->tmpl, "%S") ? shift_amount(P, b) : REG_NONE;
@@ -301,7 +295,7 @@ static void emit_row(Ptx *P, const OpRow *row, ElemType e, Reg d, Reg a, Reg b) 
         }
         case 'K': {
             uint64_t bits = 0;
-            for (int h; (h = hex_digit(t[1])) >= 0; t++) bits = bits * 16 + (uint64_t)h;
+            for (int h; (h = base_hex_digit(t[1])) >= 0; t++) bits = bits * 16 + (uint64_t)h;
             ptx_put_reg(o, ptx_const_reg(P, REG_CLASS(d), bits));
             break;
         }

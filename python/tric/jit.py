@@ -1017,10 +1017,11 @@ class JITFunction(KernelInterface):
         self.params = [JitParam(i, p, i in self.constexprs, i in self.do_not_specialize,
                                 i in self.do_not_specialize_on_alignment)
                        for i, p in enumerate(sig.parameters.values())]
-        try:   # the source as written, kept (tools such as Inductor read it after dropping fn)
-            self._src = inspect.getsource(fn)
+        try:   # the source as written and its first line, kept (compiles, and tools such as
+            lines, self._src_line = inspect.getsourcelines(fn)   # Inductor after dropping fn, read it)
+            self._src = "".join(lines)
         except (OSError, TypeError):
-            self._src = None
+            self._src, self._src_line = None, 0
         self._src_replaced = False
         # what Triton's JITFunction also carries for tools that pickle kernels
         # (Inductor resets and restores these); tric keeps its own record of
@@ -1031,10 +1032,10 @@ class JITFunction(KernelInterface):
         # interpreter always checks them); None: TRITON_DEBUG=1 decides
         self.debug = debug
         # launch_metadata(grid, kernel, args) -> dict: what Triton's launch hooks
-        # (profilers) report about a launch; kept for tools, as tric has no hooks
+        # (profilers) report about a launch (CompiledKernel.launch_metadata adds it)
         self.launch_metadata = launch_metadata
         self._repr = repr   # repr(specialization) -> the kernel's name (its PTX .entry)
-        self.cache = {}   # (specialization, num_warps, num_stages, debug, TRIC_ARCH) -> CompiledKernel
+        self.cache = {}   # (specialization, CompileOptions) -> CompiledKernel
         self._units = None   # (units text, kernel name, used globals): built at the first compile
         self._used_globals = ()
         self._bind = self._make_binder()
@@ -1103,10 +1104,14 @@ class JITFunction(KernelInterface):
     def cache_key(self):
         """A hash of what the kernel compiles from: its source and those of
         the @jit functions it reaches, and the values of their names."""
+        return hashlib.sha256(self._kernel_units()[0].encode("utf-8")).hexdigest()
+
+    def _kernel_units(self):
+        """(units text, kernel name, used globals), built at the first need."""
         if self._units is None:
             self._units = units.kernel_units(self)
             self._used_globals = self._units[2]
-        return hashlib.sha256(self._units[0].encode("utf-8")).hexdigest()
+        return self._units
 
     def _debug(self):
         return bool(self.debug) if self.debug is not None else debug_default()
@@ -1199,10 +1204,7 @@ class JITFunction(KernelInterface):
     def _compile_signature(self, signature, o, entry=None):
         """The kernel specialized by a signature (tric's spelling) with
         CompileOptions o; entry names its PTX .entry (None: the kernel's)."""
-        if self._units is None:
-            self._units = units.kernel_units(self)
-            self._used_globals = self._units[2]
-        text, name = self._units[0], self._units[1]
+        text, name, _ = self._kernel_units()
         handle = _compile_handle(text, name, signature, o, entry)
         log = _lib.lib.tric_kernel_log(handle)
         if log:   # tl.static_print's notes, printed at compile time as in Triton

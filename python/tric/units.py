@@ -58,12 +58,11 @@ def _source(jf):
     path = inspect.getsourcefile(fn) or fn.__code__.co_filename
     if jf._src_replaced:   # _unsafe_update_src: the def as given, placed at the function's line
         return jf._src, fn.__code__.co_firstlineno, "", path
-    try:
-        lines, first = inspect.getsourcelines(fn)
-    except (OSError, TypeError):
+    if jf._src is None:   # inspect found none when the function was decorated
         raise OSError("tric: cannot find the source of kernel '%s' (defined in %s): tric compiles a kernel from "
                       "its source, which Python's inspect must be able to find" % (fn.__name__,
-                                                                                fn.__code__.co_filename)) from None
+                                                                                fn.__code__.co_filename))
+    lines, first = jf._src.splitlines(keepends=True), jf._src_line
     head = lines[0]
     indent = head[:len(head) - len(head.lstrip(" \t"))]
     out = []

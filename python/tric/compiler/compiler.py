@@ -72,22 +72,23 @@ class ASTSource:
 
 
 def _arch_of(target):
-    """tric's arch for a GPUTarget: the device's own (sm_90a on Hopper) when
-    it has that compute capability, else sm_<arch>."""
+    """The arch option for a GPUTarget: None (the device's own, sm_90a on
+    Hopper) when the device has that compute capability, else the target's
+    (the options spell it as Triton does)."""
     if target is None:
         return None
     if getattr(target, "backend", "cuda") != "cuda":
         raise ValueError("tric compiles for CUDA targets, not %r" % (target.backend,))
     arch = target.arch
     if isinstance(arch, str):
-        return arch if arch.startswith("sm_") else "sm_" + arch.lstrip("sm")
+        return arch
     from ..runtime.driver import driver
     try:
         if driver.active.get_current_target().arch == arch:
             return None
     except _lib.DriverError:
         pass
-    return "sm_%d" % arch
+    return arch
 
 
 def compile(src, target=None, options=None, _env_vars=None):
