@@ -26,7 +26,7 @@ all: $(B)/tric $(B)/libtric.a $(B)/libtric.so
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(WARN) $(DEPFLAGS) -fPIC -c $< -o $@
+	$(CC) $(CFLAGS) $(CPPFLAGS) $(WARN) $(DEPFLAGS) -fPIC -c $< -o $@
 
 $(B)/libtric.a: $(LIB_OBJ)
 	rm -f $@
@@ -38,10 +38,19 @@ $(B)/libtric.so: $(LIB_OBJ)
 $(B)/tric: $(B)/tric.o $(B)/libtric.a
 	$(CC) -o $@ $^ $(LIBS)
 
+# the launchers' support code that `tric --emit c` writes into every file,
+# as a C string literal
+GEN = $(B)/gen
+$(GEN)/aot_launch.inc: runtime/aot_launch.c.in
+	@mkdir -p $(dir $@)
+	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
+$(B)/runtime/aot.o $(BT)/runtime/aot.o: $(GEN)/aot_launch.inc
+$(B)/runtime/aot.o $(BT)/runtime/aot.o: CPPFLAGS += -I$(GEN)
+
 # the test build: sanitizers, IR verification after every pass
 $(BT)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) -O1 -g $(WARN) $(DEPFLAGS) $(TEST_SAN) -DTRIC_TEST=1 -c $< -o $@
+	$(CC) -O1 -g $(CPPFLAGS) $(WARN) $(DEPFLAGS) $(TEST_SAN) -DTRIC_TEST=1 -c $< -o $@
 
 $(BT)/libtric.a: $(TLIB_OBJ)
 	rm -f $@
@@ -54,7 +63,13 @@ $(BT)/unit/%: test/unit/%.c $(wildcard test/unit/*.h) $(BT)/libtric.a
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g $(WARN) $(TEST_SAN) -DTRIC_TEST=1 -I. -o $@ $< $(BT)/libtric.a $(LIBS)
 
-test: $(BT)/tric $(UNIT_BIN) all
+# a libcuda.so.1 whose launches run on the PTX simulator, for the test of
+# what `tric --emit c` writes (test/aot)
+$(BT)/aot/libcuda.so.1: test/aot/fake_cuda.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g $(WARN) -fPIC -shared -I. -o $@ $< $(LIB_OBJ) $(LIBS) -lpthread
+
+test: $(BT)/tric $(UNIT_BIN) $(BT)/aot/libcuda.so.1 all
 	@sh test/run.sh
 
 # regenerate expected outputs of golden tests (deliberate changes only)

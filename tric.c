@@ -1,6 +1,7 @@
 /* tric, the command: argument handling and printing over rt_compile, the
- * same pipeline the C API runs. Every user mistake exits 1 with a message
- * on stderr; output (PTX, IR, tokens, AST) goes to stdout or -o. */
+ * same pipeline the C API runs (and rt_emit_c for --emit c). Every user
+ * mistake exits 1 with a message on stderr; output (PTX, IR, tokens, AST)
+ * goes to stdout or -o. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,8 @@ static const char usage_text[] =
     "usage: tric FILE.py -k KERNEL -s SIGNATURE [options]   compile a @triton.jit kernel\n"
     "       tric FILE.tir [--passes P1,P2|all] [--emit ir|ptx]   run passes over IR text\n"
     "       tric FILE.py -k KERNEL -s SIG --interpret --grid G --args A   run on the CPU\n"
+    "       tric FILE.py [-k KERNEL -s SIG [-s SIG2 ...]] --emit c [--arch A ...] -o BASE\n"
+    "                                         C launchers: BASE.h and BASE.c\n"
     "\n"
     "  -k, --kernel NAME      the @jit function to compile\n"
     "  -s, --signature SIG    its argument types and constexpr values, Triton-style:\n"
@@ -25,6 +28,14 @@ static const char usage_text[] =
     "  --emit STAGE           tokens | ast | ir | ptx (default): stop after that stage;\n"
     "                         ir on a .py prints the IR right after lowering;\n"
     "                         tokens and ast need no -k (ast -k prints one function)\n"
+    "  --emit c               BASE.h and BASE.c (-o BASE): a typed C launcher per kernel\n"
+    "                         over its specializations (one per -s; without -k, every\n"
+    "                         '# kernel:' block's '# signature:' lines and '# num_warps:'),\n"
+    "                         chosen at run time from pointer alignment and integer\n"
+    "                         values; PTX for each --arch (several allowed) and a cubin\n"
+    "                         where ptxas is found (TRIC_PTXAS names it, 'none': no\n"
+    "                         cubins; else PATH, CUDA_HOME/bin, /usr/local/cuda/bin).\n"
+    "                         The C needs libcuda.so.1 at run time, nothing else\n"
     "  --passes LIST          .tir input: passes to run in order, or 'all' (default: none)\n"
     "  --dump-after PASS|all  print the IR after that pass (or every pass) to stdout\n"
     "  -I DIR                 look for imported modules in DIR too (repeatable; after the\n"
@@ -63,6 +74,8 @@ typedef struct Cli {
     bool verify_each, debug, interpret, simulate, stats, no_fp_fusion;
     const char **search_path;   /* -I DIR..., then TRIC_PATH's directories */
     int n_search_path;
+    const char **signatures, **archs;   /* every -s and --arch (--emit c takes several) */
+    int n_signatures, n_archs;
 } Cli;
 
 static _Noreturn void usage_error(const char *fmt, const char *arg) {
@@ -84,6 +97,15 @@ static bool take_value(int argc, char **argv, int *i, const char *lng, const cha
     if (*i + 1 >= argc) usage_error("option '%s' needs a value", a);
     *dst = argv[++*i];
     return true;
+}
+
+static void add_value(const char ***list, int *n, const char *v) {
+    *list = realloc(*list, sizeof(char *) * (size_t)(*n + 1));
+    if (!*list) {
+        fputs("tric: error: out of memory\n", stderr);
+        exit(1);
+    }
+    (*list)[(*n)++] = v;
 }
 
 static void add_search_dir(Cli *cli, const char *dir, size_t n) {
@@ -145,10 +167,16 @@ static void parse_args(int argc, char **argv, Cli *cli) {
             cli->interpret = cli->simulate = true;
             continue;
         }
+        if (take_value(argc, argv, &i, "--signature", "-s", &cli->signature)) {
+            add_value(&cli->signatures, &cli->n_signatures, cli->signature);
+            continue;
+        }
+        if (take_value(argc, argv, &i, "--arch", NULL, &cli->arch)) {
+            add_value(&cli->archs, &cli->n_archs, cli->arch);
+            continue;
+        }
         if (take_value(argc, argv, &i, "--kernel", "-k", &cli->kernel) ||
-            take_value(argc, argv, &i, "--signature", "-s", &cli->signature) ||
             take_value(argc, argv, &i, "--output", "-o", &cli->output) ||
-            take_value(argc, argv, &i, "--arch", NULL, &cli->arch) ||
             take_value(argc, argv, &i, "--num-warps", NULL, &cli->num_warps) ||
             take_value(argc, argv, &i, "--num-stages", NULL, &cli->num_stages) ||
             take_value(argc, argv, &i, "--maxnreg", NULL, &cli->maxnreg) ||
@@ -197,7 +225,7 @@ static const char *emit_name(RtEmit e) { return emit_names[e]; }
 static RtEmit parse_emit(const char *s) {
     for (int i = 0; i < (int)ARRAY_LEN(emit_names); i++)
         if (strcmp(s, emit_names[i]) == 0) return (RtEmit)i;
-    usage_error("unknown --emit stage '%s' (use tokens, ast, ir or ptx)", s);
+    usage_error("unknown --emit stage '%s' (use tokens, ast, ir, ptx or c)", s);
 }
 
 /* The request, after every check that needs no compiling. */
@@ -235,6 +263,8 @@ static void build_request(const Cli *cli, RtRequest *rq) {
     }
     if (cli->passes)
         usage_error("%s", "--passes applies to .tir input (a .py kernel runs the whole pipeline)");
+    if (cli->n_signatures > 1) usage_error("%s", "several -s go with --emit c (one launcher over specializations)");
+    if (cli->n_archs > 1) usage_error("%s", "several --arch go with --emit c (one file for every arch)");
     rq->kernel = cli->kernel;
     rq->signature = cli->signature;
     bool lowers = rq->emit == RT_EMIT_IR || rq->emit == RT_EMIT_PTX || cli->interpret;
@@ -273,10 +303,87 @@ static void print_stats(FILE *f, const RtResult *res) {
     if (res->loads) fputs(res->loads, f);
 }
 
+/* --emit c: BASE.h and BASE.c with a launcher per kernel (runtime/aot.c). */
+static int emit_c(Cli *cli) {
+    if (!cli->input) usage_error("%s", "no input file");
+    if (ends_with(cli->input, ".tir")) usage_error("%s", "--emit c needs a Python (.py) input");
+    if (!cli->output) usage_error("%s", "--emit c writes two files: give -o BASE for BASE.h and BASE.c");
+    if (cli->interpret || cli->stats || cli->dump_after || cli->passes)
+        usage_error("%s", "--emit c takes no --interpret, --stats, --dump-after or --passes");
+    if (cli->signature && !cli->kernel) usage_error("%s", "-s goes with -k KERNEL");
+    const char *emit = cli->emit;
+    cli->emit = "ptx";   /* the shared option checks, for one arch and signature */
+    const char *sig = cli->signature, *arch = cli->arch;
+    int n_sig = cli->n_signatures, n_arch = cli->n_archs;
+    cli->n_signatures = cli->n_archs = 0;
+    cli->signature = sig ? sig : "-";
+    const char *kernel = cli->kernel;
+    cli->kernel = kernel ? kernel : "-";
+    RtRequest base = {0};
+    build_request(cli, &base);
+    cli->emit = emit, cli->signature = sig, cli->arch = arch, cli->kernel = kernel;
+    cli->n_signatures = n_sig, cli->n_archs = n_arch;
+    RtAotSpec *specs = NULL;
+    int n_specs = 0;
+    if (kernel) {
+        if (!n_sig) usage_error("missing -s SIGNATURE (needed for --emit c with -k %s)", kernel);
+        specs = calloc((size_t)n_sig, sizeof *specs);
+        if (!specs) usage_error("%s", "out of memory");
+        for (int i = 0; i < n_sig; i++) specs[i] = (RtAotSpec){strdup(kernel), strdup(cli->signatures[i]), 0};
+        n_specs = n_sig;
+    } else {
+        Buf text = {0};
+        if (!buf_read_file(&text, cli->input)) {
+            fprintf(stderr, "tric: error: cannot read %s: %s\n", cli->input, strerror(errno));
+            return 1;
+        }
+        bool found = rt_aot_specs_from_blocks(buf_str(&text), &specs, &n_specs);
+        buf_free(&text);
+        if (!found)
+            usage_error("%s has no '# kernel:' and '# signature:' lines: give -k KERNEL and -s SIGNATURE", cli->input);
+    }
+    const char *default_arch = "sm_80";
+    const char *const *archs = n_arch ? cli->archs : &default_arch;
+    for (int i = 0; i < n_arch; i++) {
+        Target t;
+        if (!rt_parse_arch(cli->archs[i], &t))
+            usage_error("unknown --arch '%s' (use sm_80, sm_86, sm_89, sm_90 or sm_90a)", cli->archs[i]);
+    }
+    char *name = strdup(cli->output);
+    size_t len = strlen(name);
+    if (len > 2 && (ends_with(name, ".c") || ends_with(name, ".h"))) name[len - 2] = 0;
+    RtAotRequest rq = {&base, specs, n_specs, archs, n_arch ? n_arch : 1, name, true};
+    RtAotResult res;
+    bool ok = rt_emit_c(&rq, &res);
+    fputs(res.diag, stderr);
+    int status = 1;
+    if (ok) {
+        Buf path = {0};
+        buf_printf(&path, "%s.h", name);
+        status = write_output(path.data, res.header);
+        path.len = 0;
+        buf_printf(&path, "%s.c", name);
+        if (!status) status = write_output(path.data, res.source);
+        buf_free(&path);
+    }
+    rt_aot_result_free(&res);
+    rt_aot_specs_free(specs, n_specs);
+    free(name);
+    return status;
+}
+
 int main(int argc, char **argv) {
     Cli cli = {0};
     parse_args(argc, argv, &cli);
     add_tric_path(&cli);
+    if (cli.emit && strcmp(cli.emit, "c") == 0) {
+        int status = emit_c(&cli);
+        for (int i = 0; i < cli.n_search_path; i++) free((void *)cli.search_path[i]);
+        free(cli.search_path);
+        free(cli.signatures);
+        free(cli.archs);
+        return status;
+    }
     RtRequest rq = {0};
     build_request(&cli, &rq);
     RtResult res;
@@ -297,5 +404,7 @@ int main(int argc, char **argv) {
     rt_result_free(&res);
     for (int i = 0; i < cli.n_search_path; i++) free((void *)cli.search_path[i]);
     free(cli.search_path);
+    free(cli.signatures);
+    free(cli.archs);
     return status;
 }

@@ -95,6 +95,9 @@ typedef struct Signature {
 } Signature;
 
 Signature *sig_parse(Ctx *c, const char *text);
+/* An entry as a signature writes it ("1024", "*fp32:16", "dtype(fp16)",
+ * "(i32, 64)"), in the arena. */
+const char *sig_entry_text(Arena *a, const SigEntry *e);
 
 /* ---- lower.c ----
  * Lowers kernel `name` of module m, specialized by sig, to a fresh IrFunc.

@@ -1640,6 +1640,15 @@ static LVal tuple_param(Lower *L, const char *arg, const char *name, const SigEn
     return t;
 }
 
+/* A plain parameter the signature gives a value: launchers (C emission)
+ * need to know it is not passed, and what it was specialized to. */
+static void note_baked(Lower *L, const char *name, const SigEntry *e, bool is_constexpr) {
+    bool is_int = e->kind == SIG_CONSTEXPR && (e->cv_kind == CV_INT || e->cv_kind == CV_BOOL);
+    struct IrBakedParam b = {name, sig_entry_text(L->ctx->arena, e), is_constexpr, is_int || e->equals_one,
+                             e->equals_one ? 1 : is_int ? e->ival : 0};
+    VEC_PUSH(L->ctx->arena, L->fn->baked, L->fn->n_baked, L->fn->cap_baked, b);
+}
+
 static void bind_kernel_param(Lower *L, AstNode *p, const SigEntry *e) {
     const char *name = p->str;
     bool is_cx = is_constexpr_annotation(p->third);
@@ -1649,6 +1658,7 @@ static void bind_kernel_param(Lower *L, AstNode *p, const SigEntry *e) {
     }
     if (e->kind == SIG_TUPLE) {
         int leaf = 0;
+        if (is_cx) note_baked(L, name, e, true);
         scope_set(L, name, tuple_param(L, name, name, e, is_cx, &leaf));
         return;
     }
@@ -1656,6 +1666,7 @@ static void bind_kernel_param(Lower *L, AstNode *p, const SigEntry *e) {
         if (e->kind != SIG_CONSTEXPR)
             diag_error(L->ctx, e->loc,
                        "parameter '%s' is tl.constexpr, so the signature must give its value, not a type", name);
+        note_baked(L, name, e, true);
         scope_set(L, name, sig_value(L, e));
         return;
     }
@@ -1663,10 +1674,12 @@ static void bind_kernel_param(Lower *L, AstNode *p, const SigEntry *e) {
         /* a value for a plain parameter bakes it in as a constexpr would be:
          * Triton's AOT signatures ("1024" for n) and Inductor's constants do
          * so, and None arguments are always specialized away */
+        note_baked(L, name, e, false);
         scope_set(L, name, sig_value(L, e));
         return;
     }
     if (e->equals_one) {
+        note_baked(L, name, e, false);
         scope_set(L, name, lval_int(1));   /* ":1" : Triton bakes the value in */
         return;
     }

@@ -346,3 +346,43 @@ Signature *sig_parse(Ctx *c, const char *text) {
     }
     return sig;
 }
+
+static void sig_put_entry(Buf *b, const SigEntry *e) {
+    switch (e->kind) {
+    case SIG_POINTER:
+        buf_printf(b, "*%s%s", e->is_const_ptr ? "k" : "", elem_triton_name(e->type));
+        break;
+    case SIG_SCALAR: buf_puts(b, elem_triton_name(e->type)); break;
+    case SIG_TENSORDESC:
+        buf_printf(b, "tensordesc<%s[", elem_triton_name(e->type));
+        for (int i = 0; i < e->n_block; i++) buf_printf(b, "%s%d", i ? ", " : "", (int)e->block[i]);
+        buf_printf(b, "]%s>", e->pad_nan ? ",nan" : "");
+        return;
+    case SIG_TUPLE:
+        buf_putc(b, '(');
+        for (int i = 0; i < e->n_items; i++) {
+            if (i) buf_puts(b, ", ");
+            sig_put_entry(b, &e->items[i]);
+        }
+        buf_puts(b, e->n_items == 1 ? ",)" : ")");
+        return;
+    case SIG_CONSTEXPR:
+        switch (e->cv_kind) {
+        case CV_INT: buf_printf(b, "%lld", (long long)e->ival); break;
+        case CV_FLOAT: buf_printf(b, "%.17g", e->fval); break;
+        case CV_BOOL: buf_puts(b, e->ival ? "True" : "False"); break;
+        case CV_NONE: buf_puts(b, "None"); break;
+        case CV_STR: buf_printf(b, "'%s'", e->sval); break;
+        case CV_DTYPE: buf_printf(b, "dtype(%s)", elem_triton_name(e->type)); break;
+        }
+        return;
+    }
+    if (e->divisibility == 16) buf_puts(b, ":16");
+    if (e->equals_one) buf_puts(b, ":1");
+}
+
+const char *sig_entry_text(Arena *a, const SigEntry *e) {
+    Buf b = {.arena = a};
+    sig_put_entry(&b, e);
+    return buf_take(&b);
+}

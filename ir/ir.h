@@ -208,6 +208,17 @@ typedef struct IrFunc {
      * peak (0 = not estimated), predicates there, and the op at the peak */
     int32_t est_regs, est_preds;
     struct IrOp *est_regs_op;
+    /* Lowering metadata for launchers (not in the text form): the
+     * parameters the signature gave a value, which launches do not pass:
+     * tl.constexpr ones and plain ones baked in (":1", "1024", None).
+     * text: the value as a signature writes it; int_value: an integer or
+     * bool value (is_int). */
+    struct IrBakedParam {
+        const char *name, *text;
+        bool is_constexpr, is_int;
+        int64_t int_value;
+    } *baked;
+    uint32_t n_baked, cap_baked;
 } IrFunc;
 
 /* ---- ir.c: construction and editing ---- */

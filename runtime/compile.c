@@ -123,6 +123,7 @@ static void collect_params(IrFunc *fn, RtResult *out) {
         if (ip->scratch_bytes) out->scratch_bytes = ip->scratch_bytes;
         p->name = rt_strdup(ip->arg ? ip->arg : ip->name ? ip->name : "");
         p->part = ip->part, p->part_index = ip->part_index;
+        p->divisibility = ip->divisibility;
         if (ip->tensormap) {   /* by value; its type says how the runtime encodes it */
             p->type = rt_strdup(ip->desc_sig ? ip->desc_sig : "tensordesc");
             p->kind = RT_PARAM_TENSORMAP;
@@ -138,6 +139,16 @@ static void collect_params(IrFunc *fn, RtResult *out) {
             p->kind = elem_is_float((ElemType)t.elem) ? RT_PARAM_FLOAT : RT_PARAM_INT;
             p->bytes = elem_bytes((ElemType)t.elem);
         }
+    }
+    out->n_baked = (int)fn->n_baked;
+    out->baked = calloc(fn->n_baked ? fn->n_baked : 1, sizeof *out->baked);
+    if (!out->baked) tric_internal_error(__FILE__, __LINE__, "out of memory");
+    for (uint32_t i = 0; i < fn->n_baked; i++) {
+        out->baked[i].name = rt_strdup(fn->baked[i].name);
+        out->baked[i].text = rt_strdup(fn->baked[i].text);
+        out->baked[i].is_constexpr = fn->baked[i].is_constexpr;
+        out->baked[i].is_int = fn->baked[i].is_int;
+        out->baked[i].int_value = fn->baked[i].int_value;
     }
 }
 
@@ -280,6 +291,13 @@ static void free_params(RtResult *r) {
     free(r->params);
     r->params = NULL;
     r->n_params = 0;
+    for (int i = 0; i < r->n_baked; i++) {
+        free(r->baked[i].name);
+        free(r->baked[i].text);
+    }
+    free(r->baked);
+    r->baked = NULL;
+    r->n_baked = 0;
 }
 
 bool rt_compile(const RtRequest *rq, RtResult *out) {

@@ -44,7 +44,17 @@ typedef struct RtParam {
                                 descriptor's, "tensordesc<fp16[64, 64]>" */
     int bytes;               /* size of the value passed at launch */
     int part, part_index;    /* tric_param_part of a tensor descriptor argument */
+    int divisibility;        /* 16 from a ":16" hint, else 1 (rt_compile only; not cached) */
 } RtParam;
+
+/* A plain parameter the signature baked in (IrFunc.baked): not passed */
+typedef struct RtBaked {
+    char *name;
+    char *text;              /* the value as the signature writes it */
+    bool is_constexpr;
+    bool is_int;             /* an integer or bool value, in int_value */
+    int64_t int_value;
+} RtBaked;
 
 /* Everything a compilation leaves behind; all heap, freed by rt_result_free. */
 typedef struct RtResult {
@@ -69,6 +79,8 @@ typedef struct RtResult {
      * (rt_cache_imports); "" when none. A disk cache entry is valid only
      * while they match. */
     char *imports;
+    RtBaked *baked;          /* Python input emitting PTX (rt_compile only; not cached) */
+    int n_baked;
 } RtResult;
 
 bool rt_compile(const RtRequest *rq, RtResult *out);
@@ -106,6 +118,40 @@ bool rt_interpret(const RtRequest *rq, const RtInterpRequest *irq, RtResult *out
  * rt_each_stage reject an incomplete Target with a message. */
 bool rt_parse_arch(const char *s, Target *t);
 void rt_default_target(Target *t);   /* sm_80, 4 warps, 3 stages */
+
+/* ---- aot.c: C launchers ahead of time (tric --emit c) ----
+ * Compiles every specialization (kernel, signature, num_warps) for every
+ * arch and writes a header and a source: per kernel one typed launcher
+ * that picks the specialization from the arguments, the PTX of each and,
+ * with use_ptxas and a ptxas found (rt_find_ptxas), its cubin. Messages
+ * (compile errors, a note when there is no ptxas) go to out->diag. */
+typedef struct RtAotSpec {
+    const char *kernel, *signature;
+    int num_warps;           /* 0: the base request's */
+} RtAotSpec;
+typedef struct RtAotRequest {
+    const RtRequest *base;   /* path, source, search path and target options */
+    const RtAotSpec *specs;
+    int n_specs;
+    const char *const *archs;   /* "sm_80", "sm_90a", ... (checked with rt_parse_arch) */
+    int n_archs;
+    const char *name;        /* the output's path without .h/.c: names the include and the guard */
+    bool use_ptxas;
+} RtAotRequest;
+typedef struct RtAotResult {
+    bool ok;
+    char *header, *source, *diag;   /* heap */
+} RtAotResult;
+bool rt_emit_c(const RtAotRequest *rq, RtAotResult *out);
+void rt_aot_result_free(RtAotResult *r);
+/* The "# kernel:" / "# signature:" / "# num_warps:" lines of a kernel file's
+ * test blocks as specs (heap; rt_aot_specs_free); false if there are none. */
+bool rt_aot_specs_from_blocks(const char *text, RtAotSpec **specs, int *n_specs);
+void rt_aot_specs_free(RtAotSpec *specs, int n);
+
+/* ---- ptxas.c ---- */
+char *rt_find_ptxas(void);   /* $TRIC_PTXAS ("none": NULL), PATH, $CUDA_HOME/bin, /usr/local/cuda/bin */
+bool rt_ptxas(const char *ptxas, const char *ptx, const char *arch, Buf *cubin, Buf *err);
 
 /* ---- driver.c ----
  * Every function returns 0 on success, or a TRIC_ERR_* code (tric.h) after

@@ -34,6 +34,9 @@
 extern "C" {
 #endif
 
+/* (the headers `tric --emit c` writes define the same enum, under the same guard) */
+#ifndef TRIC_STATUS_DEFINED
+#define TRIC_STATUS_DEFINED
 typedef enum tric_status {
     TRIC_OK = 0,
     TRIC_ERR_COMPILE = 1,    /* the kernel or signature has a mistake (messages say where) */
@@ -47,6 +50,7 @@ typedef enum tric_status {
                                 memory per block): "kernel 'K' needs N bytes of shared
                                 memory; device D allows M per block" */
 } tric_status;
+#endif
 
 typedef struct tric_options {
     const char *arch;   /* "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"; NULL: the

@@ -223,6 +223,58 @@ else
     done
 fi
 
+# ---- aot: the C that --emit c writes, compiled strictly and run over a fake driver ----
+# test/aot/kernels.py's blocks become kernels.h/.c (cubins too when ptxas is
+# here); aot_test.c runs them with test/aot/fake_cuda.c as libcuda.so.1, whose
+# PTX launches run on the simulator.
+aot_run() {
+    AOT=$TMP/aot
+    mkdir -p "$AOT"
+    cubin=0
+    [ -x "$PTXAS" ] && cubin=1
+    ptxas_for_tric=none
+    [ "$cubin" = 1 ] && ptxas_for_tric=$PTXAS
+    if ! TRIC_PTXAS=$ptxas_for_tric "$TRIC" test/aot/kernels.py --emit c --arch sm_90a --arch sm_80 \
+            -o "$AOT/kernels" >"$TMP/out" 2>&1; then
+        fail "aot/emit"
+        indent "$TMP/out"
+        return
+    fi
+    pass "aot/emit"
+    cc=${CC:-cc}
+    san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+    if ! $cc -std=c11 -Wall -Wextra -Werror -pedantic -O1 -c "$AOT/kernels.c" -o "$AOT/k.o" >"$TMP/out" 2>&1; then
+        fail "aot/compile (cc -std=c11 -pedantic -Werror)"
+        indent "$TMP/out"
+        return
+    fi
+    if command -v c++ >/dev/null 2>&1; then
+        printf '#include "kernels.h"\n' >"$AOT/h.cpp"
+        if c++ -std=c++11 -Wall -Wextra -Werror -fsyntax-only -I"$AOT" "$AOT/h.cpp" >"$TMP/out" 2>&1; then
+            pass "aot/header-c++"
+        else
+            fail "aot/header-c++"
+            indent "$TMP/out"
+        fi
+    fi
+    if ! $cc -std=c11 -g $san -DHAVE_CUBIN=$cubin -I"$AOT" test/aot/aot_test.c "$AOT/kernels.c" \
+            -o "$AOT/aot_test" -ldl -lpthread >"$TMP/out" 2>&1; then
+        fail "aot/build"
+        indent "$TMP/out"
+        return
+    fi
+    for mode in "" noinit; do
+        name="aot/run${mode:+-$mode}"
+        if LD_LIBRARY_PATH=$BT/aot${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$AOT/aot_test" $mode >"$TMP/out" 2>&1; then
+            pass "$name"
+        else
+            fail "$name"
+            indent "$TMP/out"
+        fi
+    done
+}
+aot_run
+
 # ---- python (hook for the language tests): each file exits 0 to pass ----
 for t in test/python/test_*.py; do
     [ -e "$t" ] || continue
