@@ -1,7 +1,9 @@
 # tric: one plain Makefile. `make` builds build/tric, build/libtric.a and
 # build/libtric.so with the C toolchain alone (cuda.h is not needed: the
 # driver is opened at run time). `make test` builds an ASan+UBSan copy under
-# build-test/ and runs test/run.sh.
+# build-test/ and runs test/run.sh. `make install PREFIX=... [DESTDIR=...]`
+# installs the command, the libraries, tric.h, tric.pc, tric.mk and the
+# CMake package.
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -12,6 +14,9 @@ LIBS     = -ldl -lm
 
 LIB_DIRS = base ir frontend opt ptxgen runtime interp sim
 LIB_SRC  = $(foreach d,$(LIB_DIRS),$(sort $(wildcard $(d)/*.c)))
+
+VERSION := $(shell sed -n 's/^\#define TRIC_VERSION "\(.*\)"/\1/p' base/base.h)
+MAJOR   := $(firstword $(subst ., ,$(VERSION)))
 
 B  = build
 BT = build-test
@@ -24,19 +29,26 @@ UNIT_BIN = $(UNIT_SRC:test/unit/%.c=$(BT)/unit/%)
 
 all: $(B)/tric $(B)/libtric.a $(B)/libtric.so
 
+# Hidden visibility: the libraries export tric.h's functions (TRIC_API)
+# and nothing else, so their internals (arena_alloc, buf_*, ir_*, ...)
+# cannot clash with a program's own names. The command and the tests link
+# the objects themselves.
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(CPPFLAGS) $(WARN) $(DEPFLAGS) -fPIC -c $< -o $@
+	$(CC) $(CFLAGS) $(CPPFLAGS) $(WARN) $(DEPFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
 
+# one relocatable object with every hidden symbol made local
 $(B)/libtric.a: $(LIB_OBJ)
-	rm -f $@
-	ar rcs $@ $^
+	rm -f $@ $(B)/libtric.o
+	$(LD) -r -o $(B)/libtric.o $^
+	objcopy --localize-hidden $(B)/libtric.o
+	ar rcs $@ $(B)/libtric.o
 
 $(B)/libtric.so: $(LIB_OBJ)
-	$(CC) -shared -o $@ $^ $(LIBS)
+	$(CC) -shared -Wl,-soname,libtric.so.$(MAJOR) -o $@ $^ $(LIBS) -lpthread
 
-$(B)/tric: $(B)/tric.o $(B)/libtric.a
-	$(CC) -o $@ $^ $(LIBS)
+$(B)/tric: $(B)/tric.o $(LIB_OBJ)
+	$(CC) -o $@ $^ $(LIBS) -lpthread
 
 # the launchers' support code that `tric --emit c` writes into every file,
 # as a C string literal
@@ -76,11 +88,25 @@ test: $(BT)/tric $(UNIT_BIN) $(BT)/aot/libcuda.so.1 all
 accept: $(BT)/tric
 	@ACCEPT=1 sh test/run.sh
 
-$(B)/driver_smoke: test/gpu/driver_smoke.c $(B)/libtric.a
+$(B)/driver_smoke: test/gpu/driver_smoke.c $(LIB_OBJ)
 	$(CC) $(CFLAGS) $(WARN) -I. -o $@ $^ $(LIBS) -lpthread
 
-gpu-test: all $(B)/driver_smoke
+# `tric --emit c` on the GPU: a matmul launcher over two specializations
+CUDA_HOME ?= /usr/local/cuda
+AOT_MM_SIGS = \
+  -s '*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, 128, 128, 64, 8, "", "tf32"' \
+  -s '*fp16, *fp16, *fp16, i32, i32, i32, i32, i32, i32, i32, i32, i32, 128, 128, 64, 8, "", "tf32"'
+$(GEN)/aot_matmul.tric.c: kernels/matmul.py $(B)/tric
+	@mkdir -p $(dir $@)
+	$(B)/tric kernels/matmul.py --emit c -k matmul_kernel $(AOT_MM_SIGS) --num-warps 8 --arch sm_80 --arch sm_90a \
+		-o $(GEN)/aot_matmul.tric
+$(B)/aot_matmul: test/gpu/aot_matmul.c $(GEN)/aot_matmul.tric.c
+	$(CC) $(CFLAGS) -I$(CUDA_HOME)/include -I$(GEN) -o $@ $^ -L$(CUDA_HOME)/lib64/stubs -lcuda -ldl -lpthread -lm
+
+gpu-test: all $(B)/driver_smoke $(B)/aot_matmul
 	$(B)/driver_smoke
+	$(B)/aot_matmul
+	$(MAKE) -C examples/aot run && $(MAKE) -C examples/aot clean
 	python3 test/gpu/run_kernels.py
 	TRIC_ARCH=sm_80 python3 test/gpu/run_kernels.py
 	TRIC_LIBRARY=$(B)/libtric.so python3 test/gpu/test_python.py
@@ -103,12 +129,40 @@ bench-all: all
 demo: all
 	@sh test/demo.sh
 
+# ---- install ----
+PREFIX  ?= /usr/local
+BINDIR   = $(PREFIX)/bin
+LIBDIR   = $(PREFIX)/lib
+INCDIR   = $(PREFIX)/include
+DATADIR  = $(PREFIX)/share/tric
+PCDIR    = $(LIBDIR)/pkgconfig
+CMAKEDIR = $(LIBDIR)/cmake/tric
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(DATADIR) \
+		$(DESTDIR)$(PCDIR) $(DESTDIR)$(CMAKEDIR)
+	install -m 755 $(B)/tric $(DESTDIR)$(BINDIR)/tric
+	install -m 644 $(B)/libtric.a $(DESTDIR)$(LIBDIR)/libtric.a
+	install -m 755 $(B)/libtric.so $(DESTDIR)$(LIBDIR)/libtric.so.$(VERSION)
+	ln -sf libtric.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtric.so.$(MAJOR)
+	ln -sf libtric.so.$(MAJOR) $(DESTDIR)$(LIBDIR)/libtric.so
+	install -m 644 runtime/tric.h $(DESTDIR)$(INCDIR)/tric.h
+	install -m 644 share/tric.mk $(DESTDIR)$(DATADIR)/tric.mk
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' share/tric.pc.in > $(DESTDIR)$(PCDIR)/tric.pc
+	install -m 644 share/TricConfig.cmake $(DESTDIR)$(CMAKEDIR)/TricConfig.cmake
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tric $(DESTDIR)$(LIBDIR)/libtric.a $(DESTDIR)$(LIBDIR)/libtric.so \
+		$(DESTDIR)$(LIBDIR)/libtric.so.$(MAJOR) $(DESTDIR)$(LIBDIR)/libtric.so.$(VERSION) \
+		$(DESTDIR)$(INCDIR)/tric.h $(DESTDIR)$(DATADIR)/tric.mk $(DESTDIR)$(PCDIR)/tric.pc \
+		$(DESTDIR)$(CMAKEDIR)/TricConfig.cmake
+
 wc:
 	@for d in $(LIB_DIRS) test; do printf '%-10s %6s\n' $$d "$$(cat $$d/*.[ch] $$d/*/*.[ch] 2>/dev/null | wc -l)"; done
 
 clean:
 	rm -rf $(B) $(BT)
 
-.PHONY: all test accept gpu-test fuzz bench bench-all demo wc clean
+.PHONY: all test accept gpu-test fuzz bench bench-all demo wc clean install uninstall
 
 -include $(LIB_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(B)/tric.d $(BT)/tric.d

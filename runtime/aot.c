@@ -126,9 +126,14 @@ static void put_c_string(Buf *out, const char *text) {
     buf_putc(out, '"');
 }
 
-static void put_c_bytes(Buf *out, const Buf *bytes) {
-    for (size_t i = 0; i < bytes->len; i++)
-        buf_printf(out, "%s0x%02x,", i % 16 ? " " : "\n    ", (unsigned char)bytes->data[i]);
+/* bytes as little-endian 64-bit words (zero-padded), the alignment an ELF
+ * image needs without C11's _Alignas; CUDA hosts are little-endian */
+static void put_c_words(Buf *out, const Buf *bytes) {
+    for (size_t i = 0; i < bytes->len; i += 8) {
+        uint64_t w = 0;
+        for (size_t k = 0; k < 8 && i + k < bytes->len; k++) w |= (uint64_t)(unsigned char)bytes->data[i + k] << (8 * k);
+        buf_printf(out, "%s0x%llxull,", i % 48 ? " " : "\n    ", (unsigned long long)w);
+    }
 }
 
 /* ---- compiling ---- */
@@ -160,14 +165,14 @@ static bool compile_image(Aot *A, const char *kernel, const AotSpec *s, const ch
         if (p->kind == RT_PARAM_TENSORMAP || p->part == TRIC_PARAM_DESC_BASE || p->part == TRIC_PARAM_DESC_SHAPE ||
             p->part == TRIC_PARAM_DESC_STRIDE) {
             aot_error(A, kernel, "parameter '%s' is a tensor descriptor; C launchers take pointers and scalars "
-                      "only (pass the tensor's pointer, shape and strides and make the descriptor in the kernel "
-                      "with tl.make_tensor_descriptor on sm_80, or use the C API)", p->name);
+                      "only (pass the tensor's pointer, shape and strides instead, or launch the kernel through "
+                      "the C API, tric.h)", p->name);
             return false;
         }
         if (p->part == TRIC_PARAM_SCRATCH) {
             aot_error(A, kernel, "the kernel makes tensor descriptors (tl.make_tensor_descriptor) on %s, which "
-                      "needs a global scratch buffer per launch; C launchers do not allocate one: use the C API",
-                      im->arch);
+                      "needs a global scratch buffer per launch; C launchers do not allocate one: launch it "
+                      "through the C API, tric.h", im->arch);
             return false;
         }
     }
@@ -340,8 +345,8 @@ static void write_kernel(Aot *A, Buf *h, Buf *c, const char *kernel, AotSpec *sp
             put_c_string(c, im->res.text);
             buf_puts(c, ";\n");
             if (im->has_cubin) {
-                buf_printf(c, "static _Alignas(16) const unsigned char %s_%s_cubin[] = {", sp->entry, arch);
-                put_c_bytes(c, &im->cubin);
+                buf_printf(c, "static const unsigned long long %s_%s_cubin[] = {", sp->entry, arch);
+                put_c_words(c, &im->cubin);
                 buf_puts(c, "\n};\n");
             }
         }
@@ -435,7 +440,8 @@ bool rt_emit_c(const RtAotRequest *rq, RtAotResult *out) {
     Buf diag = {0}, h = {0}, c = {0};
     Aot A = {arena_new(), rq, &diag, false};
     char *ptxas = rq->use_ptxas ? rt_find_ptxas() : NULL;
-    if (rq->use_ptxas && !ptxas)
+    const char *env = getenv("TRIC_PTXAS");
+    if (rq->use_ptxas && !ptxas && !(env && strcmp(env, "none") == 0))
         buf_printf(&diag, "%s: note: no ptxas (set TRIC_PTXAS, or put the CUDA toolkit's bin on PATH): the C "
                           "carries PTX only, which the driver assembles at the first launch\n", rq->base->path);
     const char *base = strrchr(rq->name, '/');

@@ -23,6 +23,8 @@ struct tric_kernel {
     RtModule *modules;       /* one per context launched in (rt_module_get) */
     bool cache_hit;          /* read from the disk cache, not compiled */
     bool cooperative;        /* launched with cuLaunchCooperativeKernel (tric_options) */
+    void *cubin;             /* tric_module_function of a cubin: its image (res.text is NULL) */
+    size_t cubin_bytes;
     /* What it was compiled from, so tric_interpret can lower it again with
      * the source locations its messages need (the IR text has none). */
     Target target;
@@ -87,6 +89,23 @@ static char *api_strdup(const char *s) {
     char *d = malloc(n);
     if (!d) tric_internal_error(__FILE__, __LINE__, "out of memory");
     return memcpy(d, s, n);
+}
+
+static char *api_strndup(const char *s, size_t n) {
+    char *d = malloc(n + 1);
+    if (!d) tric_internal_error(__FILE__, __LINE__, "out of memory");
+    memcpy(d, s, n);
+    d[n] = 0;
+    return d;
+}
+
+/* "sm_90a" from a PTX module's .target line ("" if it has none) */
+static const char *ptx_target(const char *ptx) {
+    static const char *const archs[] = {"sm_90a", "sm_90", "sm_89", "sm_86", "sm_80"};
+    const char *t = strstr(ptx, ".target ");
+    for (size_t i = 0; t && i < ARRAY_LEN(archs); i++)
+        if (strncmp(t + 8, archs[i], strlen(archs[i])) == 0) return archs[i];
+    return "";
 }
 
 static tric_kernel *kernel_new(RtResult *res, const RtRequest *rq) {
@@ -233,6 +252,7 @@ void tric_kernel_free(tric_kernel *k) {
     for (int i = 0; i < k->n_search_path; i++) free(k->search_path[i]);
     free(k->search_path);
     free(k->signature);
+    free(k->cubin);
     free(k);
 }
 
@@ -257,8 +277,8 @@ const tric_param *tric_kernel_param(const tric_kernel *k, int i) {
  * thread launches there first. */
 static int kernel_module(tric_kernel *k, RtModule **m, Buf *msg) {
     pthread_mutex_lock(&k->lock);
-    int st = rt_module_get(&k->modules, k->res.text, k->res.kernel_name, k->res.shared_bytes,
-                           k->res.num_warps * 32, m, msg);
+    int st = rt_module_get(&k->modules, k->cubin ? k->cubin : k->res.text, k->cubin_bytes, k->res.kernel_name,
+                           k->res.shared_bytes, k->res.num_warps * 32, m, msg);
     pthread_mutex_unlock(&k->lock);
     return st;
 }
@@ -317,6 +337,10 @@ int tric_launch_packed_on(tric_kernel *k, int device, unsigned gx, unsigned gy, 
     } else if (!slots && k->res.n_params > 0) {
         buf_printf(&msg, "tric_launch_packed: kernel '%s' takes %d parameters but slots is NULL", k->res.kernel_name,
                    k->res.n_params);
+        st = TRIC_ERR_ARG;
+    } else if (k->cubin) {
+        buf_printf(&msg, "tric_launch_packed: kernel '%s' comes from a cubin, whose parameters tric cannot see: "
+                   "launch it with tric_launch", k->res.kernel_name);
         st = TRIC_ERR_ARG;
     }
     if (st) return finish(st, &msg, errors);
@@ -455,8 +479,9 @@ static int check_interpret(const tric_kernel *k, const uint64_t *slots, int n_bu
         return TRIC_ERR_ARG;
     }
     if (!k->source) {
-        buf_printf(msg, "tric_interpret: kernel '%s' kept no source text to interpret (its file could not be read "
-                   "again); compile it with tric_compile_source", k->res.kernel_name);
+        buf_printf(msg, "tric_interpret: kernel '%s' kept no source text to interpret (it came from "
+                   "tric_module_function, or its file could not be read again); compile it with "
+                   "tric_compile_source", k->res.kernel_name);
         return TRIC_ERR_ARG;
     }
     if (n_buffers < 0 || (n_buffers > 0 && !bufs)) {
@@ -647,3 +672,128 @@ int tric_get_device(int *device, char **errors) {
 const char *tric_version(void) { return TRIC_VERSION; }
 
 void tric_free(void *p) { free(p); }
+
+/* ---- modules compiled ahead of time ---- */
+
+struct tric_module {
+    char *ptx;         /* PTX text, or NULL */
+    void *cubin;       /* a cubin, or NULL */
+    size_t cubin_bytes;
+};
+
+int tric_module_load_ptx(const char *ptx, tric_module **out, char **errors) {
+    Buf msg = {0};
+    if (out) *out = NULL;
+    if (!ptx || !out) {
+        buf_puts(&msg, "tric_module_load_ptx: ptx and out must not be NULL");
+        return finish(TRIC_ERR_ARG, &msg, errors);
+    }
+    if (!strstr(ptx, ".entry")) {
+        buf_puts(&msg, "tric_module_load_ptx: the text has no .entry: it is not a PTX module");
+        return finish(TRIC_ERR_ARG, &msg, errors);
+    }
+    tric_module *m = calloc(1, sizeof *m);
+    if (!m || !(m->ptx = api_strdup(ptx))) tric_internal_error(__FILE__, __LINE__, "out of memory");
+    *out = m;
+    return TRIC_OK;
+}
+
+int tric_module_load_cubin(const void *image, size_t bytes, tric_module **out, char **errors) {
+    Buf msg = {0};
+    if (out) *out = NULL;
+    if (!image || !out) {
+        buf_puts(&msg, "tric_module_load_cubin: image and out must not be NULL");
+        return finish(TRIC_ERR_ARG, &msg, errors);
+    }
+    if (bytes < 64 || memcmp(image, "\177ELF", 4) != 0) {
+        buf_printf(&msg, "tric_module_load_cubin: %zu bytes that are not an ELF image (a cubin from ptxas)", bytes);
+        return finish(TRIC_ERR_ARG, &msg, errors);
+    }
+    tric_module *m = calloc(1, sizeof *m);
+    if (!m || !(m->cubin = malloc(bytes))) tric_internal_error(__FILE__, __LINE__, "out of memory");
+    memcpy(m->cubin, image, bytes);
+    m->cubin_bytes = bytes;
+    *out = m;
+    return TRIC_OK;
+}
+
+void tric_module_free(tric_module *m) {
+    if (!m) return;
+    free(m->ptx);
+    free(m->cubin);
+    free(m);
+}
+
+/* The .entry's parameters, in order, as tric_params (PTX types: ".u64"). */
+static bool ptx_entry_params(const char *ptx, const char *entry, RtResult *res) {
+    Buf pat = {0};
+    buf_printf(&pat, ".entry %s(", entry);
+    const char *p = strstr(ptx, pat.data);
+    buf_free(&pat);
+    if (!p) return false;
+    const char *end = strchr(p, ')');
+    int n = 0;
+    for (const char *q = strstr(p, ".param "); q && end && q < end; q = strstr(q + 1, ".param ")) n++;
+    res->params = calloc(n ? (size_t)n : 1, sizeof *res->params);
+    if (!res->params) tric_internal_error(__FILE__, __LINE__, "out of memory");
+    for (const char *q = strstr(p, ".param "); q && end && q < end; q = strstr(q + 1, ".param ")) {
+        RtParam *rp = &res->params[res->n_params++];
+        const char *t = q + 7;
+        bool map = strncmp(t, ".align", 6) == 0;
+        if (map) t = strstr(t, " .b8") ? strstr(t, " .b8") + 1 : t;
+        size_t tn = strcspn(t, " \t");
+        rp->type = api_strndup(t, tn);
+        const char *name = t + tn + strspn(t + tn, " \t");
+        rp->name = api_strndup(name, strcspn(name, " \t,[)\n"));
+        int bits = atoi(t + 2);
+        rp->bytes = map ? TMAP_BYTES : bits >= 8 ? bits / 8 : 1;
+        rp->kind = map ? RT_PARAM_TENSORMAP : t[1] == 'f' ? RT_PARAM_FLOAT : RT_PARAM_INT;
+    }
+    return true;
+}
+
+int tric_module_function(const tric_module *m, const char *entry, int num_warps, int shared_bytes,
+                         tric_kernel **out, char **errors) {
+    Buf msg = {0};
+    if (out) *out = NULL;
+    if (!m || !entry || !out) {
+        buf_puts(&msg, "tric_module_function: module, entry and out must not be NULL");
+        return finish(TRIC_ERR_ARG, &msg, errors);
+    }
+    if (m->ptx && num_warps == 0) {   /* tric's PTX says it: .maxntid 32 * num_warps */
+        const char *t = strstr(m->ptx, ".maxntid ");
+        num_warps = t ? atoi(t + 9) / 32 : 0;
+    }
+    if (num_warps < 1 || num_warps > 32 || (num_warps & (num_warps - 1)) || shared_bytes < 0) {
+        buf_printf(&msg, "tric_module_function: '%s' needs num_warps a power of two from 1 to 32 (0: from the "
+                   "PTX's .maxntid) and shared_bytes >= 0, not %d and %d", entry, num_warps, shared_bytes);
+        return finish(TRIC_ERR_ARG, &msg, errors);
+    }
+    RtResult res = {0};
+    res.ok = true;
+    res.kernel_name = api_strdup(entry);
+    res.num_warps = num_warps;
+    res.shared_bytes = shared_bytes;
+    if (m->ptx) {
+        if (!ptx_entry_params(m->ptx, entry, &res)) {
+            buf_printf(&msg, "tric_module_function: the PTX has no .entry %s", entry);
+            rt_result_free(&res);
+            return finish(TRIC_ERR_ARG, &msg, errors);
+        }
+        res.text = api_strdup(m->ptx);
+    }
+    RtRequest rq = {.path = "<module>", .kernel = entry, .signature = ""};
+    rt_default_target(&rq.target);
+    rq.target.num_warps = num_warps;
+    tric_kernel *k = kernel_new(&res, &rq);
+    free(k->source);   /* nothing to interpret: the kernel came as PTX or a cubin */
+    k->source = NULL;
+    snprintf(k->arch, sizeof k->arch, "%s", m->ptx ? ptx_target(m->ptx) : "cubin");
+    if (m->cubin) {
+        if (!(k->cubin = malloc(m->cubin_bytes))) tric_internal_error(__FILE__, __LINE__, "out of memory");
+        memcpy(k->cubin, m->cubin, m->cubin_bytes);
+        k->cubin_bytes = m->cubin_bytes;
+    }
+    *out = k;
+    return TRIC_OK;
+}

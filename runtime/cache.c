@@ -519,3 +519,53 @@ bool rt_cache_store(const char *dir, const char *hex, const RtResult *res) {
     buf_free(&entry);
     return ok;
 }
+
+/* ---- blobs: a cubin the driver made (driver.c's JIT cache) ----
+ * "tric-blob 1 <bytes> <sha256 of them>\n" then the bytes; a file that
+ * does not match is not read. */
+bool rt_cache_load_blob(const char *dir, const char *name, Buf *out) {
+    Buf path = {0};
+    buf_printf(&path, "%s/%s", dir, name);
+    size_t n = 0;
+    char *data = read_whole(path.data, &n);
+    buf_free(&path);
+    if (!data) return false;
+    char *nl = memchr(data, '\n', n);
+    unsigned long long len = 0;
+    char want[65] = "", hex[65];
+    bool ok = nl && sscanf(data, "tric-blob 1 %llu %64s", &len, want) == 2 && len == n - (size_t)(nl + 1 - data);
+    if (ok) {
+        uint8_t digest[32];
+        rt_sha256(nl + 1, (size_t)len, digest);
+        hex_digest(digest, hex);
+        ok = strcmp(hex, want) == 0;
+    }
+    if (ok) buf_putn(out, nl + 1, (size_t)len);
+    free(data);
+    return ok;
+}
+
+bool rt_cache_store_blob(const char *dir, const char *name, const void *data, size_t n) {
+    if (!make_dirs(dir)) return false;
+    uint8_t digest[32];
+    char hex[65];
+    rt_sha256(data, n, digest);
+    hex_digest(digest, hex);
+    Buf head = {0}, tmp = {0};
+    buf_printf(&head, "tric-blob 1 %llu %s\n", (unsigned long long)n, hex);
+    buf_printf(&tmp, "%s/.%s.tmp.XXXXXX", dir, name);
+    int fd = mkstemp(tmp.data);
+    bool ok = fd >= 0;
+    if (ok) {
+        ok = write_all(fd, head.data, head.len) && write_all(fd, data, n);
+        ok = close(fd) == 0 && ok;
+        Buf path = {0};
+        buf_printf(&path, "%s/%s", dir, name);
+        ok = ok && rename(tmp.data, path.data) == 0;
+        if (!ok) unlink(tmp.data);
+        buf_free(&path);
+    }
+    buf_free(&head);
+    buf_free(&tmp);
+    return ok;
+}

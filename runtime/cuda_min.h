@@ -18,6 +18,8 @@ typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef int CUjit_option;
+typedef struct CUlinkState_st *CUlinkState;
+enum { CU_JIT_INPUT_PTX = 1 };
 typedef int CUdevice_attribute;
 typedef int CUfunction_attribute;
 typedef int CUdriverProcAddressQueryResult;

@@ -38,6 +38,12 @@
     X(cuModuleLoadDataEx, "cuModuleLoadDataEx",                                             \
       (CUmodule *, const void *, unsigned, CUjit_option *, void **))                        \
     X(cuModuleGetFunction, "cuModuleGetFunction", (CUfunction *, CUmodule, const char *))   \
+    X(cuLinkCreate, "cuLinkCreate_v2", (unsigned, CUjit_option *, void **, CUlinkState *))  \
+    X(cuLinkAddData, "cuLinkAddData_v2",                                                    \
+      (CUlinkState, int, void *, size_t, const char *, unsigned, CUjit_option *, void **))  \
+    X(cuLinkComplete, "cuLinkComplete", (CUlinkState, void **, size_t *))                   \
+    X(cuLinkDestroy, "cuLinkDestroy", (CUlinkState))                                        \
+    X(cuDriverGetVersion, "cuDriverGetVersion", (int *))                                    \
     X(cuModuleUnload, "cuModuleUnload", (CUmodule))                                         \
     X(cuFuncSetAttribute, "cuFuncSetAttribute", (CUfunction, CUfunction_attribute, int))    \
     X(cuFuncGetAttribute, "cuFuncGetAttribute", (int *, CUfunction_attribute, CUfunction))  \
@@ -82,6 +88,7 @@ typedef struct RtDriver {
     char error[512];       /* the failure's message */
     void *lib;
     int n_devices;
+    int version;           /* cuDriverGetVersion: 13000 for CUDA 13.0 (names JIT cache files) */
     RtDevice *devices;     /* by ordinal */
     pthread_mutex_t lock;  /* guards the devices' primary contexts */
 #define X(name, sym, params) CUresult (*name) params;
@@ -175,6 +182,7 @@ static bool open_devices(void) {
     const char *call = "cuInit";
     int n = 0;
     if (r == CUDA_SUCCESS) r = rt_drv.cuDeviceGetCount(&n), call = "cuDeviceGetCount";
+    if (r == CUDA_SUCCESS) r = rt_drv.cuDriverGetVersion(&rt_drv.version), call = "cuDriverGetVersion";
     if (r == CUDA_ERROR_NO_DEVICE || (r == CUDA_SUCCESS && n == 0)) {
         init_fail(TRIC_ERR_NO_DRIVER, "no CUDA device", "CUDA_ERROR_NO_DEVICE");
         return false;
@@ -339,8 +347,25 @@ int rt_device_arch(Target *t, Buf *err) {
     return TRIC_OK;
 }
 
-/* The JIT logs make a PTX failure readable: ptxas' own message and line. */
-static int jit(const char *ptx, const char *entry, CUmodule *mod, CUfunction *fn, Buf *err) {
+/* The PTX through the driver's linker: the same JIT as cuModuleLoadDataEx,
+ * but the cubin comes back (appended to *cubin) to be kept. */
+static int link_ptx(const char *ptx, CUjit_option *opts, void **vals, unsigned n_opts, Buf *cubin, Buf *err) {
+    CUlinkState state;
+    int st = cu_check(rt_drv.cuLinkCreate(n_opts, opts, vals, &state), "cuLinkCreate", err);
+    if (st) return st;
+    st = cu_check(rt_drv.cuLinkAddData(state, CU_JIT_INPUT_PTX, (void *)ptx, strlen(ptx) + 1, "kernel.ptx", 0, NULL,
+                                       NULL), "cuLinkAddData", err);
+    void *image = NULL;
+    size_t size = 0;
+    if (!st) st = cu_check(rt_drv.cuLinkComplete(state, &image, &size), "cuLinkComplete", err);
+    if (!st) buf_putn(cubin, image, size);
+    rt_drv.cuLinkDestroy(state);
+    return st;
+}
+
+/* The JIT logs make a PTX failure readable: ptxas' own message and line.
+ * With cubin, the module is made through the linker and its cubin kept. */
+static int jit(const char *ptx, const char *entry, CUmodule *mod, CUfunction *fn, Buf *cubin, Buf *err) {
     enum { LOG = 16384 };
     char *error_log = calloc(1, LOG), *info_log = calloc(1, LOG);
     if (!error_log || !info_log) tric_internal_error(__FILE__, __LINE__, "out of memory");
@@ -348,7 +373,14 @@ static int jit(const char *ptx, const char *entry, CUmodule *mod, CUfunction *fn
                            CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE};
     void *vals[] = {error_log, (void *)(uintptr_t)LOG, info_log, (void *)(uintptr_t)LOG, (void *)(uintptr_t)1};
     *mod = NULL;
-    int st = cu_check(rt_drv.cuModuleLoadDataEx(mod, ptx, ARRAY_LEN(opts), opts, vals), "cuModuleLoadDataEx", err);
+    int st;
+    if (cubin) {
+        cubin->len = 0;
+        st = link_ptx(ptx, opts, vals, ARRAY_LEN(opts), cubin, err);
+        if (!st) st = cu_check(rt_drv.cuModuleLoadDataEx(mod, cubin->data, 0, NULL, NULL), "cuModuleLoadDataEx", err);
+    } else {
+        st = cu_check(rt_drv.cuModuleLoadDataEx(mod, ptx, ARRAY_LEN(opts), opts, vals), "cuModuleLoadDataEx", err);
+    }
     if (st && err && error_log[0]) buf_printf(err, "\nJIT error log:\n%s", error_log);
     free(error_log);
     free(info_log);
@@ -386,7 +418,7 @@ static char *with_maxnreg(const char *ptx, int cap) {
 /* A second JIT under the register cap of occupancy.c, kept where the driver
  * reports more resident CTAs and nothing spilled (any failure keeps the
  * first). Kernels above 48 KB of shared memory are left alone. */
-static void apply_register_cap(RtModule *m, const char *ptx, const char *entry, int threads) {
+static void apply_register_cap(RtModule *m, const char *ptx, const char *entry, int threads, Buf *cubin) {
     const RtSmLimits *sm = &m->device->sm;
     if (!sm->regs || threads <= 0 || m->shared_bytes > 48 * 1024) return;
     int regs = fn_attr(m->fn, CU_FUNC_ATTRIBUTE_NUM_REGS);
@@ -397,23 +429,65 @@ static void apply_register_cap(RtModule *m, const char *ptx, const char *entry, 
     if (!capped) return;
     CUmodule mod;
     CUfunction fn;
-    int st = jit(capped, entry, &mod, &fn, NULL);
+    Buf capped_cubin = {0};
+    int st = jit(capped, entry, &mod, &fn, cubin ? &capped_cubin : NULL, NULL);
     free(capped);
-    if (st) return;
-    if (fn_attr(fn, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES) == 0 &&
+    if (!st && fn_attr(fn, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES) == 0 &&
         resident_ctas(fn, threads, m->shared_bytes) > resident_ctas(m->fn, threads, m->shared_bytes)) {
         rt_drv.cuModuleUnload(m->mod);
         m->mod = mod;
         m->fn = fn;
         m->register_cap = cap;
-    } else {
+        if (cubin) {
+            buf_free(cubin);
+            *cubin = capped_cubin;
+            capped_cubin = (Buf){0};
+        }
+    } else if (!st) {
         rt_drv.cuModuleUnload(mod);
     }
+    buf_free(&capped_cubin);
+}
+
+/* ---- the JIT cache ----
+ * The driver's JIT of a PTX module runs again in every process: most of a
+ * dot kernel's cold start (0.2-0.6 s, against 2-9 ms for tric's compile).
+ * With the disk cache on (rt_cache_dir), a module is made through the
+ * driver's linker, which hands back the cubin, and the cubin (after the
+ * register cap's choice) is kept as jit-<sha256>-sm<cc>-<driver>.cubin; the
+ * hash covers the PTX, the entry, the block size and the shared memory
+ * (what the cap depends on), the name the device's arch and the driver's
+ * version (whose JIT made it). A later process loads that cubin. */
+static char *jit_cache_name(const RtDevice *d, const char *ptx, const char *entry, int threads, int shared_bytes) {
+    Buf key = {0};
+    buf_printf(&key, "tric-jit 1\n%s\n%d %d\n%s", entry, threads, shared_bytes, ptx);
+    uint8_t digest[32];
+    rt_sha256(key.data, key.len, digest);
+    buf_free(&key);
+    Buf name = {0};
+    buf_puts(&name, "jit-");
+    for (int i = 0; i < 32; i++) buf_printf(&name, "%02x", digest[i]);
+    buf_printf(&name, "-sm%d%d-%d.cubin", d->cc_major, d->cc_minor, rt_drv.version);
+    return buf_take(&name);
+}
+
+/* The cached cubin loaded into m; false when there is none (or the driver refuses it). */
+static bool jit_cache_load(RtModule *m, const char *dir, const char *name, const char *entry) {
+    Buf cubin = {0};
+    bool ok = rt_cache_load_blob(dir, name, &cubin) &&
+              rt_drv.cuModuleLoadDataEx(&m->mod, cubin.data, 0, NULL, NULL) == CUDA_SUCCESS;
+    if (ok && rt_drv.cuModuleGetFunction(&m->fn, m->mod, entry) != CUDA_SUCCESS) {
+        rt_drv.cuModuleUnload(m->mod);
+        m->mod = NULL;
+        ok = false;
+    }
+    buf_free(&cubin);
+    return ok;
 }
 
 /* Loads the module into the current context (made current by the caller). */
-static int module_load(CUcontext ctx, uint64_t context, const char *ptx, const char *entry, int shared_bytes,
-                       int threads, RtModule **out, Buf *err) {
+static int module_load(CUcontext ctx, uint64_t context, const void *image, size_t cubin_bytes, const char *entry,
+                       int shared_bytes, int threads, RtModule **out, Buf *err) {
     *out = NULL;
     const RtDevice *d = current_device(err);
     if (!d) return TRIC_ERR_CUDA;
@@ -423,12 +497,26 @@ static int module_load(CUcontext ctx, uint64_t context, const char *ptx, const c
     m->context = context;
     m->device = d;
     m->shared_bytes = shared_bytes;
-    int st = jit(ptx, entry, &m->mod, &m->fn, err);
+    const char *ptx = image;
+    Buf dir = {0}, cubin = {0};
+    char *name = !cubin_bytes && rt_cache_dir(&dir) ? jit_cache_name(d, ptx, entry, threads, shared_bytes) : NULL;
+    int st = TRIC_OK;
+    if (cubin_bytes) {   /* made ahead of time: no JIT */
+        st = cu_check(rt_drv.cuModuleLoadDataEx(&m->mod, image, 0, NULL, NULL), "cuModuleLoadDataEx (cubin)", err);
+        if (!st) st = cu_check(rt_drv.cuModuleGetFunction(&m->fn, m->mod, entry), "cuModuleGetFunction", err);
+        if (st && m->mod) rt_drv.cuModuleUnload(m->mod);
+    } else if (!name || !jit_cache_load(m, dir.data, name, entry)) {
+        st = jit(ptx, entry, &m->mod, &m->fn, name ? &cubin : NULL, err);
+        if (!st) apply_register_cap(m, ptx, entry, threads, name ? &cubin : NULL);
+        if (!st && name && cubin.len) rt_cache_store_blob(dir.data, name, cubin.data, cubin.len);
+    }
+    free(name);
+    buf_free(&dir);
+    buf_free(&cubin);
     if (st) {
         free(m);
         return st;
     }
-    apply_register_cap(m, ptx, entry, threads);
     if (shared_bytes > 48 * 1024) {
         if (shared_bytes > d->smem_optin) {
             if (err) buf_printf(err, "kernel '%s' needs %d bytes of shared memory; device %d allows %d per block",
@@ -448,8 +536,8 @@ static int module_load(CUcontext ctx, uint64_t context, const char *ptx, const c
     return TRIC_OK;
 }
 
-int rt_module_get(RtModule **loaded, const char *ptx, const char *entry, int shared_bytes, int threads,
-                  RtModule **out, Buf *err) {
+int rt_module_get(RtModule **loaded, const void *image, size_t cubin_bytes, const char *entry, int shared_bytes,
+                  int threads, RtModule **out, Buf *err) {
     *out = NULL;
     CUcontext ctx;
     unsigned long long id = 0;
@@ -461,7 +549,7 @@ int rt_module_get(RtModule **loaded, const char *ptx, const char *entry, int sha
             *out = m;
             return TRIC_OK;
         }
-    st = module_load(ctx, id, ptx, entry, shared_bytes, threads, out, err);
+    st = module_load(ctx, id, image, cubin_bytes, entry, shared_bytes, threads, out, err);
     if (!st) {
         (*out)->next = *loaded;
         *loaded = *out;

@@ -173,12 +173,13 @@ int rt_enter_device(int device, bool *pushed, Buf *err);
 void rt_leave_device(bool pushed);
 int rt_device_arch(Target *t, Buf *err);   /* the current device's sm, e.g. 90 + arch_a */
 /* The kernel's module in the current context: from *loaded (a chain with
- * one module per context the kernel was launched in), else JIT-loaded
- * there and added to it. threads: the block size the kernel is launched
+ * one module per context the kernel was launched in), else loaded there
+ * and added to it: image is PTX text (JIT-compiled, through the JIT cache
+ * when the disk cache is on), or a cubin of cubin_bytes bytes. threads: the block size the kernel is launched
  * with (its num_warps * 32), for the register cap (occupancy.c). The
  * caller serializes calls on one chain. */
-int rt_module_get(RtModule **loaded, const char *ptx, const char *entry, int shared_bytes, int threads,
-                  RtModule **out, Buf *err);
+int rt_module_get(RtModule **loaded, const void *image, size_t cubin_bytes, const char *entry, int shared_bytes,
+                  int threads, RtModule **out, Buf *err);
 void rt_module_unload_all(RtModule *loaded);   /* each in its own context */
 /* cooperative: cuLaunchCooperativeKernel (all programs resident at once,
  * Triton's launch_cooperative_grid), else cuLaunchKernel */
@@ -238,5 +239,9 @@ bool rt_cache_load(const char *dir, const char *hex, const RtRequest *rq, RtResu
 /* Writes the entry atomically (temporary file + rename); false on failure,
  * which only costs a later recompilation. */
 bool rt_cache_store(const char *dir, const char *hex, const RtResult *res);
+/* A file of bytes under dir (written atomically, with their checksum);
+ * load appends them to *out, false if the file is missing or damaged. */
+bool rt_cache_load_blob(const char *dir, const char *name, Buf *out);
+bool rt_cache_store_blob(const char *dir, const char *name, const void *data, size_t n);
 
 #endif

@@ -34,6 +34,14 @@
 extern "C" {
 #endif
 
+/* What libtric exports: these functions only (it is built with hidden
+ * visibility, so its internals cannot clash with a program's names). */
+#if defined(__GNUC__) && !defined(TRIC_API)
+#define TRIC_API __attribute__((visibility("default")))
+#elif !defined(TRIC_API)
+#define TRIC_API
+#endif
+
 /* (the headers `tric --emit c` writes define the same enum, under the same guard) */
 #ifndef TRIC_STATUS_DEFINED
 #define TRIC_STATUS_DEFINED
@@ -136,41 +144,45 @@ typedef struct tric_param {
  * $TRIC_CACHE_DIR, default ~/.cache/tric; TRIC_CACHE_DIR=off turns it off
  * (read at each compile). An entry also records the text (a SHA-256) of
  * every module the kernel imported: one edited since is a miss, and so is
- * a damaged entry; both are rewritten. tric_kernel_cache_hit tells. */
-int tric_compile_file(const char *path, const char *kernel, const char *signature,
+ * a damaged entry; both are rewritten. tric_kernel_cache_hit tells. The
+ * same directory keeps the cubin the driver's JIT makes of a kernel's PTX
+ * at its first launch on a device (jit-HASH-smXY-DRIVER.cubin, named by
+ * the device's arch and the driver's version, checksummed), so a later
+ * process loads that and skips the JIT. */
+TRIC_API int tric_compile_file(const char *path, const char *kernel, const char *signature,
                       const tric_options *opt, tric_kernel **out, char **errors);
 /* The same from source text in memory; path_for_messages names it in errors. */
-int tric_compile_source(const char *path_for_messages, const char *source, const char *kernel,
+TRIC_API int tric_compile_source(const char *path_for_messages, const char *source, const char *kernel,
                         const char *signature, const tric_options *opt, tric_kernel **out,
                         char **errors);
-void tric_kernel_free(tric_kernel *k);   /* NULL is fine; unloads the module */
+TRIC_API void tric_kernel_free(tric_kernel *k);   /* NULL is fine; unloads the module */
 
-const char *tric_kernel_ptx(const tric_kernel *k);       /* the PTX module text */
-const char *tric_kernel_name(const tric_kernel *k);      /* the .entry name */
-const char *tric_kernel_arch(const tric_kernel *k);      /* "sm_90a" */
-int tric_kernel_num_params(const tric_kernel *k);
-const tric_param *tric_kernel_param(const tric_kernel *k, int i);   /* NULL if out of range */
-int tric_kernel_num_warps(const tric_kernel *k);         /* block = 32 * num_warps threads */
-int tric_kernel_shared_bytes(const tric_kernel *k);      /* dynamic shared memory per launch */
+TRIC_API const char *tric_kernel_ptx(const tric_kernel *k);       /* the PTX module text */
+TRIC_API const char *tric_kernel_name(const tric_kernel *k);      /* the .entry name */
+TRIC_API const char *tric_kernel_arch(const tric_kernel *k);      /* "sm_90a" */
+TRIC_API int tric_kernel_num_params(const tric_kernel *k);
+TRIC_API const tric_param *tric_kernel_param(const tric_kernel *k, int i);   /* NULL if out of range */
+TRIC_API int tric_kernel_num_warps(const tric_kernel *k);         /* block = 32 * num_warps threads */
+TRIC_API int tric_kernel_shared_bytes(const tric_kernel *k);      /* dynamic shared memory per launch */
 /* Global scratch memory per program (0: none): a kernel that makes tensor
  * descriptors (tl.make_tensor_descriptor) writes their tensor maps there.
  * Its last parameter (part TRIC_PARAM_SCRATCH) is then a device buffer of
  * this many bytes times the grid's programs, 128-byte aligned, that no
  * other launch in flight uses (Triton's set_allocator memory). */
-int tric_kernel_scratch_bytes(const tric_kernel *k);
+TRIC_API int tric_kernel_scratch_bytes(const tric_kernel *k);
 /* tric's estimate of the 32-bit registers per thread ptxas will use, made
  * before ptxas (opt/regs.c); above 255 the kernel would spill. Needs no
  * driver; kept in the disk cache. */
-int tric_kernel_estimated_registers(const tric_kernel *k);
-const char *tric_kernel_ir(const tric_kernel *k);        /* the IR after all passes */
-int tric_kernel_cache_hit(const tric_kernel *k);         /* 1: read from the disk cache */
+TRIC_API int tric_kernel_estimated_registers(const tric_kernel *k);
+TRIC_API const char *tric_kernel_ir(const tric_kernel *k);        /* the IR after all passes */
+TRIC_API int tric_kernel_cache_hit(const tric_kernel *k);         /* 1: read from the disk cache */
 /* The notes the compilation wrote (tl.static_print's output, formatted as
  * "file:line:col: note: ..." with the source line); "" when none, and for
  * a kernel read from the disk cache, which was not compiled now. */
-const char *tric_kernel_log(const tric_kernel *k);
+TRIC_API const char *tric_kernel_log(const tric_kernel *k);
 /* cuFuncGetAttribute NUM_REGS and LOCAL_SIZE_BYTES (spilled bytes per
  * thread); loads the module, so it needs the driver. */
-int tric_kernel_attributes(tric_kernel *k, int *num_regs, int *local_bytes, char **errors);
+TRIC_API int tric_kernel_attributes(tric_kernel *k, int *num_regs, int *local_bytes, char **errors);
 
 /* Launch on a grid of gx*gy*gz programs, in the calling thread's current
  * context. args[i] points at the value of parameter i (a uint64_t device
@@ -178,13 +190,13 @@ int tric_kernel_attributes(tric_kernel *k, int *num_regs, int *local_bytes, char
  * legacy default stream). The module is loaded (driver JIT) on the first
  * launch in each context. Returns once queued: errors inside the kernel
  * surface at the next synchronizing call. */
-int tric_launch(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void **args, void *stream,
+TRIC_API int tric_launch(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void **args, void *stream,
                 char **errors);
 /* The same on device `device` (-1: the current context, as tric_launch):
  * in the current context where that is on the device, else in the
  * device's primary context, made current for this launch only (the
  * thread's own is left as it was). stream must belong to that context. */
-int tric_launch_on(tric_kernel *k, int device, unsigned gx, unsigned gy, unsigned gz, void **args, void *stream,
+TRIC_API int tric_launch_on(tric_kernel *k, int device, unsigned gx, unsigned gy, unsigned gz, void **args, void *stream,
                    char **errors);
 /* The value of tensor-map parameter i of k (kind TRIC_PARAM_TENSORMAP): the
  * CUtensorMap, 128 bytes into out (64-byte aligned), of the tensor at
@@ -194,20 +206,39 @@ int tric_launch_on(tric_kernel *k, int device, unsigned gx, unsigned gy, unsigne
  * are the parameter's (its type: "tensordesc<fp16[64, 64]>"). Encoded by
  * the driver (cuTensorMapEncodeTiled), or with for_interpreter set, in the
  * form tric_interpret reads (no driver needed; base a host address). */
-int tric_encode_tensor_map(const tric_kernel *k, int i, uint64_t base, int rank, const int64_t *shape,
+TRIC_API int tric_encode_tensor_map(const tric_kernel *k, int i, uint64_t base, int rank, const int64_t *shape,
                            const int64_t *strides, int for_interpreter, void *out, char **errors);
 /* tric_launch with the arguments packed: slots[i] holds parameter i's value
  * in its low bytes (a pointer or i64 whole, an i32 or the bits of an fp32
  * in the low 4 bytes; for a tensor map, the address of its 128 bytes). One
  * array instead of n pointers: the fast path of the Python package. */
-int tric_launch_packed(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void *stream,
+TRIC_API int tric_launch_packed(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void *stream,
                        const uint64_t *slots, char **errors);
-int tric_launch_packed_on(tric_kernel *k, int device, unsigned gx, unsigned gy, unsigned gz, void *stream,
+TRIC_API int tric_launch_packed_on(tric_kernel *k, int device, unsigned gx, unsigned gy, unsigned gz, void *stream,
                           const uint64_t *slots, char **errors);   /* on a device, as tric_launch_on */
 /* Median milliseconds of `iters` launches after one warm-up, timed with CUDA
  * events on stream. */
-int tric_time_ms(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void **args, void *stream,
+TRIC_API int tric_time_ms(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, void **args, void *stream,
                  int iters, float *ms, char **errors);
+
+/* Kernels compiled ahead of time: a module of PTX text (`tric --emit ptx`)
+ * or a cubin (ptxas), copied in, loaded like a compiled kernel: lazily,
+ * once into each context a kernel of it is launched in (PTX through the
+ * driver's JIT, whose cubin the disk cache keeps, as for compiled
+ * kernels). tric_module_function makes kernel `entry` of it a tric_kernel
+ * (its own copy: the module may be freed first) for tric_launch,
+ * tric_launch_on, tric_time_ms and tric_kernel_attributes, args as
+ * cuLaunchKernel's; blocks of 32 * num_warps threads (0: the PTX's
+ * .maxntid) and shared_bytes of dynamic shared memory (what
+ * tric_kernel_shared_bytes or `tric --stats` said). From PTX its
+ * parameters are the .entry's (name, PTX type such as ".u64", size), so
+ * tric_launch_packed works too; a cubin's are unknown (none listed). */
+typedef struct tric_module tric_module;
+TRIC_API int tric_module_load_ptx(const char *ptx, tric_module **out, char **errors);
+TRIC_API int tric_module_load_cubin(const void *image, size_t bytes, tric_module **out, char **errors);
+TRIC_API void tric_module_free(tric_module *m);   /* NULL is fine */
+TRIC_API int tric_module_function(const tric_module *m, const char *entry, int num_warps, int shared_bytes,
+                                  tric_kernel **out, char **errors);
 
 /* A host buffer the CPU interpreter lets a kernel touch. */
 typedef struct tric_host_buffer {
@@ -230,7 +261,7 @@ typedef struct tric_host_buffer {
  * again from the source text it was compiled from (kept in the kernel, also
  * for disk cache hits), so messages point into that source. Results are
  * written in place. */
-int tric_interpret(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, const uint64_t *slots,
+TRIC_API int tric_interpret(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, const uint64_t *slots,
                    int n_buffers, const tric_host_buffer *bufs, char **errors);
 
 /* What the kernel prints (print, tl.device_print) under the interpreter:
@@ -249,42 +280,42 @@ int tric_interpret(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, const 
  * the run, also when it failed, and not at all when nothing was printed;
  * print NULL drops them). */
 typedef void (*tric_print_fn)(const char *text, size_t len, void *user);
-int tric_interpret_print(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, const uint64_t *slots,
+TRIC_API int tric_interpret_print(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, const uint64_t *slots,
                          int n_buffers, const tric_host_buffer *bufs, tric_print_fn print, void *user,
                          char **errors);
 
 /* Small device helpers for C programs (PyTorch users do not need them). */
-int tric_mem_alloc(uint64_t *dptr, size_t bytes, char **errors);
-int tric_mem_free(uint64_t dptr, char **errors);
-int tric_memcpy_htod(uint64_t dst, const void *src, size_t bytes, char **errors);
-int tric_memcpy_dtoh(void *dst, uint64_t src, size_t bytes, char **errors);
-int tric_synchronize(char **errors);
-int tric_memset_d8(uint64_t dptr, unsigned char value, size_t bytes, void *stream, char **errors);
+TRIC_API int tric_mem_alloc(uint64_t *dptr, size_t bytes, char **errors);
+TRIC_API int tric_mem_free(uint64_t dptr, char **errors);
+TRIC_API int tric_memcpy_htod(uint64_t dst, const void *src, size_t bytes, char **errors);
+TRIC_API int tric_memcpy_dtoh(void *dst, uint64_t src, size_t bytes, char **errors);
+TRIC_API int tric_synchronize(char **errors);
+TRIC_API int tric_memset_d8(uint64_t dptr, unsigned char value, size_t bytes, void *stream, char **errors);
 /* CUDA events (a CUevent as void *), to time any work queued on a stream. */
-int tric_event_create(void **event, char **errors);
-int tric_event_destroy(void *event, char **errors);
-int tric_event_record(void *event, void *stream, char **errors);
-int tric_event_synchronize(void *event, char **errors);
-int tric_event_elapsed_ms(void *start, void *end, float *ms, char **errors);
+TRIC_API int tric_event_create(void **event, char **errors);
+TRIC_API int tric_event_destroy(void *event, char **errors);
+TRIC_API int tric_event_record(void *event, void *stream, char **errors);
+TRIC_API int tric_event_synchronize(void *event, char **errors);
+TRIC_API int tric_event_elapsed_ms(void *start, void *end, float *ms, char **errors);
 /* The arch of the current context's device (device 0 where the thread has
  * no context), as "sm_90a", into buf; TRIC_ERR_NO_DRIVER without one. */
-int tric_device_arch(char *buf, size_t size, char **errors);
+TRIC_API int tric_device_arch(char *buf, size_t size, char **errors);
 /* The number of CUDA devices; TRIC_ERR_NO_DRIVER without a driver or any. */
-int tric_device_count(int *count, char **errors);
+TRIC_API int tric_device_count(int *count, char **errors);
 /* cuDeviceGetAttribute of device `device`: attribute is a CUdevice_attribute
  * (cuda.h's numbering; 16 = multiprocessor count, 97 = shared memory per
  * block opted in, ...). Needs no context. */
-int tric_device_attribute(int device, int attribute, int *value, char **errors);
+TRIC_API int tric_device_attribute(int device, int attribute, int *value, char **errors);
 /* Makes device `device`'s primary context (PyTorch's and the CUDA
  * runtime's) current on the calling thread, as cudaSetDevice does: later
  * launches, memory and synchronize calls on this thread go to it. */
-int tric_set_device(int device, char **errors);
+TRIC_API int tric_set_device(int device, char **errors);
 /* The current context's device (made device 0's primary context first if
  * the thread has none). */
-int tric_get_device(int *device, char **errors);
+TRIC_API int tric_get_device(int *device, char **errors);
 
-const char *tric_version(void);   /* "0.1.0" */
-void tric_free(void *p);          /* frees an errors string (for callers without free) */
+TRIC_API const char *tric_version(void);   /* "0.1.0" */
+TRIC_API void tric_free(void *p);          /* frees an errors string (for callers without free) */
 
 #ifdef __cplusplus
 }

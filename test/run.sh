@@ -241,13 +241,25 @@ aot_run() {
         return
     fi
     pass "aot/emit"
+    # the header, PTX only so that it reads the same with or without ptxas
+    mkdir -p "$AOT/golden"
+    if TRIC_PTXAS=none "$TRIC" test/aot/kernels.py --emit c --arch sm_90a --arch sm_80 -o "$AOT/golden/kernels" \
+            >"$TMP/out" 2>&1; then
+        golden "aot/header" test/aot/kernels.h.expected "$AOT/golden/kernels.h"
+    else
+        fail "aot/header"
+        indent "$TMP/out"
+    fi
     cc=${CC:-cc}
     san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
-    if ! $cc -std=c11 -Wall -Wextra -Werror -pedantic -O1 -c "$AOT/kernels.c" -o "$AOT/k.o" >"$TMP/out" 2>&1; then
-        fail "aot/compile (cc -std=c11 -pedantic -Werror)"
-        indent "$TMP/out"
-        return
-    fi
+    for std in c99 c11; do
+        if $cc -std=$std -Wall -Wextra -Werror -O1 -c "$AOT/kernels.c" -o "$AOT/k.o" >"$TMP/out" 2>&1; then
+            pass "aot/compile-$std"
+        else
+            fail "aot/compile-$std (cc -std=$std -Wall -Wextra -Werror)"
+            indent "$TMP/out"
+        fi
+    done
     if command -v c++ >/dev/null 2>&1; then
         printf '#include "kernels.h"\n' >"$AOT/h.cpp"
         if c++ -std=c++11 -Wall -Wextra -Werror -fsyntax-only -I"$AOT" "$AOT/h.cpp" >"$TMP/out" 2>&1; then
@@ -274,6 +286,79 @@ aot_run() {
     done
 }
 aot_run
+
+# ---- install: make install, then build against it as a user would ----
+# The installed library exports tric_* only and has a SONAME; pkg-config
+# builds examples/vector_add.c (static and shared); tric.mk and the CMake
+# package build examples/aot, which runs over the fake driver.
+inst_check() {   # name, command...: pass if the command succeeds
+    name=$1
+    shift
+    if "$@" >"$TMP/out" 2>&1; then pass "$name"; else fail "$name"; indent "$TMP/out"; fi
+}
+exports_only_tric() {   # nm options and a library: its global definitions are tric_* only
+    nm "$@" | awk '$2 ~ /^[TDBRVW]$/ && $3 !~ /^tric_/ { print; bad = 1 } END { exit bad }'
+}
+install_run() {
+    INST=$TMP/inst
+    if ! ${MAKE:-make} -s install PREFIX="$INST" >"$TMP/out" 2>&1; then
+        fail "install/make-install"
+        indent "$TMP/out"
+        return
+    fi
+    pass "install/make-install"
+    so=$INST/lib/libtric.so
+    inst_check "install/soname" sh -c "readelf -d '$so' | grep -q 'SONAME.*\[libtric\.so\.[0-9]*\]'"
+    inst_check "install/exports-so" exports_only_tric -D --defined-only "$so"
+    inst_check "install/exports-a" exports_only_tric -g --defined-only "$INST/lib/libtric.a"
+    if python3 -m pip --version >/dev/null 2>&1; then   # the Python package, library inside
+        inst_check "install/pip" sh -c "python3 -m pip install -q --no-deps --target '$TMP/pip' . && cd '$TMP' &&
+            env -u TRIC_LIBRARY PYTHONPATH='$TMP/pip' python3 -c 'import tric._lib as l, sys
+sys.exit(not l.lib._name.startswith(\"$TMP/pip/tric/\"))'"
+    else
+        echo "note: pip not found: skipping pip install ."
+    fi
+    if ! command -v pkg-config >/dev/null 2>&1; then
+        echo "note: pkg-config not found: skipping the builds against the installed tric"
+        return
+    fi
+    export PKG_CONFIG_PATH=$INST/lib/pkgconfig
+    cc=${CC:-cc}
+    inst_check "install/pkg-config-shared" sh -c "$cc \$(pkg-config --cflags tric) examples/vector_add.c \
+        \$(pkg-config --libs tric) -Wl,-rpath,$INST/lib -o '$TMP/va' && '$TMP/va' x k s 1 | grep -q 'no GPU here'"
+    inst_check "install/pkg-config-static" sh -c "$cc \$(pkg-config --cflags tric) examples/vector_add.c \
+        $INST/lib/libtric.a \$(pkg-config --libs-only-other --static tric) -ldl -lm -lpthread -o '$TMP/va2'"
+    if [ ! -f "${CUDA_HOME:-/usr/local/cuda}/include/cuda.h" ]; then
+        echo "note: no cuda.h: skipping examples/aot against the installed tric"
+        return
+    fi
+    fake="-L$BT/aot -l:libcuda.so.1"
+    ex=$TMP/ex-make
+    mkdir -p "$ex"
+    cp examples/aot/add.py examples/aot/main.c examples/aot/Makefile "$ex/"
+    mk=$(pkg-config --variable=mkdir tric)/tric.mk
+    inst_check "install/tric.mk" sh -c "cd '$ex' && ${MAKE:-make} -s TRIC='$INST/bin/tric' TRIC_MK='$mk' \
+        CUDA_LIBS='$fake' && FAKE_CUDA_REJECT_CUBIN=1 LD_LIBRARY_PATH='$BT/aot' ./vector_add 3000"
+    if ! command -v cmake >/dev/null 2>&1; then
+        echo "note: cmake not found: skipping the CMake package"
+        return
+    fi
+    ex=$TMP/ex-cmake
+    mkdir -p "$ex/build"
+    cp examples/aot/add.py examples/aot/main.c "$ex/"
+    cat >"$ex/CMakeLists.txt" <<EOF2
+cmake_minimum_required(VERSION 3.16)
+project(aot_example C)
+find_package(Tric REQUIRED)
+add_executable(vector_add main.c)
+target_include_directories(vector_add PRIVATE "${CUDA_HOME:-/usr/local/cuda}/include")
+target_link_libraries(vector_add PRIVATE "$BT/aot/libcuda.so.1")
+tric_add_kernels(vector_add SOURCES add.py ARCHS sm_80)
+EOF2
+    inst_check "install/cmake" sh -c "cd '$ex/build' && cmake -S .. -B . -DCMAKE_PREFIX_PATH='$INST' -DCMAKE_BUILD_TYPE=Release \
+        && cmake --build . && FAKE_CUDA_REJECT_CUBIN=1 LD_LIBRARY_PATH='$BT/aot' ./vector_add 3000"
+}
+install_run
 
 # ---- python (hook for the language tests): each file exits 0 to pass ----
 for t in test/python/test_*.py; do

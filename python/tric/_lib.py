@@ -2,7 +2,7 @@
 API (runtime/tric.h), and turning its status codes into Python exceptions.
 
 The library is looked for, in order, at $TRIC_LIBRARY, next to this file
-(where `pip install ./python` puts it) and at ../build/libtric.so of the
+(where `pip install .` puts it) and at ../build/libtric.so of the
 source tree (python/tric -> build/), so the package runs from a checkout
 after `make`.
 """

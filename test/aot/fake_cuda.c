@@ -4,7 +4,9 @@
  * module's kernels run on tric's PTX simulator (sim/) over host memory the
  * test registers; a cubin is accepted (and its launches only logged) or
  * refused, as the test asks. Every load and launch is logged, so the test
- * sees which image and which specialization ran. */
+ * sees which image and which specialization ran. The memory calls a C
+ * program makes (cuMemAlloc, cuMemcpyHtoD, ...) work on host memory, so
+ * examples/aot runs here too. */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,7 +27,7 @@ typedef struct FakeFunction {
 
 static struct {
     long cc, context, context_ids, reject_cubin, refuse_init;
-    InterpBuffer buffers[16];
+    InterpBuffer buffers[64];
     int n_buffers;
     Buf log;
 } fake = {.cc = 90, .context = 1, .context_ids = 1};
@@ -55,7 +57,7 @@ void fake_cuda_set(const char *key, long value) {
 
 void fake_cuda_buffer(void *base, size_t bytes);
 void fake_cuda_buffer(void *base, size_t bytes) {
-    if (fake.n_buffers < 16) fake.buffers[fake.n_buffers++] = (InterpBuffer){.base = base, .bytes = bytes, .elem = ET_COUNT};
+    if (fake.n_buffers < 64) fake.buffers[fake.n_buffers++] = (InterpBuffer){.base = base, .bytes = bytes, .elem = ET_COUNT};
 }
 
 /* The log so far, then cleared (the caller frees it). */
@@ -78,6 +80,7 @@ typedef int CUresult;
 CUresult cuInit(unsigned flags);
 CUresult cuInit(unsigned flags) {
     (void)flags;
+    if (getenv("FAKE_CUDA_REJECT_CUBIN")) fake.reject_cubin = 1;   /* for programs that cannot ask */
     return fake.refuse_init ? CUDA_ERROR_NO_DEVICE : 0;
 }
 
@@ -210,5 +213,66 @@ CUresult cuGetErrorName(CUresult r, const char **s) {
 CUresult cuGetErrorString(CUresult r, const char **s) ;
 CUresult cuGetErrorString(CUresult r, const char **s) {
     *s = r == CUDA_ERROR_NO_BINARY_FOR_GPU ? "no kernel image is available for execution on the device" : "fake";
+    return 0;
+}
+
+/* ---- a program's own calls: contexts and memory (host memory here) ---- */
+CUresult cuDeviceGet(int *dev, int ordinal);
+CUresult cuDeviceGet(int *dev, int ordinal) {
+    *dev = ordinal;
+    return ordinal == 0 ? 0 : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuDevicePrimaryCtxRetain(void **ctx, int dev);
+CUresult cuDevicePrimaryCtxRetain(void **ctx, int dev) {
+    (void)dev;
+    *ctx = (void *)0x1000;
+    return 0;
+}
+
+CUresult cuDevicePrimaryCtxRelease_v2(int dev);
+CUresult cuDevicePrimaryCtxRelease_v2(int dev) {
+    (void)dev;
+    return 0;
+}
+
+CUresult cuCtxSetCurrent(void *ctx);
+CUresult cuCtxSetCurrent(void *ctx) {
+    fake.context = (long)((uintptr_t)ctx / 0x1000);
+    return 0;
+}
+
+CUresult cuCtxSynchronize(void);
+CUresult cuCtxSynchronize(void) { return 0; }
+
+CUresult cuMemAlloc_v2(unsigned long long *dptr, size_t bytes);
+CUresult cuMemAlloc_v2(unsigned long long *dptr, size_t bytes) {
+    void *p = calloc(1, bytes ? bytes : 1);
+    if (!p || fake.n_buffers == 64) return CUDA_ERROR_INVALID_VALUE;
+    fake_cuda_buffer(p, bytes);
+    *dptr = (unsigned long long)(uintptr_t)p;
+    return 0;
+}
+
+CUresult cuMemFree_v2(unsigned long long dptr);
+CUresult cuMemFree_v2(unsigned long long dptr) {
+    for (int i = 0; i < fake.n_buffers; i++)
+        if ((uintptr_t)fake.buffers[i].base == dptr) {
+            free(fake.buffers[i].base);
+            fake.buffers[i] = fake.buffers[--fake.n_buffers];
+            return 0;
+        }
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuMemcpyHtoD_v2(unsigned long long dst, const void *src, size_t bytes);
+CUresult cuMemcpyHtoD_v2(unsigned long long dst, const void *src, size_t bytes) {
+    memcpy((void *)(uintptr_t)dst, src, bytes);
+    return 0;
+}
+
+CUresult cuMemcpyDtoH_v2(void *dst, unsigned long long src, size_t bytes);
+CUresult cuMemcpyDtoH_v2(void *dst, unsigned long long src, size_t bytes) {
+    memcpy(dst, (const void *)(uintptr_t)src, bytes);
     return 0;
 }

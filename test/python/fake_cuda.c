@@ -18,6 +18,7 @@
  * fake_launch_count() read the record (through ctypes). Not thread-safe
  * beyond the current context: the tests launch from one thread at a time. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -182,6 +183,55 @@ CUresult cuCtxPopCurrent_v2(void **ctx) {
     return 0;
 }
 CUresult cuCtxSynchronize(void) { return current ? 0 : CUDA_ERROR_INVALID_CONTEXT; }
+/* the linker (tric's JIT cache): the "cubin" is the PTX behind a line */
+static long links;
+int fake_link_count(void);
+int fake_link_count(void) { return (int)links; }
+typedef struct FakeLink {
+    char *ptx, *cubin;
+} FakeLink;
+CUresult cuDriverGetVersion(int *v);
+CUresult cuDriverGetVersion(int *v) {
+    *v = 13000;
+    return 0;
+}
+CUresult cuLinkCreate_v2(unsigned n, int *opts, void **vals, void **state);
+CUresult cuLinkCreate_v2(unsigned n, int *opts, void **vals, void **state) {
+    (void)n, (void)opts, (void)vals;
+    *state = calloc(1, sizeof(FakeLink));
+    return *state ? 0 : 2;
+}
+CUresult cuLinkAddData_v2(void *state, int type, void *data, size_t size, const char *name, unsigned n, int *opts,
+                          void **vals);
+CUresult cuLinkAddData_v2(void *state, int type, void *data, size_t size, const char *name, unsigned n, int *opts,
+                          void **vals) {
+    (void)size, (void)name, (void)n, (void)opts, (void)vals;
+    FakeLink *l = state;
+    if (type != 1 || l->ptx) return 1;   /* PTX, once */
+    l->ptx = strdup(data);
+    return 0;
+}
+CUresult cuLinkComplete(void *state, void **cubin, size_t *size);
+CUresult cuLinkComplete(void *state, void **cubin, size_t *size) {
+    FakeLink *l = state;
+    if (!l->ptx || !strstr(l->ptx, ".entry")) return 218;   /* CUDA_ERROR_INVALID_PTX */
+    links++;
+    size_t n = strlen(l->ptx) + 32;
+    l->cubin = malloc(n);
+    snprintf(l->cubin, n, "fake cubin of\n%s", l->ptx);
+    *cubin = l->cubin;
+    *size = strlen(l->cubin) + 1;
+    return 0;
+}
+CUresult cuLinkDestroy(void *state);
+CUresult cuLinkDestroy(void *state) {
+    FakeLink *l = state;
+    free(l->ptx);
+    free(l->cubin);
+    free(l);
+    return 0;
+}
+
 CUresult cuModuleLoadDataEx(void **mod, const void *image, unsigned n, int *opts, void **vals) {
     (void)n, (void)opts, (void)vals;
     if (!current) return CUDA_ERROR_INVALID_CONTEXT;

@@ -124,6 +124,114 @@ def test_packing():
     check_eq(last_launch(5)[3], [0x30000, 9, f32_bits(2.0), 1, 17], "a == 1 argument is not passed")
 
 
+def test_jit_cache():
+    """The cubin the driver's JIT makes is kept in the disk cache: a kernel
+    loaded again later (here: a new module object with the same source, as
+    in a new process) loads it and the JIT does not run; a damaged file is
+    refused by its checksum and made again; TRIC_CACHE_DIR=off JITs
+    directly."""
+    import importlib.util
+    path = T.write_module(KERNELS.replace("BLOCK: tl.constexpr = 256", "BLOCK: tl.constexpr = 512")).__file__
+
+    class Again:   # the same file imported afresh: a new kernel object, the same PTX (which names the file)
+        count = 0
+
+        @property
+        def add_kernel(self):
+            Again.count += 1
+            spec = importlib.util.spec_from_file_location("tric_jit_cache_%d" % Again.count, path)
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            return mod.add_kernel
+
+    x, y, out = T.FakeTensor(0x10000), T.FakeTensor(0x20000), T.FakeTensor(0x30000)
+    expect_params(8, 8, 8, 4)
+    links = fake.fake_link_count()
+    cache = os.environ["TRIC_CACHE_DIR"]
+    before = set(os.listdir(cache))
+    Again().add_kernel[(1,)](x, y, out, 1000)
+    check_eq(fake.fake_link_count(), links + 1, "the first load JITs through the linker")
+    made = sorted(set(os.listdir(cache)) - before)
+    cubins = [f for f in made if f.startswith("jit-") and f.endswith("-sm90-13000.cubin")]
+    check_eq(len(cubins), 1, "one cubin kept, named by the device's arch and the driver's version: %s" % made)
+    n = launches()
+    Again().add_kernel[(1,)](x, y, out, 1000)
+    check_eq(fake.fake_link_count(), links + 1, "loaded again: the kept cubin, no JIT")
+    check_eq(launches(), n + 1, "and launched")
+    for f in cubins:
+        with open(os.path.join(cache, f), "r+b") as fh:
+            fh.seek(-2, os.SEEK_END)
+            fh.write(b"?")
+    Again().add_kernel[(1,)](x, y, out, 1000)
+    check_eq(fake.fake_link_count(), links + 2, "a damaged cubin is refused and made again")
+    Again().add_kernel[(1,)](x, y, out, 1000)
+    check_eq(fake.fake_link_count(), links + 2, "the rewritten one is read")
+    os.environ["TRIC_CACHE_DIR"] = "off"
+    try:
+        Again().add_kernel[(1,)](x, y, out, 1000)
+        check_eq(fake.fake_link_count(), links + 2, "cache off: the plain JIT, no linker")
+    finally:
+        os.environ["TRIC_CACHE_DIR"] = cache
+
+
+def test_module_api():
+    """tric_module_load_ptx / _cubin and tric_module_function: a kernel made
+    ahead of time launches like a compiled one (block from .maxntid or
+    num_warps, shared memory as given, parameters from the PTX's .entry)."""
+    from tric import _lib
+    lib = _lib.lib
+    vp, c_int, c_size = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t
+    err = ctypes.c_char_p()
+    lib.tric_module_load_ptx.argtypes = [ctypes.c_char_p, ctypes.POINTER(vp), ctypes.POINTER(ctypes.c_char_p)]
+    lib.tric_module_load_cubin.argtypes = [ctypes.c_char_p, c_size, ctypes.POINTER(vp),
+                                           ctypes.POINTER(ctypes.c_char_p)]
+    lib.tric_module_function.argtypes = [vp, ctypes.c_char_p, c_int, c_int, ctypes.POINTER(vp),
+                                         ctypes.POINTER(ctypes.c_char_p)]
+    lib.tric_module_free.argtypes = [vp]
+    lib.tric_launch.argtypes = [vp, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, ctypes.POINTER(vp), vp,
+                                ctypes.POINTER(ctypes.c_char_p)]
+    lib.tric_launch_packed.argtypes = [vp, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, vp,
+                                       ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_char_p)]
+    lib.tric_kernel_num_params.argtypes = [vp]
+    lib.tric_kernel_free.argtypes = [vp]
+    m = T.write_module(KERNELS)
+    x, y, out = T.FakeTensor(0x10000), T.FakeTensor(0x20000), T.FakeTensor(0x30000)
+    expect_params(8, 8, 8, 4)
+    ptx = m.add_kernel.warmup(x, y, out, 1000, grid=(1,), num_warps=2).asm["ptx"]
+    mod, k = vp(), vp()
+    check_eq(lib.tric_module_load_ptx(ptx.encode(), ctypes.byref(mod), ctypes.byref(err)), 0, "PTX loaded")
+    check_eq(lib.tric_module_function(mod, b"add_kernel", 0, 0, ctypes.byref(k), ctypes.byref(err)), 0,
+             "its kernel: %s" % err.value)
+    lib.tric_module_free(mod)   # the kernel keeps its own copy
+    check_eq(lib.tric_kernel_num_params(k), 4, "parameters from the .entry")
+    vals = [ctypes.c_uint64(0x10000), ctypes.c_uint64(0x20000), ctypes.c_uint64(0x30000), ctypes.c_int32(77)]
+    args = (vp * 4)(*[ctypes.cast(ctypes.byref(v), vp) for v in vals])
+    check_eq(lib.tric_launch(k, 5, 1, 1, args, None, ctypes.byref(err)), 0, "launched: %s" % err.value)
+    check_eq(last_launch(4), ((5, 1, 1), 64, None, [0x10000, 0x20000, 0x30000, 77]), "block from .maxntid")
+    slots = (ctypes.c_uint64 * 4)(0x10000, 0x20000, 0x30000, 78)
+    check_eq(lib.tric_launch_packed(k, 2, 1, 1, None, slots, ctypes.byref(err)), 0, "packed: %s" % err.value)
+    check_eq(last_launch(4)[3], [0x10000, 0x20000, 0x30000, 78], "packed, sizes from the .entry")
+    lib.tric_kernel_free(k)
+    check_eq(lib.tric_module_function(None, b"x", 0, 0, ctypes.byref(k), ctypes.byref(err)), _lib.TRIC_ERR_ARG,
+             "NULL module")
+    check_eq(lib.tric_module_load_ptx(ptx.encode(), ctypes.byref(mod), None), 0, "again")
+    st = lib.tric_module_function(mod, b"nope", 0, 0, ctypes.byref(k), ctypes.byref(err))
+    check(st == _lib.TRIC_ERR_ARG and b"has no .entry nope" in err.value, "an unknown entry: %s" % err.value)
+    lib.tric_module_free(mod)
+    st = lib.tric_module_load_cubin(b"not an elf image" * 8, 128, ctypes.byref(mod), ctypes.byref(err))
+    check(st == _lib.TRIC_ERR_ARG and b"not an ELF image" in err.value, "not a cubin: %s" % err.value)
+    image = b"\x7fELF" + b"x" * 60 + b" .entry add_kernel"   # the fake driver takes any image naming an entry
+    check_eq(lib.tric_module_load_cubin(image, len(image), ctypes.byref(mod), ctypes.byref(err)), 0, "a cubin")
+    check_eq(lib.tric_module_function(mod, b"add_kernel", 8, 4096, ctypes.byref(k), ctypes.byref(err)), 0,
+             "its kernel")
+    lib.tric_module_free(mod)
+    check_eq(lib.tric_launch(k, 3, 2, 1, args, None, ctypes.byref(err)), 0, "launched: %s" % err.value)
+    check_eq(last_launch(4)[:2], ((3, 2, 1), 256), "block from num_warps")
+    st = lib.tric_launch_packed(k, 2, 1, 1, None, slots, ctypes.byref(err))
+    check(st == _lib.TRIC_ERR_ARG and b"whose parameters tric cannot see" in err.value, "packed refused: %s" % err.value)
+    lib.tric_kernel_free(k)
+
+
 def test_tensor_descriptor():
     """A descriptor argument is its base, each dim of its shape (i32) and
     each stride but the last (i64), in that order."""
@@ -486,6 +594,6 @@ def test_launch_overhead():
     check(best < 200, "launch path under 200 us even on a slow CI machine")
 
 
-T.run([test_packing, test_tensor_descriptor, test_torch_stream, test_devices, test_grid, test_do_bench, test_autotune, test_autotune_warmup_and_prune, test_autotune_skips_spilling,
+T.run([test_packing, test_jit_cache, test_module_api, test_tensor_descriptor, test_torch_stream, test_devices, test_grid, test_do_bench, test_autotune, test_autotune_warmup_and_prune, test_autotune_skips_spilling,
        test_heuristics,
        test_launch_overhead])

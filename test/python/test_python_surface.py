@@ -256,11 +256,11 @@ def scale(x_ptr, out_ptr, xnumel, r0_numel, XBLOCK: tl.constexpr):
 
 
 def test_packaging():
-    """pip install ./python ships every package of tric, and the triton
-    redirect that processes started under tric.as_triton import."""
+    """pip install . ships every package of tric, and the triton redirect
+    that processes started under tric.as_triton import."""
     import re
     root = os.path.join(os.path.dirname(os.path.abspath(triton.__file__)), "..")
-    with open(os.path.join(root, "pyproject.toml")) as f:
+    with open(os.path.join(root, "..", "pyproject.toml")) as f:
         text = f.read()
     listed = set(re.findall(r'"(tric[\w.]*)"', re.search(r"packages = \[(.*?)\]", text, re.S).group(1)))
     found = set()
