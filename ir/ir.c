@@ -411,3 +411,31 @@ int32_t ir_layout_intern(IrFunc *fn, const Layout *l) {
     VEC_PUSH(fn->ctx->arena, fn->layouts, fn->n_layouts, fn->cap_layouts, *l);
     return (int32_t)fn->n_layouts - 1;
 }
+
+ValId ir_for_add_carried(IrFunc *fn, IrOp *loop, ValId init) {
+    IrBlock *body = loop->regions[0];
+    IrType t = fn->vals[init].type;
+    int32_t layout = fn->vals[init].layout;
+    ValId *ops = arena_alloc(fn->ctx->arena, sizeof(ValId) * (loop->n_operands + 1));
+    memcpy(ops, loop->operands, sizeof(ValId) * loop->n_operands);
+    ops[loop->n_operands] = init;
+    ir_op_set_operands(fn, loop, ops, loop->n_operands + 1);
+    ValId *res = arena_alloc(fn->ctx->arena, sizeof(ValId) * (loop->n_results + 1));
+    if (loop->n_results) memcpy(res, loop->results, sizeof(ValId) * loop->n_results);
+    ValId r = ir_value_new(fn, t);
+    fn->vals[r].def = loop;
+    fn->vals[r].layout = layout;
+    res[loop->n_results++] = r;
+    loop->results = res;
+    ValId a = ir_block_add_arg(fn, body, t);
+    fn->vals[a].layout = layout;
+    return a;
+}
+
+void ir_for_add_yield(IrFunc *fn, IrOp *loop, ValId v) {
+    IrOp *y = loop->regions[0]->last;
+    ValId *ops = arena_alloc(fn->ctx->arena, sizeof(ValId) * (y->n_operands + 1));
+    memcpy(ops, y->operands, sizeof(ValId) * y->n_operands);
+    ops[y->n_operands] = v;
+    ir_op_set_operands(fn, y, ops, y->n_operands + 1);
+}

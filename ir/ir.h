@@ -241,6 +241,12 @@ void ir_insert_after(IrOp *pos, IrOp *op);
 void ir_op_unlink(IrOp *op);                 /* removes from its block */
 /* Replace every use of `from` (in ops and nested regions) by `to`. */
 void ir_replace_uses(IrFunc *fn, ValId from, ValId to);
+/* A new carried value of `for` loop: init appended to its operands, a
+ * body argument (returned) and a result, in init's type and layout; the
+ * body's yield gets its next value from ir_for_add_yield, in the same
+ * order. */
+ValId ir_for_add_carried(IrFunc *fn, IrOp *loop, ValId init);
+void ir_for_add_yield(IrFunc *fn, IrOp *loop, ValId v);
 /* Number of uses of every value, indexed by ValId (arena array). */
 uint32_t *ir_count_uses(IrFunc *fn);
 
@@ -336,6 +342,25 @@ Layout layout_join(const Layout *l);
 bool layout_split(const Layout *l, Layout *out);
 /* Row-major flat index <-> coordinates in shape (power-of-two dims). */
 int64_t layout_flat_index(int rank, const int32_t *shape, const int32_t *coord);
+
+/* ---- affine.c: tiles affine in their coordinates ----
+ * v[c] = u + sum_d k[d] * c[d] with compile-time k and u uniform, except
+ * along the dims marked any (arbitrary there); known false: not of that
+ * form. ir_affine_deltas: in layout l, each of the n registers of such a
+ * tile lies a constant delta[r] (NULL: not wanted) from register 0 (the
+ * register bits add to the thread's, and no two registers differ along an
+ * arbitrary dim). The memo starts zeroed; its arrays live in the arena. */
+typedef struct IrAffine {
+    bool known;
+    int64_t k[IR_MAX_RANK];
+    bool any[IR_MAX_RANK];
+} IrAffine;
+typedef struct IrAffineMemo {
+    IrAffine *val;
+    bool *done;
+} IrAffineMemo;
+IrAffine ir_affine(IrFunc *fn, IrAffineMemo *m, ValId v);
+bool ir_affine_deltas(const IrAffine *a, const Layout *l, int64_t *delta, int n);
 void layout_unflat(int rank, const int32_t *shape, int64_t flat, int32_t *coord);
 bool layout_eq(const Layout *a, const Layout *b);
 int layout_n_regs(const Layout *l);                 /* registers per thread */

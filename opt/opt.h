@@ -5,6 +5,7 @@
  *   cse.c        pass_cse         common subexpression elimination (pure ops)
  *   dce.c        pass_dce         dead code elimination
  *   contract.c   pass_contract    x * y + z into one fma (Triton's fp fusion)
+ *   ptrcarry.c   pass_ptrcarry    carried pointer tiles: fixed start + carried offset
  *   axisinfo.c   axisinfo_*       analysis: contiguity/divisibility/constancy
  *   layout.c     pass_layout      layout assignment + convert insertion
  *   pipeline.c   pass_pipeline    software pipelining of dot loops (cp.async)
@@ -29,6 +30,10 @@ void pass_dce(IrFunc *fn);
  * same block becomes, with the add, one math fma; nothing under
  * target.no_fp_fusion. */
 void pass_contract(IrFunc *fn);
+/* requires: nothing; before layout. changes: a `for`-carried pointer tile
+ * advanced by a uniform step becomes addptr(start, splat(offset)) with an
+ * i64 offset carried instead; the old carried value is left to dce. */
+void pass_ptrcarry(IrFunc *fn);
 /* requires: nothing (runs axis analysis itself). changes: gives every tile
  * value a layout; loads/stores get layouts whose per-thread runs are as wide
  * as contiguity and alignment allow (up to 16 bytes); inserts convert_layout

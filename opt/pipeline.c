@@ -5,8 +5,9 @@
  *
  *  - dot loops: the loads whose tiles reach a dot operand through one
  *    convert_layout, trans (`b.T`) and elementwise ops of one operand (a
- *    cast of fp8), in any order. The dot reads its slot while later copies are in
- *    flight, so the ring has S slots:
+ *    cast of fp8), in any order. A dot that becomes wgmma (its layout is
+ *    wgmma's) reads its slot while later copies are in flight, so the ring
+ *    has S slots:
  *
  *   prologue:  for s in 0 .. S-2: copy iteration s's tile into slot s
  *              (masked off when iteration s does not run); commit
@@ -21,6 +22,13 @@
  *              off beyond ub); commit (always, even empty: the wait's
  *              count stays right at the tail)
  *   after:     async_wait 0; barrier        (no copy outlives the loop)
+ *
+ *    An mma.sync dot has its operands in registers (ldmatrix) once it is
+ *    done, so its slot is free again then, and the ring has S - 1 slots,
+ *    as Triton's for mma.sync: the copies of iteration i+S-1 go into the
+ *    slot just read, after a barrier that follows the dot. The smem per
+ *    stage that buys (2 slots of 128x256x128 fp16 tiles fit in 227 KB, 3
+ *    do not) is what the largest tiles need on sm_80.
  *
  *  - plain loops: a loop with its own num_stages and no dot (Triton's rule:
  *    the user asked for it). Every load that cp.async can move is
@@ -78,6 +86,7 @@ typedef struct Pipe {
     IrBlock *body;
     int S;
     bool plain;           /* no dot: every copyable load, S - 1 slots */
+    bool reuse;           /* the copies refill the slot just read: S - 1 slots (plain, and mma.sync dots) */
     bool private_;        /* plain: each thread reads only what it copied */
     uint8_t *ok;          /* per ValId: 0 unknown, 1 computable ahead, 2 not */
     bool *need;           /* per body argument: a carried value the copies read */
@@ -312,37 +321,6 @@ static void emit_copies(Pipe *Q, IrBuilder *b, const Cand *cands, uint32_t n, Va
 
 /* ---- the transformation ---- */
 
-/* Adds a loop-carried value to the for op: init, its body argument, its
- * result (layout of init); the yield gets `next` later. */
-static ValId add_carried(Pipe *Q, ValId init) {
-    IrFunc *fn = Q->fn;
-    IrOp *op = Q->loop;
-    IrType t = fn->vals[init].type;
-    int32_t layout = fn->vals[init].layout;
-    ValId *ops = arena_alloc(fn->ctx->arena, sizeof(ValId) * (op->n_operands + 1));
-    memcpy(ops, op->operands, sizeof(ValId) * op->n_operands);
-    ops[op->n_operands] = init;
-    ir_op_set_operands(fn, op, ops, op->n_operands + 1);
-    ValId *res = arena_alloc(fn->ctx->arena, sizeof(ValId) * (op->n_results + 1));
-    if (op->n_results) memcpy(res, op->results, sizeof(ValId) * op->n_results);
-    ValId r = ir_value_new(fn, t);
-    fn->vals[r].def = op;
-    fn->vals[r].layout = layout;
-    res[op->n_results++] = r;
-    op->results = res;
-    ValId a = ir_block_add_arg(fn, Q->body, t);
-    fn->vals[a].layout = layout;
-    return a;
-}
-
-static void add_yield(Pipe *Q, ValId v) {
-    IrOp *y = Q->body->last;
-    ValId *ops = arena_alloc(Q->fn->ctx->arena, sizeof(ValId) * (y->n_operands + 1));
-    memcpy(ops, y->operands, sizeof(ValId) * y->n_operands);
-    ops[y->n_operands] = v;
-    ir_op_set_operands(Q->fn, y, ops, y->n_operands + 1);
-}
-
 static void wait_op(IrBuilder *b, int pending, bool barrier) {
     IrOp *w = ir_build(b, OP_ASYNC_WAIT, NULL, 0, NULL, 0, 0);
     w->attr.i = pending;
@@ -486,7 +464,7 @@ static void pipeline_loop(Pipe *Q, Cand *cands, uint32_t n) {
     ValId lb = loop->operands[0], ub = loop->operands[1], iv = body->args[0];
     IrType i32 = ir_scalar(ET_I32);
     uint32_t nargs = body->n_args;
-    int slots = Q->plain ? Q->S - 1 : Q->S;
+    int slots = Q->reuse ? Q->S - 1 : Q->S;
     IrBuilder b = {fn, loop->parent, loop, loop->loc};
 
     bool any_tma = false, any_async = false;
@@ -524,12 +502,12 @@ static void pipeline_loop(Pipe *Q, Cand *cands, uint32_t n) {
     /* the body: carried values S-1 iterations ahead, and the slots */
     ValId *ahead = arena_alloc(fn->ctx->arena, sizeof(ValId) * nargs);
     for (uint32_t k = 1; k < nargs; k++)
-        if (Q->need[k]) ahead[k] = add_carried(Q, cur[k]);
-    ValId rslot = add_carried(Q, ir_const_int(&b, i32, 0));
-    ValId wslot = Q->plain ? rslot : add_carried(Q, ir_const_int(&b, i32, Q->S - 1));
+        if (Q->need[k]) ahead[k] = ir_for_add_carried(fn, Q->loop, cur[k]);
+    ValId rslot = ir_for_add_carried(fn, Q->loop, ir_const_int(&b, i32, 0));
+    ValId wslot = Q->reuse ? rslot : ir_for_add_carried(fn, Q->loop, ir_const_int(&b, i32, Q->S - 1));
     /* the parity of the phase the read slot's barriers complete: flips each
      * time the reads wrap around the ring */
-    ValId phase = any_tma ? add_carried(Q, ir_const_int(&b, i32, 0)) : VAL_NONE;
+    ValId phase = any_tma ? ir_for_add_carried(fn, Q->loop, ir_const_int(&b, i32, 0)) : VAL_NONE;
     IrBuilder top = {fn, body, body->first, loop->loc};
     if (any_async) wait_op(&top, Q->S - 2, !Q->private_);
     for (uint32_t i = 0; i < n; i++)
@@ -555,8 +533,9 @@ static void pipeline_loop(Pipe *Q, Cand *cands, uint32_t n) {
     for (uint32_t k = 1; k < nargs; k++)
         if (Q->need[k]) map_set(Q, body->args[k], ahead[k]);
     /* TMA alone: no barrier after the waits, so one here: every thread is
-     * done with the slot the copies overwrite (read last iteration) */
-    if (!any_async) ir_build(&bb, OP_BARRIER, NULL, 0, NULL, 0, 0);
+     * done with the slot the copies overwrite (read last iteration); an
+     * mma.sync dot loop's copies overwrite the slot this iteration read */
+    if (!any_async || (Q->reuse && !Q->plain)) ir_build(&bb, OP_BARRIER, NULL, 0, NULL, 0, 0);
     emit_copies(Q, &bb, cands, n, wslot, runs);
     if (any_async) ir_build(&bb, OP_ASYNC_COMMIT, NULL, 0, NULL, 0, 0);
     /* dot loops: the reads replace the chains; the loads go */
@@ -564,14 +543,14 @@ static void pipeline_loop(Pipe *Q, Cand *cands, uint32_t n) {
     /* updates, at the end of the body */
     IrBuilder be = {fn, body, body->last, loop->loc};
     for (uint32_t k = 1; k < nargs; k++)
-        if (Q->need[k]) add_yield(Q, clone(Q, &be, y->operands[k - 1]));
+        if (Q->need[k]) ir_for_add_yield(fn, Q->loop, clone(Q, &be, y->operands[k - 1]));
     ValId rnext = next_slot(Q, &be, rslot, slots);
-    add_yield(Q, rnext);
-    if (!Q->plain) add_yield(Q, next_slot(Q, &be, wslot, slots));
+    ir_for_add_yield(fn, Q->loop, rnext);
+    if (!Q->reuse) ir_for_add_yield(fn, Q->loop, next_slot(Q, &be, wslot, slots));
     if (any_tma) {   /* phase ^ (rnext == 0) */
         ValId wrapped = ir_build2(&be, OP_CMP, ir_scalar(ET_I1), rnext, ir_const_int(&be, i32, 0));
         fn->vals[wrapped].def->attr.i = CMP_EQ;
-        add_yield(Q, ir_build2(&be, OP_XOR, i32, phase, ir_build1(&be, OP_CAST, i32, wrapped)));
+        ir_for_add_yield(fn, Q->loop, ir_build2(&be, OP_XOR, i32, phase, ir_build1(&be, OP_CAST, i32, wrapped)));
     }
     IrBuilder after = {fn, loop->parent, loop->next, loop->loc};
     if (!loop->next) after.before = NULL;
@@ -589,6 +568,14 @@ static bool known_positive(IrFunc *fn, ValId v) {
 static bool has_dot(IrBlock *b) {
     for (IrOp *op = b->first; op; op = op->next)
         if (op->opc == OP_DOT) return true;
+    return false;
+}
+
+/* some dot of the body takes wgmma's layout (it may become a wgmma, which
+ * reads its slot asynchronously) */
+static bool has_wgmma_dot(IrFunc *fn, IrBlock *b) {
+    for (IrOp *op = b->first; op; op = op->next)
+        if (op->opc == OP_DOT && layout_dot_wgmma_bits(fn, op)) return true;
     return false;
 }
 
@@ -637,6 +624,7 @@ static void try_loop(IrFunc *fn, IrOp *loop, const uint32_t *uses) {
     }
     /* S > 65 would wait with more than the 63 pending groups SASS's DEPBAR counts */
     Pipe Q = {.fn = fn, .loop = loop, .body = body, .S = S > 65 ? 65 : S, .plain = plain};
+    Q.reuse = plain || !has_wgmma_dot(fn, body);
     Q.ok = arena_alloc(fn->ctx->arena, fn->n_vals);
     Q.need = arena_alloc(fn->ctx->arena, sizeof(bool) * Q.body->n_args);
     Cand *cands = NULL;

@@ -18,12 +18,10 @@
  *    Registers that axis analysis proves equal (constancy within one
  *    thread) are computed once (ptxgen does the same).
  *  - pointer tiles cost one 64-bit register per distinct address that loads
- *    and stores use: vec elements share one address, and an affine tile (the
- *    rules of ptxgen/affine.c: arange, splats, constants, +, -, * and << by
- *    constants, widening casts, shape ops, addptr; with a layout whose
- *    register bits add to the thread's) used only as an address needs one
- *    64-bit register for all its vectors. The approximation: the affine
- *    rules are repeated here on the IR, without the 32-bit offset check.
+ *    and stores use: vec elements share one address, and an affine tile
+ *    (ir/affine.c, which ptxgen follows too) used only as an address needs
+ *    one 64-bit register for all its vectors. An integer tile used only as
+ *    the offsets of addptrs costs one register per address they make.
  *  - liveness over the structured IR: program order numbers every op, a
  *    region op gets a start and an end position around its regions; a
  *    value lives from its definition to its last use, a value defined
@@ -65,7 +63,8 @@ typedef struct Regs {
     int32_t *quarters;       /* per ValId: storage in quarter registers (roots only) */
     int32_t *preds;          /* per ValId: predicate registers (roots only) */
     int32_t *need;           /* per ValId: pointer tiles, distinct addresses used */
-    uint8_t *affine;         /* per ValId: 0 not worked out, 1 affine, 2 not */
+    IrAffineMemo affine;     /* ir_affine's results */
+    bool *offsets_only;      /* per ValId: an integer tile used only as addptr offsets */
     bool *other_use;         /* per ValId: used other than as a load/store address */
     bool *in_loop_use;       /* per ValId: used inside a loop it was defined outside of */
     uint32_t *uses;          /* per ValId: its uses */
@@ -120,53 +119,15 @@ static int elem_quarters(ElemType e) {
     return bits >= 64 ? 8 : bits >= 32 ? 4 : bits >= 16 ? 2 : 1;
 }
 
-/* ---- pointer tiles: affine (ptxgen/affine.c's rules) and addresses used ---- */
+/* ---- pointer tiles: affine (ir/affine.c, as ptxgen) and addresses used ---- */
 
-static bool const_int(IrFunc *fn, ValId v) {
-    IrOp *d = fn->vals[v].def;
-    return d && d->opc == OP_CONST && elem_is_int((ElemType)fn->vals[v].type.elem);
-}
-
-static bool affine(Regs *R, ValId v, int depth);
-
-static bool affine_op(Regs *R, IrOp *op, int depth) {
-    IrFunc *fn = R->fn;
-    switch (op->opc) {
-    case OP_CONST: case OP_SPLAT: case OP_ARANGE: return true;
-    case OP_ADD: case OP_SUB: case OP_ADDPTR:
-        return affine(R, op->operands[0], depth + 1) && affine(R, op->operands[1], depth + 1);
-    case OP_MUL:
-        if (const_int(fn, op->operands[1])) return affine(R, op->operands[0], depth + 1);
-        return const_int(fn, op->operands[0]) && affine(R, op->operands[1], depth + 1);
-    case OP_SHL: return const_int(fn, op->operands[1]) && affine(R, op->operands[0], depth + 1);
-    case OP_CAST: {
-        ElemType s = (ElemType)fn->vals[op->operands[0]].type.elem;
-        ElemType t = (ElemType)fn->vals[op->results[0]].type.elem;
-        return elem_is_int(s) && elem_is_int(t) && s != ET_I1 && elem_bits(t) >= elem_bits(s) &&
-               affine(R, op->operands[0], depth + 1);
-    }
-    case OP_EXPAND_DIMS: case OP_BROADCAST: case OP_CONVERT_LAYOUT: case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS:
-        return affine(R, op->operands[0], depth + 1);
-    default: return false;
-    }
-}
-
-/* Memoized: offsets are shared by masks and several pointers. */
-static bool affine(Regs *R, ValId v, int depth) {
-    IrValue *iv = &R->fn->vals[v];
-    if (iv->type.rank == 0) return true;
-    if (!iv->def || depth > 32) return false;   /* loop-carried tiles, as ptxgen */
-    if (!R->affine[v]) R->affine[v] = affine_op(R, iv->def, depth) ? 1 : 2;
-    return R->affine[v] == 1;
-}
-
-/* The layout adds its register part to the thread part (no shared bits),
- * so every register's address is register 0's plus a constant. */
-static bool regs_add_to_thread(const Layout *l) {
-    int32_t support = thread_support(l);
-    for (int b = 0; b < l->n_bits[LL_REG]; b++)
-        if (layout_flat_index(l->rank, l->shape, l->basis[LL_REG][b]) & support) return false;
-    return true;
+/* offsets_only starts true for every value: a use other than an addptr's
+ * offsets clears it */
+static void mark_offset_uses(IrFunc *fn, IrOp *op, void *ud) {
+    (void)fn;
+    bool *offsets_only = ud;
+    for (uint32_t i = 0; i < op->n_operands; i++)
+        if (!(op->opc == OP_ADDPTR && i == 1)) offsets_only[op->operands[i]] = false;
 }
 
 static void mark_other_uses(IrFunc *fn, IrOp *op, void *ud) {
@@ -213,6 +174,8 @@ static void need_op(IrFunc *fn, IrOp *op, void *ud) {
     for (uint32_t i = 0; i < op->n_operands; i++) {
         ValId p = op->operands[i];
         IrType t = fn->vals[p].type;
+        if (op->opc == OP_ADDPTR && i == 1 && t.rank > 0 && R->need[op->results[0]] > R->need[p])
+            R->need[p] = R->need[op->results[0]];   /* offsets: the addresses they make */
         if (t.elem != ET_PTR || t.rank == 0) continue;
         int n = tile_regs(R, p), k = use_need(R, op, i, n);
         if (k > n) k = n;
@@ -270,6 +233,8 @@ static void value_cost(Regs *R, ValId v) {
         return;
     }
     R->quarters[v] = tile_regs(R, v) * elem_quarters(e);
+    if (R->offsets_only[v] && R->need[v] < tile_regs(R, v))   /* one per address made */
+        R->quarters[v] = max_int(1, R->need[v]) * elem_quarters(e);
     if (iv->def && iv->def->opc == OP_LOCAL_LOAD && R->uses[v] == 1 && R->dot_reads[v] == 1) {
         /* ptxgen reads it k-step by k-step beside the mmas (ptx_need_reg):
          * about two k-steps of fragments are live, not the whole tile */
@@ -389,8 +354,10 @@ static void live_block(Regs *R, IrBlock *b, int32_t *pos);
  * read there, and register 0 is the uniform part plus a constant. */
 static bool base_only_ptr(Regs *R, ValId v) {
     IrValue *iv = &R->fn->vals[v];
-    return iv->type.rank > 0 && !R->other_use[v] && iv->layout >= 0 &&
-           regs_add_to_thread(&R->fn->layouts[iv->layout]) && affine(R, v, 0);
+    if (iv->type.rank == 0 || R->other_use[v] || iv->layout < 0) return false;
+    IrAffine a = ir_affine(R->fn, &R->affine, v);
+    const Layout *l = &R->fn->layouts[iv->layout];
+    return ir_affine_deltas(&a, l, NULL, layout_n_regs(l));
 }
 
 static void live_region_op(Regs *R, IrOp *op, int32_t *pos) {
@@ -505,8 +472,10 @@ void pass_regs(IrFunc *fn) {
     R.quarters = arena_alloc(a, sizeof(int32_t) * nv);
     R.preds = arena_alloc(a, sizeof(int32_t) * nv);
     R.need = arena_alloc(a, sizeof(int32_t) * nv);
-    R.affine = arena_alloc(a, nv);
     R.other_use = arena_alloc(a, sizeof(bool) * nv);
+    R.offsets_only = arena_alloc(a, sizeof(bool) * nv);
+    memset(R.offsets_only, 1, sizeof(bool) * nv);
+    ir_walk(fn, fn->body, mark_offset_uses, R.offsets_only);
     R.in_loop_use = arena_alloc(a, sizeof(bool) * nv);
     for (ValId v = 0; v < nv; v++) {
         R.def[v] = R.last[v] = -1;

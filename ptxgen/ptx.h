@@ -105,8 +105,7 @@ typedef struct Ptx {
     uint32_t *uses;         /* ptx_uses: uses per ValId (ir_count_uses), when first needed */
     struct AxisInfo *axis;  /* affine.c: axis analysis of fn, when first needed */
     bool *other_use;        /* affine.c: per ValId, used other than as a load/store address */
-    struct Affine *affine;  /* affine.c: per ValId, its coefficients once worked out */
-    bool *affine_done;
+    IrAffineMemo affine;    /* affine.c: ir_affine's results per ValId */
 } Ptx;
 
 /* ---- emit.c ---- */

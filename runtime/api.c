@@ -91,14 +91,6 @@ static char *api_strdup(const char *s) {
     return memcpy(d, s, n);
 }
 
-static char *api_strndup(const char *s, size_t n) {
-    char *d = malloc(n + 1);
-    if (!d) tric_internal_error(__FILE__, __LINE__, "out of memory");
-    memcpy(d, s, n);
-    d[n] = 0;
-    return d;
-}
-
 /* "sm_90a" from a PTX module's .target line ("" if it has none) */
 static const char *ptx_target(const char *ptx) {
     static const char *const archs[] = {"sm_90a", "sm_90", "sm_89", "sm_86", "sm_80"};
@@ -742,9 +734,9 @@ static bool ptx_entry_params(const char *ptx, const char *entry, RtResult *res) 
         bool map = strncmp(t, ".align", 6) == 0;
         if (map) t = strstr(t, " .b8") ? strstr(t, " .b8") + 1 : t;
         size_t tn = strcspn(t, " \t");
-        rp->type = api_strndup(t, tn);
+        rp->type = rt_strndup(t, tn);
         const char *name = t + tn + strspn(t + tn, " \t");
-        rp->name = api_strndup(name, strcspn(name, " \t,[)\n"));
+        rp->name = rt_strndup(name, strcspn(name, " \t,[)\n"));
         int bits = atoi(t + 2);
         rp->bytes = map ? TMAP_BYTES : bits >= 8 ? bits / 8 : 1;
         rp->kind = map ? RT_PARAM_TENSORMAP : t[1] == 'f' ? RT_PARAM_FLOAT : RT_PARAM_INT;

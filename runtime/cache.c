@@ -139,7 +139,7 @@ static void hex_digest(const uint8_t digest[32], char hex[65]) {
 
 /* ---- the key ---- */
 
-static char *dup_n(const char *s, size_t n) {
+char *rt_strndup(const char *s, size_t n) {
     char *d = malloc(n + 1);
     if (!d) tric_internal_error(__FILE__, __LINE__, "out of memory");
     memcpy(d, s, n);
@@ -190,7 +190,7 @@ static void search_dirs_hex(const RtRequest *rq, char hex[65]) {
         dirs_field(&s, ".");
     } else {
         size_t n = slash == rq->path ? 1 : (size_t)(slash - rq->path);
-        char *dir = dup_n(rq->path, n);
+        char *dir = rt_strndup(rq->path, n);
         dirs_field(&s, dir);
         free(dir);
     }
@@ -295,7 +295,7 @@ static char *read_blob(Reader *r, const char *word) {
         r->bad = true;
         return NULL;
     }
-    char *s = dup_n(r->p, (size_t)n);
+    char *s = rt_strndup(r->p, (size_t)n);
     r->p += n + 1;
     return s;
 }
@@ -308,7 +308,7 @@ static char *read_name(Reader *r) {
         r->bad = true;
         return NULL;
     }
-    return dup_n(line + 5, n - 5);
+    return rt_strndup(line + 5, n - 5);
 }
 
 /* "param <kind> <bytes> <part> <part_index> <name> <type>" */
@@ -316,7 +316,7 @@ static void read_param(Reader *r, RtParam *p) {
     size_t n;
     const char *line = read_line(r, &n);
     if (r->bad) return;
-    char *copy = dup_n(line, n);
+    char *copy = rt_strndup(line, n);
     char name[256];
     int kind, bytes, part, part_index, used = 0;
     /* the type is the rest of the line ("tensordesc<fp16[64, 32]>" has spaces) */
@@ -329,8 +329,8 @@ static void read_param(Reader *r, RtParam *p) {
         p->kind = (RtParamKind)kind;
         p->bytes = bytes;
         p->part = part, p->part_index = part_index;
-        p->name = dup_n(name, strlen(name));
-        p->type = dup_n(copy + used, n - (size_t)used);
+        p->name = rt_strndup(name, strlen(name));
+        p->type = rt_strndup(copy + used, n - (size_t)used);
     }
     free(copy);
 }
@@ -407,7 +407,7 @@ static bool imports_current(const char *imports, const RtRequest *rq) {
     for (p += 70; *p;) {
         const char *nl = strchr(p, '\n');
         if (!nl || nl - p < 66 || p[64] != ' ') return false;
-        char *path = dup_n(p + 65, (size_t)(nl - p - 65));
+        char *path = rt_strndup(p + 65, (size_t)(nl - p - 65));
         Buf text = {0};
         bool read = buf_read_file(&text, path);   /* an empty __init__.py is fine */
         free(path);
@@ -445,8 +445,8 @@ bool rt_cache_load(const char *dir, const char *hex, const RtRequest *rq, RtResu
         return false;
     }
     out->ok = true;
-    out->diag = dup_n("", 0);
-    out->dumps = dup_n("", 0);
+    out->diag = rt_strndup("", 0);
+    out->dumps = rt_strndup("", 0);
     return true;
 }
 
@@ -473,7 +473,7 @@ static void write_entry(Buf *b, const RtResult *res) {
 
 /* mkdir -p; true if dir exists afterwards. */
 static bool make_dirs(const char *dir) {
-    char *path = dup_n(dir, strlen(dir));
+    char *path = rt_strndup(dir, strlen(dir));
     for (char *p = path + 1; *p; p++) {
         if (*p != '/') continue;
         *p = 0;

@@ -225,6 +225,7 @@ void rt_sha256(const void *data, size_t n, uint8_t digest[32]);
 /* The cache directory into dir; false when the cache is off (or there is
  * no HOME to put it under). */
 bool rt_cache_dir(Buf *dir);
+char *rt_strndup(const char *s, size_t n);   /* heap; out of memory is an internal error */
 /* The entry's key: 64 hex digits and a NUL into hex. */
 void rt_cache_key(const RtRequest *rq, const char *source, char hex[65]);
 /* RtResult.imports for files, the modules rq's kernel imported (their

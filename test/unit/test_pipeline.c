@@ -99,11 +99,14 @@ static bool starts(const char *p, const char *s) {
     return strncmp(p, s, strlen(s)) == 0;
 }
 
-/* The K loop's body: its copies after its first mma and before its last
- * (the test configs have two k-steps or more); without synchronous
- * loads in it (both operands copied) and with an f32 accumulator (an f16
- * one is packed in pairs for each dot), no mov.b32 packing or splitting. */
-static void check_loop_order(const char *ptx, bool f32_acc, const char *what) {
+/* The K loop's body: with a ring of S - 1 slots (reuse: mma.sync dots on
+ * sm_80) the copies come after its last mma and a barrier (they refill
+ * the slot the mmas' ldmatrix read); with S slots (a dot in wgmma's
+ * layout on sm_90a that stays mma.sync: B from registers) between its
+ * first mma and its last. Without synchronous loads in it (both operands
+ * copied) and with an f32 accumulator (an f16 one is packed in pairs for
+ * each dot), no mov.b32 packing or splitting. */
+static void check_loop_order(const char *ptx, bool f32_acc, bool reuse, const char *what) {
     const char *body = strstr(ptx, "$L_for_0:"), *end = body ? strstr(body, "$L_end_0:") : NULL;
     CHECK_MSG(body && end, "%s: no loop", what);
     if (!body || !end) return;
@@ -117,14 +120,20 @@ static void check_loop_order(const char *ptx, bool f32_acc, const char *what) {
         return;
     }
     const char *first_mma = NULL, *last_mma = NULL, *first_copy = NULL, *ld_global = NULL, *packing = NULL;
+    const char *barrier = NULL;   /* the last bar.sync before the first copy */
     for (const char *p = body; p < end; p = strchr(p, '\n') + 1) {
         if (starts(p, "\tmma.sync")) last_mma = p, first_mma = first_mma ? first_mma : p;
+        if (!first_copy && starts(p, "\tbar.sync")) barrier = p;
         if (!first_copy && starts(p, "\tcp.async.cg")) first_copy = p;
         if (!ld_global && strstr(p, "ld.global") && strstr(p, "ld.global") < strchr(p, '\n')) ld_global = p;
         if (!packing && starts(p, "\tmov.b32") && strchr(p, '{') && strchr(p, '{') < strchr(p, '\n')) packing = p;
     }
-    CHECK_MSG(first_mma && first_copy && first_mma < first_copy && first_copy < last_mma,
-              "%s: the copies not between the loop's first and last mma", what);
+    if (reuse)
+        CHECK_MSG(first_mma && first_copy && barrier && last_mma < barrier && barrier < first_copy,
+                  "%s: the copies not after the loop's last mma and a barrier", what);
+    else
+        CHECK_MSG(first_mma && first_copy && first_mma < first_copy && first_copy < last_mma,
+                  "%s: the copies not between the loop's first and last mma", what);
     if (!ld_global && f32_acc) CHECK_MSG(!packing, "%s: operand registers packed in the loop: %.60s", what, packing);
 }
 
@@ -146,6 +155,16 @@ static void check_ptx(const Config *c, const char *arch, int stages) {
     snprintf(what, sizeof what, "%s [%s] %s S=%d", kfile, c->sig, arch, stages);
     RtResult r = {0};
     if (!compiles(&rq, &r, what)) return;
+    /* the ring's slots, from the IR (local_alloc : tile<SLOTSx...>): S - 1
+     * where the copies refill the slot just read (mma.sync, whose ldmatrix
+     * reads are done with the dot), S where a wgmma may still read it */
+    const char *alloc = r.ir ? strstr(r.ir, "local_alloc : tile<") : NULL;
+    int slots = alloc ? atoi(alloc + strlen("local_alloc : tile<")) : 0;
+    bool reuse = slots == stages - 1;
+    if (stages >= 2) {
+        CHECK_MSG(rq.target.arch_a || reuse, "%s: an mma.sync loop on %s with %d slots", what, arch, slots);
+        CHECK_MSG(!strstr(r.text, "wgmma.mma_async") || slots == stages, "%s: a wgmma loop with %d slots", what, slots);
+    }
     int copies = count_str(r.text, "cp.async.cg.shared.global");
     if (stages < 2) {
         CHECK_MSG(copies == 0 && !strstr(r.text, "cp.async"), "%s: cp.async without pipelining", what);
@@ -159,14 +178,15 @@ static void check_ptx(const Config *c, const char *arch, int stages) {
         /* one commit per prologue stage and one in the loop */
         CHECK_MSG(count_str(r.text, "cp.async.commit_group;") == stages, "%s: %d commits", what,
                   count_str(r.text, "cp.async.commit_group;"));
-        /* the ring holds S stages; the epilogue's conversion of the f32
+        /* the ring holds S stages where the dot takes wgmma's layout
+         * (sm_90a), S - 1 for mma.sync; the epilogue's conversion of the f32
          * accumulator (BM x BN x 4 bytes) reuses it */
-        int ring = stages * c->ring;
+        int ring = (reuse ? stages - 1 : stages) * c->ring;
         CHECK_MSG(r.shared_bytes >= ring && r.shared_bytes < ring + 128 * 256 * 4,
                   "%s: %d bytes of shared memory for a ring of %d", what, r.shared_bytes, ring);
     }
     size_t n = strlen(c->sig);
-    if (stages >= 2) check_loop_order(r.text, n > 3 && !strcmp(c->sig + n - 3, ", 0") && !c->splits, what);
+    if (stages >= 2) check_loop_order(r.text, n > 3 && !strcmp(c->sig + n - 3, ", 0") && !c->splits, reuse, what);
     CHECK(ptxas_accepts(r.text, arch, what));
     rt_result_free(&r);
 }
