@@ -5,7 +5,7 @@
  * with a CPU product. The Makefile's gpu-test writes aot_matmul.tric.[ch]
  * and builds this with the CUDA driver API for the memory calls.
  *
- *   aot_matmul          M = N = K = 512 (aligned) and 200 x 136 x 72 (not) */
+ *   aot_matmul          M = N = K = 512 (aligned) and 200 x 136 x 72 (not), on every device */
 #include <cuda.h>
 #include <math.h>
 #include <stdio.h>
@@ -82,14 +82,22 @@ static int run(int M, int N, int K) {
     return bad != 0;
 }
 
+/* every device in turn, each in its primary context: the launcher loads
+ * the module into each context at its first launch there */
 int main(void) {
-    CUdevice dev;
-    CUcontext ctx;
+    int n = 0, failed = 0;
     CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
-    int failed = run(512, 512, 512) | run(200, 136, 72);
-    CHECK(cuDevicePrimaryCtxRelease(dev));
+    CHECK(cuDeviceGetCount(&n));
+    for (int d = 0; d < n; d++) {
+        CUdevice dev;
+        CUcontext ctx;
+        CHECK(cuDeviceGet(&dev, d));
+        CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
+        CHECK(cuCtxSetCurrent(ctx));
+        printf("device %d:\n", d);
+        failed |= run(512, 512, 512) | run(200, 136, 72);
+        CHECK(cuCtxSetCurrent(NULL));
+        CHECK(cuDevicePrimaryCtxRelease(dev));
+    }
     return failed;
 }
