@@ -53,7 +53,7 @@ static const struct {
 /* Real Triton APIs that tric does not implement yet: named in the error. */
 static const char *const tl_not_yet[] = {
     "dot_scaled", "sort", "topk", "histogram", "gather",
-    "inline_asm_elementwise", "softmax", "max_constancy", "swizzle2d",
+    "inline_asm_elementwise", "softmax", "max_constancy",
     "map_elementwise",
 };
 
@@ -70,6 +70,7 @@ bool builtin_module_attr(Lower *L, const char *path, const char *name, LVal *out
     unsigned where = is_tl || !strcmp(path, "triton.language.random") ? BM_TL
                      : !strcmp(path, "triton.language.math") ? BM_MATH
                      : !strcmp(path, "triton") ? BM_TRITON
+                     : !strcmp(path, "triton.language.extra.cuda") ? BM_CUDA
                      : 0;
     if (!strcmp(path, "triton.language.PropagateNan")) {
         if (strcmp(name, "NONE") && strcmp(name, "ALL")) return false;
@@ -570,6 +571,49 @@ static LVal bi_cdiv(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     return lower_binop(L, loc, BIN_FLOORDIV, t, a[1].v);
 }
 
+/* Triton's swizzle2d: (i, j) of a size_i x size_j grid renumbered in
+ * column-major order within groups of size_g rows (the last group may be
+ * shorter); returns (new_i, new_j). Its own arithmetic, as Triton's
+ * standard library writes it. */
+static LVal bi_swizzle2d(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    LVal size_j = a[3].v, size_g = a[4].v;
+    LVal ij = lower_binop(L, loc, BIN_ADD, lower_binop(L, loc, BIN_MUL, a[0].v, size_j), a[1].v);
+    LVal size_gj = lower_binop(L, loc, BIN_MUL, size_g, size_j);
+    LVal off_i = lower_binop(L, loc, BIN_MUL, lower_binop(L, loc, BIN_FLOORDIV, ij, size_gj), size_g);
+    size_g = lower_minmax(L, loc, false, lower_binop(L, loc, BIN_SUB, a[2].v, off_i), size_g, false);
+    ij = lower_binop(L, loc, BIN_MOD, ij, size_gj);
+    LVal t = {0};
+    t.kind = LV_TUPLE;
+    t.n = 2;
+    t.items = arena_alloc(L->ctx->arena, sizeof(LVal) * 2);
+    t.items[0] = lower_binop(L, loc, BIN_ADD, off_i, lower_binop(L, loc, BIN_MOD, ij, size_g));
+    t.items[1] = lower_binop(L, loc, BIN_FLOORDIV, ij, size_g);
+    return t;
+}
+
+/* tl.extra.cuda.num_threads() / num_warps(): the program's, as constexprs */
+static LVal bi_num_threads(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    return lval_int(32 * L->ctx->target.num_warps);
+}
+
+static LVal bi_num_warps(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    return lval_int(L->ctx->target.num_warps);
+}
+
+/* tl.extra.cuda.smid() / globaltimer(): read at each call */
+static LVal sreg(Lower *L, SrcLoc loc, SregKind k) {
+    L->b.loc = loc;
+    IrType t = ir_scalar(k == SREG_SMID ? ET_I32 : ET_I64);
+    IrOp *op = ir_build(&L->b, OP_SREG, NULL, 0, &t, 1, 0);
+    op->attr.i = k;
+    return lval_tensor(L, op->results[0]);
+}
+
+static LVal bi_smid(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) { return sreg(L, loc, SREG_SMID); }
+static LVal bi_globaltimer(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    return sreg(L, loc, SREG_GLOBALTIMER);
+}
+
 /* exp, log, ...: Triton accepts fp32 and fp64 only. */
 static LVal math1(Lower *L, SrcLoc loc, const LArg *a, Opcode opc) {
     LVal x = arg_tensor(L, a);
@@ -1067,6 +1111,11 @@ static const Builtin builtins[] = {
     {"to", BM_METHOD, "input,dtype,fp_downcast_rounding=,bitcast=", bi_cast},
     {"cast", TLM, "input,dtype,fp_downcast_rounding=,bitcast=", bi_cast},
     {"cdiv", TLM | BM_MATH | BM_TRITON, "x,div", bi_cdiv},
+    {"swizzle2d", BM_TL, "i,j,size_i,size_j,size_g", bi_swizzle2d},
+    {"num_threads", BM_CUDA, "", bi_num_threads},
+    {"num_warps", BM_CUDA, "", bi_num_warps},
+    {"smid", BM_CUDA, "", bi_smid},
+    {"globaltimer", BM_CUDA, "", bi_globaltimer},
     {"exp", TLM | BM_MATH, "x", bi_exp},
     {"exp2", TLM | BM_MATH, "x", bi_exp2},
     {"log", TLM | BM_MATH, "x", bi_log},

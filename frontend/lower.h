@@ -135,7 +135,8 @@ enum {
     BM_PY = 8,        /* Python builtin: X */
     BM_METHOD = 16,   /* tensor method: x.X(...) with x as the first argument */
     BM_DTYPE = 32,    /* dtype method: tl.float16.X() */
-    BM_DESC = 64      /* tensor descriptor method: desc.X(...) */
+    BM_DESC = 64,     /* tensor descriptor method: desc.X(...) */
+    BM_CUDA = 128     /* triton.language.extra.cuda.X (its libdevice names are libdevice.c's) */
 };
 
 typedef struct Builtin {

@@ -32,6 +32,7 @@ typedef struct Interp {
     uint64_t *red_scratch;    /* exec_reduce's, likewise */
     size_t red_cap;
     int sm;
+    uint64_t timer_reads;     /* sreg globaltimer: reads so far in this launch */
     Buf *err;
     jmp_buf bail;
 } Interp;
@@ -435,6 +436,12 @@ static void exec_program_id(Interp *in, IrOp *op) {
     *slots_of(in, op->results[0]) = op->opc == OP_PROGRAM_ID ? in->pid[axis] : g;
 }
 
+/* One SM here; the timer advances 1000 ns per read of it (what kernels
+ * ask of it: a later read is later). */
+static void exec_sreg(Interp *in, IrOp *op) {
+    *slots_of(in, op->results[0]) = op->attr.i == SREG_GLOBALTIMER ? 1000 * ++in->timer_reads : 0;
+}
+
 /* ---- elementwise ---- */
 
 /* math FN: ir/mathfn.c's program, built once, run per element (the same
@@ -835,6 +842,7 @@ static void exec_op(Interp *in, IrOp *op) {
     case OP_CONST: exec_const(in, op); break;
     case OP_PROGRAM_ID:
     case OP_NUM_PROGRAMS: exec_program_id(in, op); break;
+    case OP_SREG: exec_sreg(in, op); break;
     case OP_ARANGE: exec_arange(in, op); break;
     case OP_SPLAT:
     case OP_EXPAND_DIMS:

@@ -162,6 +162,7 @@ const OpInfo ir_opinfo[OP_COUNT] = {
 };
 
 const char *const cmp_pred_names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+const char *const sreg_names[] = {"smid", "globaltimer"};
 const char *const cache_mod_names[] = {"", ".ca", ".cg", ".cs", ".cv", ".wb", ".wt"};
 const char *const evict_names[] = {"", "evict_first", "evict_last"};
 const char *const dot_precision_names[] = {"tf32", "tf32x3", "ieee"};

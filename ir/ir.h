@@ -122,6 +122,8 @@ enum { WGMMA_A_T = 1, WGMMA_B_T = 2 };   /* wgmma's attr.flags: the slot holds t
 enum { TMAP_NAN = 1 };                   /* tensormap_create's attr.flags: NaN padding */
 
 extern const char *const cmp_pred_names[];     /* "eq", "ne", ... */
+typedef enum SregKind { SREG_SMID, SREG_GLOBALTIMER, SREG_COUNT } SregKind;   /* sreg's attr.i */
+extern const char *const sreg_names[];         /* "smid", "globaltimer" */
 extern const char *const cache_mod_names[];    /* "", ".ca", ".cg", ... */
 extern const char *const evict_names[];        /* "", "evict_first", "evict_last" */
 extern const char *const dot_precision_names[];  /* "tf32", "tf32x3", "ieee" */

@@ -379,6 +379,10 @@ static void print_op(Printer *P, IrOp *op, int depth) {
     case OP_CONST: buf_putc(P->out, ' '); print_const(P, op); break;
     case OP_PROGRAM_ID:
     case OP_NUM_PROGRAMS: buf_printf(P->out, " %lld", (long long)op->attr.i); break;
+    case OP_SREG:
+        if (op->attr.i >= 0 && op->attr.i < SREG_COUNT) buf_printf(P->out, " %s", sreg_names[op->attr.i]);
+        else buf_printf(P->out, " ?%lld", (long long)op->attr.i);
+        break;
     case OP_ARANGE: buf_printf(P->out, " %lld, %lld", (long long)op->attr.i, (long long)op->attr.i2); break;
     case OP_CMP:
         if (op->attr.i >= CMP_EQ && op->attr.i <= CMP_GE) buf_printf(P->out, " %s", cmp_pred_names[op->attr.i]);
@@ -1022,7 +1026,7 @@ static void parse_const_value(Parser *P, Tok t, IrType ty, IrAttr *attr) {
 }
 
 /* The numbers that come before the operands: program_id AXIS,
- * arange START, END, cmp PRED. Returns const's value token. */
+ * arange START, END, cmp PRED, sreg NAME. Returns const's value token. */
 static Tok parse_leading(Parser *P, Opcode opc, IrAttr *attr) {
     Tok t = peek(P);
     if (opc == OP_PROGRAM_ID || opc == OP_NUM_PROGRAMS) {
@@ -1031,6 +1035,11 @@ static Tok parse_leading(Parser *P, Opcode opc, IrAttr *attr) {
         attr->i = parse_int(P, INT32_MIN, INT32_MAX, "start");
         expect(P, ",");
         attr->i2 = parse_int(P, INT32_MIN, INT32_MAX, "end");
+    } else if (opc == OP_SREG) {
+        next_tok(P);
+        int k = find_name(sreg_names, SREG_COUNT, t);
+        if (k < 0) expected(P, t, "a special register (smid, globaltimer)");
+        attr->i = k;
     } else if (opc == OP_CMP) {
         next_tok(P);
         int pred = find_name(cmp_pred_names, CMP_GE + 1, t);

@@ -608,6 +608,13 @@ static void check_leaf(Verifier *V, IrOp *op) {
         want_type(V, op, "result", op->results[0], ir_scalar(ET_I32));
         if (op->attr.i < 0 || op->attr.i > 2) verr(V, op, "axis %lld is not 0, 1 or 2", (long long)op->attr.i);
         break;
+    case OP_SREG:
+        if (op->attr.i < 0 || op->attr.i >= SREG_COUNT) {
+            verr(V, op, "unknown special register %lld", (long long)op->attr.i);
+            break;
+        }
+        want_type(V, op, "result", op->results[0], ir_scalar(op->attr.i == SREG_SMID ? ET_I32 : ET_I64));
+        break;
     case OP_ARANGE: {
         int64_t n = op->attr.i2 - op->attr.i;
         if (rt.rank != 1 || rt.elem != ET_I32 || n <= 0 || rt.shape[0] != n)
@@ -926,7 +933,7 @@ static void check_op_types(Verifier *V, IrOp *op) {
     unsigned flags = ir_opinfo[op->opc].flags;
     switch (op->opc) {
     case OP_CONST: break;
-    case OP_PROGRAM_ID: case OP_NUM_PROGRAMS: case OP_ARANGE: check_leaf(V, op); break;
+    case OP_PROGRAM_ID: case OP_NUM_PROGRAMS: case OP_SREG: case OP_ARANGE: check_leaf(V, op); break;
     case OP_SPLAT: case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_CONVERT_LAYOUT: check_shape_ops(V, op); break;
     case OP_CMP: check_cmp(V, op); break;
     case OP_MATH: check_math(V, op); break;

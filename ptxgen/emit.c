@@ -760,6 +760,10 @@ static void emit_op(Ptx *P, IrOp *op) {
     case OP_CONST: emit_const(P, op); break;
     case OP_PROGRAM_ID:
     case OP_NUM_PROGRAMS: emit_special(P, op); break;
+    case OP_SREG:
+        ptx_ins(P, op->attr.i == SREG_SMID ? "mov.u32 %R, %%smid;" : "mov.u64 %R, %%globaltimer;",
+                ptx_def(P, op, op->results[0])[0]);
+        break;
     case OP_ARANGE: emit_arange(P, op); break;
     case OP_SPLAT: emit_splat(P, op); break;
     case OP_BROADCAST:

@@ -58,6 +58,7 @@ typedef struct Cta {
      * run before the inval (n_ended: granules so marked) */
     SimMbar *mbars;
     uint32_t n_mbars, cap_mbars, n_ended;
+    uint64_t steps;           /* instructions run so far (%globaltimer reads them) */
     uint32_t *mbar_at, *mbar_ended;
 } Cta;
 
@@ -94,6 +95,8 @@ static uint64_t special(Cta *c, SimSpecial s, uint32_t t) {
     }
     case SS_LANEID: return t % 32;
     case SS_WARPID: return t / 32;
+    case SS_SMID: return 0;                        /* one SM here */
+    case SS_GLOBALTIMER: return 1000 * c->steps;   /* ns: the CTA's instructions so far, a microsecond each */
     }
     return 0;
 }
@@ -1077,10 +1080,10 @@ static bool run_cta(Cta *c) {
     memset(c->local, 0xAB, (size_t)m->local_bytes * c->threads);
     cp_reset(c);
     mbar_reset(c);
-    uint64_t steps = 0;
+    c->steps = 0;
     for (uint32_t pc = 0;;) {
         const SimIns *in = &m->ins[pc];
-        if (++steps > max_steps) {
+        if (++c->steps > max_steps) {
             sim_put_prefix(c->err, m, in);
             buf_printf(c->err, "%s at PTX line %d: more than %llu instructions in one CTA, a runaway loop?",
                        in->name, in->ptx_line, (unsigned long long)max_steps);

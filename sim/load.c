@@ -54,7 +54,7 @@ static const char *const cmp_names[] = {
 
 static const char *const special_names[] = {
     "%tid.x", "%tid.y", "%tid.z", "%ntid.x", "%ntid.y", "%ntid.z", "%ctaid.x", "%ctaid.y",
-    "%ctaid.z", "%nctaid.x", "%nctaid.y", "%nctaid.z", "%laneid", "%warpid",
+    "%ctaid.z", "%nctaid.x", "%nctaid.y", "%nctaid.z", "%laneid", "%warpid", "%smid", "%globaltimer",
 };
 
 /* A declared register family: %r<54> gives r0..r53; %foo alone one register. */

@@ -102,7 +102,7 @@ typedef enum SimCmp {
 typedef enum SimSpecial {
     SS_TID_X, SS_TID_Y, SS_TID_Z, SS_NTID_X, SS_NTID_Y, SS_NTID_Z,
     SS_CTAID_X, SS_CTAID_Y, SS_CTAID_Z, SS_NCTAID_X, SS_NCTAID_Y, SS_NCTAID_Z,
-    SS_LANEID, SS_WARPID,
+    SS_LANEID, SS_WARPID, SS_SMID, SS_GLOBALTIMER,
 } SimSpecial;
 
 typedef enum SimOpdKind {

@@ -280,6 +280,8 @@ static const char *const every_op =
     "  mbarrier_inval %83\n"
     "  %85 = load %35, %33, %36, %t, %1, %1 {tma} : tile<4x8xf16, #L0>\n"
     "  %86 = tensormap_create %q, %p, %0, %0, %56 {block = [8, 16], nan} : ptr<i8>\n"
+    "  %87 = sreg smid : i32\n"
+    "  %88 = sreg globaltimer : i64\n"
     "  store %q, %9\n"
     "  ret\n"
     "}\n";
@@ -320,7 +322,7 @@ static void test_text(void) {
     ctx_free(c);
 
     /* the unfixed text fails in the verifier, reported at the op */
-    check_parse_error(every_op, "t.tir:103:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
+    check_parse_error(every_op, "t.tir:105:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
 
     /* floats print exactly */
     c = new_ctx();
