@@ -28,8 +28,13 @@ static LVal dot_operand(Lower *L, const LArg *a, const char *side) {
     return v;
 }
 
-/* input_precision / allow_tf32 -> DotPrecision. Only f32 operands use it;
- * for the others the op keeps the default (its text omits it). */
+/* input_precision bf16x3 / bf16x6: not a precision of the dot op but dots
+ * of bf16 parts (bi_dot) */
+enum { DOT_BF16X3 = DOT_PRECISION_COUNT, DOT_BF16X6 };
+
+/* input_precision / allow_tf32 -> DotPrecision (or DOT_BF16X3/X6). Only
+ * f32 operands use it; for the others the op keeps the default (its text
+ * omits it). */
 static int dot_precision(Lower *L, const LArg *prec, const LArg *allow, bool f32) {
     if (!larg_absent(prec) && !larg_absent(allow))
         diag_error(L->ctx, allow->loc, "Only one of input_precision and allow_tf32 can be specified");
@@ -38,12 +43,16 @@ static int dot_precision(Lower *L, const LArg *prec, const LArg *allow, bool f32
         if (prec->v.kind != LV_STR)
             diag_error(L->ctx, prec->loc, "input_precision must be a string, got a %s", lval_kind_name(&prec->v));
         p = -1;
+        static const char *const split[] = {"bf16x3", "bf16x6"};
         for (int i = 0; i < DOT_PRECISION_COUNT; i++)
             if (strlen(dot_precision_names[i]) == prec->v.n &&
                 !strncasecmp(dot_precision_names[i], prec->v.s, prec->v.n))
                 p = i;
+        for (int i = 0; i < 2; i++)
+            if (strlen(split[i]) == prec->v.n && !strncasecmp(split[i], prec->v.s, prec->v.n)) p = DOT_BF16X3 + i;
         if (p < 0)
-            diag_error(L->ctx, prec->loc, "input_precision must be one of 'tf32', 'tf32x3' or 'ieee', got '%.*s'",
+            diag_error(L->ctx, prec->loc,
+                       "input_precision must be one of 'tf32', 'tf32x3', 'ieee', 'bf16x3' or 'bf16x6', got '%.*s'",
                        (int)prec->v.n, prec->v.s);
     } else if (!larg_absent(allow)) {
         if (allow->v.kind == LV_TENSOR) diag_error(L->ctx, allow->loc, "allow_tf32 must be a compile-time value");
@@ -128,6 +137,38 @@ static LVal dot_acc(Lower *L, const LArg *a, IrType want, ElemType in) {
     return acc;
 }
 
+/* bf16x3 / bf16x6, Triton's fp32 products on bf16 tensor cores: each fp32
+ * operand is split into bf16 parts (p0 = bf16(x), then each next part the
+ * bf16 of what the parts so far leave out), and the products of parts i and
+ * j with i + j <= 1 (3 dots) or <= 2 (6 dots) accumulate in fp32, smallest
+ * first. */
+static ValId bf16_parts(Lower *L, ValId x, IrType t, int n, ValId *parts) {
+    IrType bt = t, ft = t;
+    bt.elem = ET_BF16;
+    ft.elem = ET_F32;
+    ValId rest = x;
+    for (int i = 0; i < n; i++) {
+        IrOp *c = ir_build(&L->b, OP_CAST, &rest, 1, &bt, 1, 0);
+        c->attr.i = ROUND_RTNE;
+        parts[i] = c->results[0];
+        if (i + 1 < n) rest = ir_build2(&L->b, OP_SUB, ft, rest, ir_build1(&L->b, OP_CAST, ft, parts[i]));
+    }
+    return rest;
+}
+
+static ValId split_dots(Lower *L, int prec, ValId x, ValId y, ValId acc, IrType at, IrType bt, IrType rt) {
+    int n = prec == DOT_BF16X3 ? 2 : 3;
+    ValId xp[3], yp[3];
+    bf16_parts(L, x, at, n, xp);
+    bf16_parts(L, y, bt, n, yp);
+    for (int s = n - 1; s >= 0; s--)   /* i + j = s: the smallest terms first */
+        for (int i = s; i >= 0; i--) {
+            ValId ops[3] = {xp[i], yp[s - i], acc};
+            acc = ir_build(&L->b, OP_DOT, ops, 3, &rt, 1, 0)->results[0];
+        }
+    return acc;
+}
+
 LVal bi_dot(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     LVal x = dot_operand(L, &a[0], "lhs"), y = dot_operand(L, &a[1], "rhs");
     IrType at = lower_type(L, &x), bt = lower_type(L, &y);
@@ -172,9 +213,14 @@ LVal bi_dot(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     }
     ValId ops[3] = {x.id, y.id, acc.id};
     L->b.loc = loc;
-    IrOp *op = ir_build(&L->b, OP_DOT, ops, 3, &rt, 1, 0);
-    op->attr.i = prec;
-    LVal r = lval_tensor(L, op->results[0]);
+    LVal r;
+    if (prec >= DOT_PRECISION_COUNT) {
+        r = lval_tensor(L, split_dots(L, prec, x.id, y.id, acc.id, lower_type(L, &x), lower_type(L, &y), rt));
+    } else {
+        IrOp *op = ir_build(&L->b, OP_DOT, ops, 3, &rt, 1, 0);
+        op->attr.i = prec;
+        r = lval_tensor(L, op->results[0]);
+    }
     return n > 3 ? lower_reshape(L, loc, r, full) : r;
 }
 

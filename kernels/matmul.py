@@ -192,6 +192,22 @@ def int8_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, strid
 # check: c == a @ b
 # tol: 1e-5
 #
+# kernel: matmul_kernel
+# signature: *fp32, *fp32, *fp32, i32, i32, i32, i32, i32, i32, i32, i32, i32, 32, 32, 32, 2, '', 'bf16x3'
+# grid: cdiv(M, 32) * cdiv(N, 32)
+# args: a = randn((M, K), fp32); b = randn((K, N), fp32); c = empty((M, N), fp32); M = 47; N = 33; K = 65; stride_am = K; stride_ak = 1; stride_bk = N; stride_bn = 1; stride_cm = N; stride_cn = 1
+# torch: c = a @ b
+# check: c == a @ b
+# tol: 5e-5
+#
+# kernel: matmul_kernel
+# signature: *fp32, *fp32, *fp32, i32, i32, i32, i32, i32, i32, i32, i32, i32, 32, 32, 32, 2, '', 'bf16x6'
+# grid: cdiv(M, 32) * cdiv(N, 32)
+# args: a = randn((M, K), fp32); b = randn((K, N), fp32); c = empty((M, N), fp32); M = 47; N = 33; K = 65; stride_am = K; stride_ak = 1; stride_bk = N; stride_bn = 1; stride_cm = N; stride_cn = 1
+# torch: c = a @ b
+# check: c == a @ b
+# tol: 2e-6
+#
 # kernel: bmm_kernel
 # signature: *fp16, *fp16, *fp32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, 32, 32, 32
 # grid: (cdiv(M, 32), cdiv(N, 32), 3)
@@ -199,6 +215,22 @@ def int8_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, strid
 # torch: c = torch.bmm(a.float(), b.float())
 # check: c == a @ b
 # tol: 1e-5
+#
+# kernel: matmul_kernel
+# signature: *fp32, *fp32, *fp32, i32, i32, i32, i32, i32, i32, i32, i32, i32, 32, 32, 32, 2, '', 'bf16x3'
+# grid: cdiv(M, 32) * cdiv(N, 32)
+# args: a = randn((M, K), fp32); b = randn((K, N), fp32); c = empty((M, N), fp32); M = 47; N = 33; K = 65; stride_am = K; stride_ak = 1; stride_bk = N; stride_bn = 1; stride_cm = N; stride_cn = 1
+# torch: c = a @ b
+# check: c == a @ b
+# tol: 5e-5
+#
+# kernel: matmul_kernel
+# signature: *fp32, *fp32, *fp32, i32, i32, i32, i32, i32, i32, i32, i32, i32, 32, 32, 32, 2, '', 'bf16x6'
+# grid: cdiv(M, 32) * cdiv(N, 32)
+# args: a = randn((M, K), fp32); b = randn((K, N), fp32); c = empty((M, N), fp32); M = 47; N = 33; K = 65; stride_am = K; stride_ak = 1; stride_bk = N; stride_bn = 1; stride_cm = N; stride_cn = 1
+# torch: c = a @ b
+# check: c == a @ b
+# tol: 2e-6
 #
 # kernel: bmm_kernel
 # signature: *bf16, *bf16, *bf16, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, 32, 32, 16
