@@ -637,6 +637,13 @@ static LVal bi_abs(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     if (t.elem == ET_PTR) diag_error(L->ctx, a[0].loc, "unexpected type %s", dtype_name(ir_elem_of(t)));
     if (t.elem == ET_I1 || elem_class(t.elem) == EC_UINT) return x;
     L->b.loc = loc;
+    if (t.elem == ET_F8E4M3 || t.elem == ET_F8E5M2) {   /* the sign bit cleared, as Triton does */
+        IrType bt = t;
+        bt.elem = ET_U8;
+        ValId bits = ir_build1(&L->b, OP_BITCAST, bt, x.id);
+        bits = ir_build2(&L->b, OP_AND, bt, bits, ir_const_int(&L->b, bt, 0x7F));
+        return lval_tensor(L, ir_build1(&L->b, OP_BITCAST, t, bits));
+    }
     return lval_tensor(L, ir_build1(&L->b, OP_ABS, t, x.id));
 }
 
