@@ -26,29 +26,31 @@
  * and dce removes it. Runs before layout assignment. */
 #include "opt.h"
 
+/* Where v's chain of splat, broadcast and expand_dims starts (v itself
+ * when it is none of those): a scalar there means every element of v is
+ * that scalar. */
+static ValId chain_source(IrFunc *fn, ValId v) {
+    for (IrOp *d; (d = fn->vals[v].def) && (d->opc == OP_SPLAT || d->opc == OP_BROADCAST || d->opc == OP_EXPAND_DIMS);)
+        v = d->operands[0];
+    return v;
+}
+
 /* v, a tile with the same integer in every element: that integer as a
  * scalar (made at b for a constant tile); VAL_NONE otherwise */
 static ValId uniform_scalar(IrFunc *fn, IrBuilder *b, ValId v) {
-    for (;;) {
-        IrValue *x = &fn->vals[v];
-        if (!elem_is_int((ElemType)x->type.elem) || x->type.elem == ET_I1) return VAL_NONE;
-        if (x->type.rank == 0) return v;
-        IrOp *d = x->def;
-        if (!d) return VAL_NONE;
-        if (d->opc == OP_CONST) return ir_const_int(b, ir_scalar((ElemType)x->type.elem), d->attr.i);
-        if (d->opc != OP_SPLAT && d->opc != OP_BROADCAST && d->opc != OP_EXPAND_DIMS) return VAL_NONE;
-        v = d->operands[0];
-    }
+    ValId s = chain_source(fn, v);
+    IrValue *x = &fn->vals[s];
+    if (!elem_is_int((ElemType)x->type.elem) || x->type.elem == ET_I1) return VAL_NONE;
+    if (x->type.rank == 0) return s;
+    if (x->def && x->def->opc == OP_CONST) return ir_const_int(b, ir_scalar((ElemType)x->type.elem), x->def->attr.i);
+    return VAL_NONE;
 }
 
 /* v, a tile of one pointer in every element: that pointer (a scalar);
  * VAL_NONE otherwise */
 static ValId uniform_pointer(IrFunc *fn, ValId v) {
-    for (IrOp *d; fn->vals[v].type.rank > 0; v = d->operands[0]) {
-        d = fn->vals[v].def;
-        if (!d || (d->opc != OP_SPLAT && d->opc != OP_BROADCAST && d->opc != OP_EXPAND_DIMS)) return VAL_NONE;
-    }
-    return v;
+    ValId s = chain_source(fn, v);
+    return fn->vals[s].type.rank == 0 ? s : VAL_NONE;
 }
 
 /* The tile `start` advanced by off elements, at b. A start of the form

@@ -150,7 +150,6 @@ static bool compile_image(Aot *A, const char *kernel, const AotSpec *s, const ch
     rq.signature = s->signature;
     rq.emit = RT_EMIT_PTX;
     rq.entry_name = entry;
-    rq.target = A->rq->base->target;
     rt_parse_arch(im->arch, &rq.target);
     if (s->num_warps) rq.target.num_warps = s->num_warps;
     im->target = rq.target;
@@ -220,6 +219,13 @@ static AotParam *merge_params(Aot *A, const char *kernel, AotSpec *specs, int n_
     return ps;
 }
 
+/* name is an entry-point parameter (some specialization passes it) */
+static bool is_param(const AotParam *ps, int np, const char *name) {
+    for (int k = 0; k < np; k++)
+        if (strcmp(ps[k].key, name) == 0) return true;
+    return false;
+}
+
 static const RtBaked *find_baked(const RtResult *r, const char *name) {
     for (int i = 0; i < r->n_baked; i++)
         if (strcmp(r->baked[i].name, name) == 0) return &r->baked[i];
@@ -263,10 +269,8 @@ static void check_baked(Aot *A, const char *kernel, AotSpec *specs, int n_specs,
         const RtResult *r = &specs[s].images[0].res;
         for (int i = 0; i < r->n_baked; i++) {
             const RtBaked *b = &r->baked[i];
-            bool passed = false;
-            for (int k = 0; k < np; k++) passed |= strcmp(ps[k].key, b->name) == 0;
             const RtBaked *b0 = find_baked(r0, b->name);
-            if (!passed && b0 && strcmp(b0->text, b->text))
+            if (!is_param(ps, np, b->name) && b0 && strcmp(b0->text, b->text))
                 aot_error(A, kernel, "the signatures give '%s' different values (%s, %s); one entry point "
                           "chooses among specializations of the same constexprs only: write them to separate "
                           "outputs", b->name, b0->text, b->text);
@@ -307,10 +311,9 @@ static void write_kernel(Aot *A, Buf *h, Buf *c, const char *kernel, AotSpec *sp
     const RtResult *r0 = &specs[0].images[0].res;
     bool first = np == 0;
     for (int i = 0; i < r0->n_baked; i++) {
-        bool passed = false;
-        for (int k = 0; k < np; k++) passed |= strcmp(ps[k].key, r0->baked[i].name) == 0;
-        if (!passed) buf_printf(h, "%s%s = %s", first ? "" : ", ", r0->baked[i].name, r0->baked[i].text);
-        first &= passed;
+        if (is_param(ps, np, r0->baked[i].name)) continue;
+        buf_printf(h, "%s%s = %s", first ? "" : ", ", r0->baked[i].name, r0->baked[i].text);
+        first = false;
     }
     buf_puts(h, ")\n * Launches gx * gy * gz programs on `stream` (NULL: the legacy default stream) in the\n"
                 " * calling thread's current CUDA context; the module is loaded into each context at its\n"
