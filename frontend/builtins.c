@@ -789,7 +789,7 @@ static LVal bi_range(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
 }
 
 void builtin_range_args(Lower *L, SrcLoc loc, const Builtin *bi, const CallArgs *ca, LArg *lb, LArg *ub, LArg *step,
-                        LArg *num_stages) {
+                        LArg *num_stages, LArg *flatten) {
     LArg s[BI_MAX_PARAMS] = {0};
     LVal *rest;
     int n_rest;
@@ -802,7 +802,8 @@ void builtin_range_args(Lower *L, SrcLoc loc, const Builtin *bi, const CallArgs 
         *ub = s[0];
     }
     *step = s[2].present ? s[2] : (LArg){true, lval_int(1), loc};
-    *num_stages = s[3];   /* tl.range's; static_range has no such parameter */
+    *num_stages = s[3];   /* tl.range's; static_range has no such parameters */
+    *flatten = s[6];
 }
 
 static LVal bi_len(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {

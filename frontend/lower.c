@@ -1150,7 +1150,8 @@ static IrType promote_int(IrType a, IrType b) {
     return wb >= wa ? b : a;
 }
 
-static void lower_for_dynamic(Lower *L, AstNode *s, LArg *lbp, LArg *ubp, LArg *stepp, int num_stages);
+static void lower_for_dynamic(Lower *L, AstNode *s, LArg *lbp, LArg *ubp, LArg *stepp, int num_stages,
+                              bool flatten);
 
 static void lower_for(Lower *L, AstNode *s) {
     if (s->orelse.n) diag_error(L->ctx, s->orelse.items[0]->loc, "for ... else is not supported");
@@ -1161,8 +1162,8 @@ static void lower_for(Lower *L, AstNode *s) {
         diag_error(L->ctx, it->loc, "Only `range` and `static_range` iterators are currently supported");
     CallArgs ca;
     lower_call_args(L, it, &ca);
-    LArg lb, ub, step, stages;
-    builtin_range_args(L, it->loc, callee.builtin, &ca, &lb, &ub, &step, &stages);
+    LArg lb, ub, step, stages, flat;
+    builtin_range_args(L, it->loc, callee.builtin, &ca, &lb, &ub, &step, &stages, &flat);
     /* a loop's own pipelining depth (0 = the kernel's); 0 and 1 both mean
      * no pipelining, as for the kernel's num_stages */
     int num_stages = 0;
@@ -1172,9 +1173,13 @@ static void lower_for(Lower *L, AstNode *s) {
                                         (long long)n);
         num_stages = n < 1 ? 1 : (int)n;
     }
+    /* flatten=True: this loop and the one loop nested in it become one
+     * (pass flatten), so the inner loop's pipeline runs across the outer
+     * iterations */
+    bool flatten = flat.present && flat.v.kind != LV_NONE && const_int_or_die(L, it->loc, &flat, "tl.range's flatten");
     LoopFlags lf = loop_flags_enter(L);
     if (is_static) lower_static_range(L, s, it->loc, &lb, &ub, &step);
-    else lower_for_dynamic(L, s, &lb, &ub, &step, num_stages);
+    else lower_for_dynamic(L, s, &lb, &ub, &step, num_stages, flatten);
     loop_flags_leave(L, &lf);
 }
 
@@ -1237,7 +1242,8 @@ static void lower_for_as_while(Lower *L, AstNode *s, LVal vlb, LVal vub, LVal vs
     bind_values(L, &c, op->results + 1);
 }
 
-static void lower_for_dynamic(Lower *L, AstNode *s, LArg *lbp, LArg *ubp, LArg *stepp, int num_stages) {
+static void lower_for_dynamic(Lower *L, AstNode *s, LArg *lbp, LArg *ubp, LArg *stepp, int num_stages,
+                              bool flatten) {
     AstNode *it = s->rhs;
     LArg lb = *lbp, ub = *ubp, step = *stepp;
     if (s->lhs->kind != A_NAME) diag_error(L->ctx, s->lhs->loc, "the loop variable must be a single name");
@@ -1290,6 +1296,7 @@ static void lower_for_dynamic(Lower *L, AstNode *s, LArg *lbp, LArg *ubp, LArg *
     for (int i = 0; i < c.n; i++) ops[3 + i] = inits[i];
     IrOp *op = ir_build(&L->b, OP_FOR, ops, (uint32_t)c.n + 3, c.types, (uint32_t)c.n, 1);
     op->attr.i = num_stages;
+    op->attr.flags = flatten ? FOR_FLATTEN : 0;
     adopt_region(op, 0, body);
     *L->scope = before;
     bind_values(L, &c, op->results);

@@ -220,9 +220,9 @@ const char *larg_str(Lower *L, const LArg *a, const char *what);
 void builtin_bind(Lower *L, SrcLoc loc, const Builtin *bi, LVal *self, const CallArgs *ca,
                   LArg *slots, LVal **rest, int *n_rest);
 /* range(...)/tl.range(...)/tl.static_range(...) arguments: lb, ub, step,
- * and tl.range's num_stages (present or not) */
+ * and tl.range's num_stages and flatten (present or not) */
 void builtin_range_args(Lower *L, SrcLoc loc, const Builtin *bi, const CallArgs *ca, LArg *lb,
-                        LArg *ub, LArg *step, LArg *num_stages);
+                        LArg *ub, LArg *step, LArg *num_stages, LArg *flatten);
 /* attribute NAME of module PATH: a submodule, dtype, builtin or constant */
 bool builtin_module_attr(Lower *L, const char *path, const char *name, LVal *out);
 bool builtin_is_module(const char *path);

@@ -391,8 +391,9 @@ static uint64_t *transposed(Interp *in, const uint64_t *x, int32_t rows, int32_t
  * slot (either held transposed), done at once (a wgmma_wait only hands the
  * result on) */
 static void exec_wgmma(Interp *in, IrOp *op) {
-    bool ss = op->n_operands == 5;
-    ValId bbuf = op->operands[ss ? 2 : 1], cv = op->operands[op->n_operands - 1], r = op->results[0];
+    uint32_t nm = ir_wgmma_n_main(op);
+    bool ss = nm == 5;
+    ValId bbuf = op->operands[ss ? 2 : 1], cv = op->operands[nm - 1], r = op->results[0];
     IrType ct = ir_type(in->fn, cv), bt = ir_type(in->fn, bbuf);
     int32_t k = op->attr.flags & WGMMA_B_T ? bt.shape[2] : bt.shape[1];
     ElemType ae = ss ? (ElemType)ir_type(in->fn, op->operands[0]).elem : elem_of(in, op->operands[0]);
@@ -401,8 +402,12 @@ static void exec_wgmma(Interp *in, IrOp *op) {
     if (op->attr.flags & WGMMA_A_T) a = transposed(in, a, k, ct.shape[0]);
     if (op->attr.flags & WGMMA_B_T) b = transposed(in, b, ct.shape[1], k);
     InterpDotShape sh = {1, ct.shape[0], ct.shape[1], k};
-    interp_dot(ae, (ElemType)bt.elem, elem_of(in, r), (DotPrecision)op->attr.i, sh, a, b, slots_of(in, cv),
-               slots_of(in, r));
+    uint64_t *c = slots_of(in, cv);
+    if ((op->attr.flags & WGMMA_USE_ACC) && !(slots_of(in, op->operands[nm])[0] & 1)) {   /* the product alone */
+        c = slots_of(in, r);   /* interp_dot reads each acc element before it writes it */
+        memset(c, 0, sizeof(uint64_t) * (size_t)numel(in, r));
+    }
+    interp_dot(ae, (ElemType)bt.elem, elem_of(in, r), (DotPrecision)op->attr.i, sh, a, b, c, slots_of(in, r));
 }
 
 /* join: a's and b's elements alternate (the new dim is the fastest) */

@@ -353,9 +353,44 @@ static void replace_in_op(IrFunc *fn, IrOp *op, void *ud) {
         if (op->operands[i] == r->from) op->operands[i] = r->to;
 }
 
-void ir_replace_uses(IrFunc *fn, ValId from, ValId to) {
+void ir_replace_uses(IrFunc *fn, ValId from, ValId to) { ir_replace_uses_in(fn, fn->body, from, to); }
+
+void ir_replace_uses_in(IrFunc *fn, IrBlock *b, ValId from, ValId to) {
     ReplaceUses r = {from, to};
-    ir_walk(fn, fn->body, replace_in_op, &r);
+    ir_walk(fn, b, replace_in_op, &r);
+}
+
+static ValId clone_mapped(const ValId *map, uint32_t n_map, ValId v) { return v < n_map && map[v] ? map[v] : v; }
+
+IrOp *ir_clone_op(IrBuilder *b, const IrOp *op, ValId *map, uint32_t n_map) {
+    IrFunc *fn = b->fn;
+    Arena *a = fn->ctx->arena;
+    ValId *ops = arena_alloc(a, sizeof(ValId) * (op->n_operands ? op->n_operands : 1));
+    IrType *types = arena_alloc(a, sizeof(IrType) * (op->n_results ? op->n_results : 1));
+    for (uint32_t i = 0; i < op->n_operands; i++) ops[i] = clone_mapped(map, n_map, op->operands[i]);
+    for (uint32_t i = 0; i < op->n_results; i++) types[i] = fn->vals[op->results[i]].type;
+    IrOp *c = ir_op_new(fn, op->opc, op->loc, ops, op->n_operands, types, op->n_results, op->n_regions);
+    c->attr = op->attr;
+    if (b->before) ir_insert_before(b->before, c);
+    else ir_block_append(b->block, c);
+    for (uint32_t i = 0; i < op->n_results; i++) {
+        fn->vals[c->results[i]].layout = fn->vals[op->results[i]].layout;
+        fn->vals[c->results[i]].name = fn->vals[op->results[i]].name;
+        if (op->results[i] < n_map) map[op->results[i]] = c->results[i];
+    }
+    for (uint32_t r = 0; r < op->n_regions; r++) {
+        const IrBlock *src = op->regions[r];
+        IrBlock *dst = c->regions[r];
+        for (uint32_t i = 0; i < src->n_args; i++) {
+            ValId x = ir_block_add_arg(fn, dst, fn->vals[src->args[i]].type);
+            fn->vals[x].layout = fn->vals[src->args[i]].layout;
+            fn->vals[x].name = fn->vals[src->args[i]].name;
+            if (src->args[i] < n_map) map[src->args[i]] = x;
+        }
+        IrBuilder in = {fn, dst, NULL, op->loc};
+        for (const IrOp *o = src->first; o; o = o->next) ir_clone_op(&in, o, map, n_map);
+    }
+    return c;
 }
 
 static void count_in_op(IrFunc *fn, IrOp *op, void *ud) {

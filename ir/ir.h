@@ -118,7 +118,13 @@ typedef enum Rounding { ROUND_DEFAULT, ROUND_RTNE, ROUND_RTZ } Rounding;
  * tf32 products per element (tf32x3), or exact fp32 FMAs (ieee) */
 typedef enum DotPrecision { DOT_TF32, DOT_TF32X3, DOT_IEEE, DOT_PRECISION_COUNT } DotPrecision;
 enum { LOADF_VOLATILE = 1, LOADF_TMA = 2 };
-enum { WGMMA_A_T = 1, WGMMA_B_T = 2 };   /* wgmma's attr.flags: the slot holds the operand transposed */
+/* wgmma's attr.flags: A_T / B_T, the slot holds the operand transposed;
+ * USE_ACC, a last operand (i1 scalar) says whether acc is added (false:
+ * the result is the product alone, wgmma's scale-d) */
+enum { WGMMA_A_T = 1, WGMMA_B_T = 2, WGMMA_USE_ACC = 4 };
+/* for's attr.flags: FLATTEN, it and the one loop in its body become one
+ * loop (tl.range(flatten=True), pass flatten) */
+enum { FOR_FLATTEN = 1 };
 enum { TMAP_NAN = 1 };                   /* tensormap_create's attr.flags: NaN padding */
 
 extern const char *const cmp_pred_names[];     /* "eq", "ne", ... */
@@ -241,8 +247,10 @@ void ir_block_append(IrBlock *b, IrOp *op);
 void ir_insert_before(IrOp *pos, IrOp *op);
 void ir_insert_after(IrOp *pos, IrOp *op);
 void ir_op_unlink(IrOp *op);                 /* removes from its block */
-/* Replace every use of `from` (in ops and nested regions) by `to`. */
+/* Replace every use of `from` (in ops and nested regions) by `to`; _in:
+ * within block b (and the regions in it) only. */
 void ir_replace_uses(IrFunc *fn, ValId from, ValId to);
+void ir_replace_uses_in(IrFunc *fn, IrBlock *b, ValId from, ValId to);
 /* A new carried value of `for` loop: init appended to its operands, a
  * body argument (returned) and a result, in init's type and layout; the
  * body's yield gets its next value from ir_for_add_yield, in the same
@@ -270,6 +278,11 @@ IrOp *ir_build(IrBuilder *b, Opcode opc, const ValId *operands, uint32_t n_opera
 ValId ir_build1(IrBuilder *b, Opcode opc, IrType result, ValId a);
 ValId ir_build2(IrBuilder *b, Opcode opc, IrType result, ValId a, ValId c);
 ValId ir_build3(IrBuilder *b, Opcode opc, IrType result, ValId a, ValId c, ValId d);
+/* A copy of op, nested regions too, inserted at b: operands through map
+ * (map[v] where set, else v itself); map then sends op's results and the
+ * copied blocks' arguments to the copy's. map has n_map entries (zeroed
+ * where unset; values from n_map on map to themselves). */
+IrOp *ir_clone_op(IrBuilder *b, const IrOp *op, ValId *map, uint32_t n_map);
 ValId ir_const_int(IrBuilder *b, IrType t, int64_t v);     /* t scalar or tile */
 ValId ir_const_float(IrBuilder *b, IrType t, double v);
 
@@ -277,6 +290,8 @@ static inline const OpInfo *ir_info(Opcode opc) { return &ir_opinfo[opc]; }
 /* A load's ptrs, mask and other: the operands before a LOADF_TMA load's
  * tensor map and coordinates */
 static inline uint32_t ir_load_n_mem(const IrOp *op) { return op->attr.flags & LOADF_TMA ? 3 : op->n_operands; }
+/* A wgmma's operands up to its acc (the last of them), without use_acc */
+static inline uint32_t ir_wgmma_n_main(const IrOp *op) { return op->n_operands - (op->attr.flags & WGMMA_USE_ACC ? 1 : 0); }
 
 /* ---- text.c ---- */
 void ir_print(Buf *out, IrFunc *fn);

@@ -223,6 +223,7 @@ static void print_attrs(Printer *P, IrOp *op) {
     case OP_WGMMA:
         if (op->opc == OP_WGMMA && (at->flags & WGMMA_A_T)) buf_puts(&a, ", a_t");
         if (op->opc == OP_WGMMA && (at->flags & WGMMA_B_T)) buf_puts(&a, ", b_t");
+        if (op->opc == OP_WGMMA && (at->flags & WGMMA_USE_ACC)) buf_puts(&a, ", use_acc");
         if (at->i > 0 && at->i < DOT_PRECISION_COUNT) buf_printf(&a, ", precision = %s", dot_precision_names[at->i]);
         break;
     case OP_TMAP_CREATE:
@@ -295,6 +296,7 @@ static void print_for(Printer *P, IrOp *op, int depth) {
         print_value(P, op->operands[i]);
     }
     if (op->attr.i) buf_printf(P->out, " stages %lld", (long long)op->attr.i);
+    if (op->attr.flags & FOR_FLATTEN) buf_puts(P->out, " flatten");
     if (op->n_operands > 3) {
         buf_puts(P->out, " iter(");
         print_bindings(P, body, 1, op, 3);
@@ -938,8 +940,8 @@ static void parse_attr(Parser *P, Opcode opc, IrAttr *attr) {
     } else if ((opc == OP_ASYNC_WAIT || opc == OP_WGMMA_WAIT) && tok_is(key, "pending")) {
         expect(P, "=");
         attr->i = parse_int(P, 0, 63, "pending groups");
-    } else if (opc == OP_WGMMA && (tok_is(key, "a_t") || tok_is(key, "b_t"))) {
-        attr->flags |= tok_is(key, "a_t") ? WGMMA_A_T : WGMMA_B_T;
+    } else if (opc == OP_WGMMA && (tok_is(key, "a_t") || tok_is(key, "b_t") || tok_is(key, "use_acc"))) {
+        attr->flags |= tok_is(key, "a_t") ? WGMMA_A_T : tok_is(key, "b_t") ? WGMMA_B_T : WGMMA_USE_ACC;
     } else if (opc == OP_PRINT && tok_is(key, "hex")) {
         attr->i = 1;
     } else if ((mem || opc == OP_ASYNC_COPY) && tok_is(key, "vec")) {
@@ -998,8 +1000,8 @@ static void check_operand_count(Parser *P, Opcode opc, SrcLoc loc, uint32_t n) {
     if (opc == OP_TMA_COPY && n < 6)
         parse_error(P, loc, "'tma_copy' takes the buffer, slot, barriers, tensor map, predicate and coordinates, got "
                     "%u operands", n);
-    if (opc == OP_WGMMA && (n < 4 || n > 5))
-        parse_error(P, loc, "'wgmma' takes 4 or 5 operands ([a | abuf, aslot], bbuf, bslot, acc), got %u", n);
+    if (opc == OP_WGMMA && (n < 4 || n > 6))
+        parse_error(P, loc, "'wgmma' takes 4 to 6 operands ([a | abuf, aslot], bbuf, bslot, acc[, use_acc]), got %u", n);
 }
 
 /* The value of `const` (token t) at type `ty`: an integer that fits the
@@ -1128,7 +1130,7 @@ static void parse_bindings(Parser *P, Operands *o, Tok **names, uint32_t *n, uin
     expect(P, ")");
 }
 
-/* for_op = "for" VALUE "=" use "to" use "step" use ("stages" NUMBER)?
+/* for_op = "for" VALUE "=" use "to" use "step" use ("stages" NUMBER)? "flatten"?
  *          ("iter" "(" VALUE "=" use ("," VALUE "=" use)* ")")? results region */
 static IrOp *parse_for(Parser *P, IrBlock *b, SrcLoc loc, Tok kw) {
     Operands o = {0};
@@ -1141,6 +1143,7 @@ static IrOp *parse_for(Parser *P, IrBlock *b, SrcLoc loc, Tok kw) {
     expect(P, "step");
     operand_push(P, &o, parse_use(P, &t), t);
     int64_t stages = accept(P, "stages") ? parse_int(P, 1, 16, "num_stages") : 0;
+    bool flatten = accept(P, "flatten");
     Tok *args = NULL;
     uint32_t n_args = 0, cap_args = 0;
     VEC_PUSH(P->c->arena, args, n_args, cap_args, iv);
@@ -1156,6 +1159,7 @@ static IrOp *parse_for(Parser *P, IrBlock *b, SrcLoc loc, Tok kw) {
     for (uint32_t k = 0; k < n_res; k++) check_type(P, o.tok[3 + k], o.v[3 + k], res[k].t);
     IrOp *op = new_op(P, b, OP_FOR, loc, &o, res, n_res, 1);
     op->attr.i = stages;
+    op->attr.flags = flatten ? FOR_FLATTEN : 0;
     IrBlock *body = op->regions[0];
     ir_block_add_arg(P->fn, body, ir_type(P->fn, o.v[0]));
     for (uint32_t k = 0; k < n_res; k++) {

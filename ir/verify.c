@@ -880,9 +880,15 @@ static void check_dot(Verifier *V, IrOp *op) {
  * A in registers in the operand layout derived from it) */
 static void check_wgmma(Verifier *V, IrOp *op) {
     IrFunc *fn = V->fn;
-    bool ss = op->n_operands == 5;
-    ValId c = op->operands[op->n_operands - 1], r = op->results[0];
+    uint32_t n = ir_wgmma_n_main(op);
+    if (n < 4 || n > 5) {
+        verr(V, op, "has %u operands before use_acc, expected 4 or 5", n);
+        return;
+    }
+    bool ss = n == 5;
+    ValId c = op->operands[n - 1], r = op->results[0];
     IrType at, bt, ct = vtype(V, c);
+    if (op->attr.flags & WGMMA_USE_ACC) want_type(V, op, "use_acc", op->operands[n], ir_scalar(ET_I1));
     if (ss ? !check_buffer_slot_at(V, op, 0, &at) : false) return;
     if (!ss) at = vtype(V, op->operands[0]);
     if (!check_buffer_slot_at(V, op, ss ? 2 : 1, &bt)) return;

@@ -332,6 +332,12 @@ static void back_dot(LayoutPass *P, IrOp *op) {
     for (uint32_t i = 0; i < 3; i++) want_set(P, op->operands[i], need[i]);
 }
 
+static bool narrows(LayoutPass *P, IrOp *op) {
+    return op->opc == OP_CAST && is_tile(P, op->operands[0]) &&
+           elem_bits((ElemType)ir_type(P->fn, op->results[0]).elem) <
+               elem_bits((ElemType)ir_type(P->fn, op->operands[0]).elem);
+}
+
 static void back_op(LayoutPass *P, IrOp *op) {
     ValId r = op->n_results ? op->results[0] : VAL_NONE;
     switch (op->opc) {
@@ -366,7 +372,11 @@ static void back_op(LayoutPass *P, IrOp *op) {
         break;
     case OP_DOT: back_dot(P, op); break;
     default:
-        if (r != VAL_NONE && passes_layout_through(op->opc)) want_operands(P, op, want_of(P, r));
+        /* a narrowing cast works in its operand's layout (fwd_result): what
+         * its users want does not reach back past it, so a tile reshaped and
+         * split before the cast keeps the dot's layout and the convert moves
+         * the narrow halves */
+        if (r != VAL_NONE && passes_layout_through(op->opc) && !narrows(P, op)) want_operands(P, op, want_of(P, r));
         break;
     }
 }

@@ -5,6 +5,7 @@
  *   cse.c        pass_cse         common subexpression elimination (pure ops)
  *   dce.c        pass_dce         dead code elimination
  *   contract.c   pass_contract    x * y + z into one fma (Triton's fp fusion)
+ *   flatten.c    pass_flatten     a loop and the loop in it as one (tl.range(flatten=True))
  *   ptrcarry.c   pass_ptrcarry    carried pointer tiles: fixed start + carried offset
  *   axisinfo.c   axisinfo_*       analysis: contiguity/divisibility/constancy
  *   layout.c     pass_layout      layout assignment + convert insertion
@@ -30,6 +31,10 @@ void pass_dce(IrFunc *fn);
  * same block becomes, with the add, one math fma; nothing under
  * target.no_fp_fusion. */
 void pass_contract(IrFunc *fn);
+/* requires: nothing; before layout. changes: a `for` marked flatten whose
+ * body is pure ops, one loop, then anything becomes one loop over both
+ * (flatten.c), under an if on the inner trip count being positive. */
+void pass_flatten(IrFunc *fn);
 /* requires: nothing; before layout. changes: a `for`-carried pointer tile
  * advanced by a uniform step becomes addptr(start, splat(offset)) with an
  * i64 offset carried instead; the old carried value is left to dce. */
@@ -39,6 +44,8 @@ void pass_ptrcarry(IrFunc *fn);
  * as contiguity and alignment allow (up to 16 bytes); inserts convert_layout
  * where two choices meet. After it every tile value has a layout. */
 void pass_layout(IrFunc *fn);
+/* v > 0: a positive constant or num_programs (a persistent kernel's step) */
+bool opt_known_positive(IrFunc *fn, ValId v);
 /* requires: layout. changes: loops whose loads feed dot operands (through a
  * convert_layout) load them target.num_stages - 1 iterations ahead into
  * rings of shared-memory slots by async copies (pipeline.c); layouts kept. */

@@ -14,6 +14,7 @@ const PassInfo opt_passes[] = {
     {"cse", pass_cse, NULL},
     {"dce", pass_dce, NULL},
     {"contract", pass_contract, NULL},
+    {"flatten", pass_flatten, NULL},
     {"ptrcarry", pass_ptrcarry, NULL},
     {"layout", pass_layout, NULL},
     {"pipeline", pass_pipeline, "layout"},
@@ -22,15 +23,16 @@ const PassInfo opt_passes[] = {
 };
 const int opt_n_passes = (int)ARRAY_LEN(opt_passes);
 
-/* fold first so cse sees canonical operands; ptrcarry before dce, which
+/* fold first so cse sees canonical operands; flatten before ptrcarry and
+ * layout, which then see the flat loop; ptrcarry before dce, which
  * drops the carried pointer tiles it leaves unused; dce removes what they left;
  * after layout assignment, cse and dce again: convert insertion and
  * rematerialization can leave duplicates and dead ops behind, and so can
  * pipelining (it clones address computations and orphans the originals)
  * and wgmma (the slots' local_loads it reads around); regs last, over the
  * IR ptxgen will see. */
-const char *const opt_standard_pipeline[] = {"fold",     "cse",   "ptrcarry", "dce", "contract", "layout",
-                                              "pipeline", "wgmma", "cse",      "dce", "regs"};
+const char *const opt_standard_pipeline[] = {"fold",   "cse",      "flatten", "ptrcarry", "dce", "contract",
+                                              "layout", "pipeline", "wgmma",   "cse",      "dce", "regs"};
 const int opt_n_standard_pipeline = (int)ARRAY_LEN(opt_standard_pipeline);
 
 static const PassInfo *find_pass(const char *name) {

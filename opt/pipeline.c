@@ -50,8 +50,9 @@
  *    not write what it reads.
  *
  * The copies need the addresses and masks of a later iteration, so the
- * ops computing them (pure ops of the body, from the induction variable,
- * loop-carried values and values from outside) are cloned: once per
+ * ops computing them (pure ops of the body and ifs whose regions only
+ * compute, from the induction variable, loop-carried values and values
+ * from outside) are cloned: once per
  * prologue stage, and once in the body with the induction variable moved
  * S-1 steps ahead and every loop-carried value they read replaced by a new
  * one carried S-1 iterations ahead (advanced by a clone of its own
@@ -61,8 +62,8 @@
  * constant or num_programs: "iteration i+k runs" is iv + k*step < ub); loads
  * that are volatile, of pointers or i1, whose proven vector is under 4
  * bytes (cp.async moves 4, 8 or 16), of scalars; loads whose address or
- * mask depends on anything but pure ops of the body (a load, a nested
- * region), or on a loop-carried value whose update does; in dot loops,
+ * mask depends on anything but what can be cloned (a load, a region with
+ * effects), or on a loop-carried value whose update does; in dot loops,
  * loads whose result has another use than such a chain. The vectors may
  * run along any dim: ptxgen stores the slot with that dim last. Runs after
  * layout assignment (it keeps layouts).
@@ -106,8 +107,38 @@ static int arg_index(Pipe *Q, ValId v) {
     return -1;
 }
 
+/* an if whose regions only compute (pure ops, pure ifs): a flattened
+ * loop's values that change at tile boundaries (opt/flatten.c) */
+static bool pure_if(const IrOp *op) {
+    if (op->opc != OP_IF) return false;
+    for (uint32_t r = 0; r < op->n_regions; r++)
+        for (const IrOp *o = op->regions[r]->first; o; o = o->next)
+            if (o->opc != OP_YIELD && (o->n_regions ? !pure_if(o) : !(ir_opinfo[o->opc].flags & F_PURE))) return false;
+    return true;
+}
+
+typedef struct Free {
+    Pipe *Q;
+    ValId *v;
+    uint32_t n, cap;
+} Free;
+
+static void note_free(IrFunc *fn, IrOp *op, void *ud) {
+    Free *f = ud;
+    for (uint32_t i = 0; i < op->n_operands; i++)
+        if (in_body(f->Q, op->operands[i])) VEC_PUSH(fn->ctx->arena, f->v, f->n, f->cap, op->operands[i]);
+}
+
+/* the values of the body an op's regions read */
+static Free free_values(Pipe *Q, IrOp *op) {
+    Free f = {Q, NULL, 0, 0};
+    for (uint32_t r = 0; r < op->n_regions; r++) ir_walk(Q->fn, op->regions[r], note_free, &f);
+    return f;
+}
+
 /* v can be computed for a later iteration: from outside the loop, the
- * induction variable, carried values (marked needed), pure ops of the body */
+ * induction variable, carried values (marked needed), pure ops and pure
+ * ifs of the body */
 static bool ahead_ok(Pipe *Q, ValId v) {
     if (Q->ok[v]) return Q->ok[v] == 1;
     bool good = true;
@@ -116,11 +147,13 @@ static bool ahead_ok(Pipe *Q, ValId v) {
         if (!d) {
             int k = arg_index(Q, v);
             if (k > 0) Q->need[k] = true;
-        } else if (!(ir_opinfo[d->opc].flags & F_PURE) || d->n_regions) {
+        } else if (d->n_regions ? !pure_if(d) : !(ir_opinfo[d->opc].flags & F_PURE)) {
             good = false;
         } else {
             Q->ok[v] = 1;   /* operands are older: no cycle through v */
             for (uint32_t i = 0; i < d->n_operands && good; i++) good = ahead_ok(Q, d->operands[i]);
+            Free f = d->n_regions ? free_values(Q, d) : (Free){0};
+            for (uint32_t i = 0; i < f.n && good; i++) good = ahead_ok(Q, f.v[i]);
         }
     }
     Q->ok[v] = good ? 1 : 2;
@@ -264,20 +297,20 @@ static ValId clone(Pipe *Q, IrBuilder *b, ValId v) {
     if (!in_body(Q, v)) return v;
     IrFunc *fn = Q->fn;
     IrOp *d = fn->vals[v].def;
-    TRIC_ASSERT(d && (ir_opinfo[d->opc].flags & F_PURE) && !d->n_regions);   /* args are mapped */
-    ValId *ops = arena_alloc(fn->ctx->arena, sizeof(ValId) * (d->n_operands ? d->n_operands : 1));
-    for (uint32_t i = 0; i < d->n_operands; i++) ops[i] = clone(Q, b, d->operands[i]);
-    IrType *types = arena_alloc(fn->ctx->arena, sizeof(IrType) * d->n_results);
-    for (uint32_t i = 0; i < d->n_results; i++) types[i] = fn->vals[d->results[i]].type;
-    SrcLoc saved = b->loc;
-    b->loc = d->loc;
-    IrOp *n = ir_build(b, d->opc, ops, d->n_operands, types, d->n_results, 0);
-    b->loc = saved;
-    n->attr = d->attr;
-    for (uint32_t i = 0; i < d->n_results; i++) {
-        fn->vals[n->results[i]].layout = fn->vals[d->results[i]].layout;
-        map_set(Q, d->results[i], n->results[i]);
-    }
+    TRIC_ASSERT(d && (d->n_regions ? pure_if(d) : (ir_opinfo[d->opc].flags & F_PURE)));   /* args are mapped */
+    /* its operands and what its regions read, for that iteration, then the
+     * op itself through a map of those (ir_clone_op copies the regions) */
+    Free f = d->n_regions ? free_values(Q, d) : (Free){0};
+    for (uint32_t i = 0; i < f.n; i++) clone(Q, b, f.v[i]);
+    for (uint32_t i = 0; i < d->n_operands; i++) clone(Q, b, d->operands[i]);
+    /* a region's own values are mapped too, as the copy makes them */
+    uint32_t n_map = d->n_regions ? fn->n_vals : 1;
+    for (uint32_t i = 0; i < d->n_operands; i++) n_map = d->operands[i] >= n_map ? d->operands[i] + 1 : n_map;
+    ValId *map = arena_alloc(fn->ctx->arena, sizeof(ValId) * n_map);
+    for (uint32_t i = 0; i < f.n; i++) map[f.v[i]] = Q->map[f.v[i]];
+    for (uint32_t i = 0; i < d->n_operands; i++) map[d->operands[i]] = clone(Q, b, d->operands[i]);
+    IrOp *n = ir_clone_op(b, d, map, n_map);
+    for (uint32_t i = 0; i < d->n_results; i++) map_set(Q, d->results[i], n->results[i]);
     return Q->map[v];
 }
 
@@ -559,8 +592,7 @@ static void pipeline_loop(Pipe *Q, Cand *cands, uint32_t n) {
         if (cands[i].tma) ir_build(&after, OP_MBAR_INVAL, &cands[i].bars, 1, NULL, 0, 0);
 }
 
-/* v > 0: a positive constant or num_programs (a persistent kernel's step) */
-static bool known_positive(IrFunc *fn, ValId v) {
+bool opt_known_positive(IrFunc *fn, ValId v) {
     IrOp *d = fn->vals[v].def;
     return d && ((d->opc == OP_CONST && d->attr.i > 0 && d->attr.i <= INT32_MAX) || d->opc == OP_NUM_PROGRAMS);
 }
@@ -618,7 +650,7 @@ static void try_loop(IrFunc *fn, IrOp *loop, const uint32_t *uses) {
         mark_loads(body, "a loop without a dot pipelines only with its own num_stages (tl.range)");
         return;
     }
-    if (!known_positive(fn, loop->operands[2])) {
+    if (!opt_known_positive(fn, loop->operands[2])) {
         mark_loads(body, "the loop's step is not known to be positive");
         return;
     }

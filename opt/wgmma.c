@@ -13,9 +13,12 @@
  * registers stays a dot (mma.sync runs the same layouts), as does one whose
  * B the tensor cores cannot read: an 8-bit B that is N-major (wgmma
  * transposes 16-bit operands only), a contiguous dim under 32 bytes; an A
- * like that is read from registers. In a K loop the wait keeps the group in
- * flight (keep_in_flight). */
+ * like that is read from registers. An accumulator select(splat(p), c, 0)
+ * (a flattened loop restarting it at each tile) is c with wgmma's use_acc
+ * p. In a K loop the wait keeps the group in flight (keep_in_flight). */
 #include "opt.h"
+
+#include <math.h>
 
 /* The dim of buf's tile that its copies' vectors run along (-1: no
  * copy writes it): ptxgen stores the slot with that dim contiguous. TMA
@@ -76,24 +79,51 @@ static IrOp *only_user(IrFunc *fn, ValId v) {
     return u.n == 1 ? u.op : NULL;
 }
 
+/* Uses of v in block b's region ops after `from`, outside the terminator:
+ * each region using it reads it through its own wait for none, made first
+ * in the region (taken only in some iterations: a flattened loop's
+ * epilogue); false if an op there reads v directly */
+static bool wait_in_regions(IrFunc *fn, IrOp *from, ValId v) {
+    for (IrOp *op = from->next; op && op != from->parent->last; op = op->next)
+        for (uint32_t i = 0; i < op->n_operands; i++)
+            if (op->operands[i] == v) return false;
+    for (IrOp *op = from->next; op && op != from->parent->last; op = op->next)
+        for (uint32_t r = 0; r < op->n_regions; r++) {
+            Users u = {v, 0, NULL};
+            ir_walk(fn, op->regions[r], count_user, &u);
+            if (!u.n) continue;
+            IrType t = fn->vals[v].type;
+            IrOp *w = ir_op_new(fn, OP_WGMMA_WAIT, from->loc, &v, 1, &t, 1, 0);
+            fn->vals[w->results[0]].layout = fn->vals[v].layout;
+            ir_replace_uses_in(fn, op->regions[r], v, w->results[0]);
+            if (op->regions[r]->first) ir_insert_before(op->regions[r]->first, w);
+            else ir_block_append(op->regions[r], w);
+        }
+    return true;
+}
+
 /* A K loop's wgmma keeps its group in flight across the iterations: where
- * its accumulator is a carried value that only it reads and only its wait
- * yields, the wait lets one group stay pending (the next iteration's
- * wgmma queues behind it on the tensor cores while the loop computes its
- * addresses and copies) and a wait for none follows the loop. Every slot
- * the copies of iteration i overwrite was read by the wgmma of iteration
- * i - 1: one pending group is this iteration's, so after this warpgroup's
- * wait that read is done, and with several warpgroups a barrier before the
- * copies makes it done in every one. */
+ * its accumulator is a carried value that only it reads and its wait's
+ * result is yielded (and otherwise read only in regions: see
+ * wait_in_regions), the wait lets one group stay pending (the next
+ * iteration's wgmma queues behind it on the tensor cores while the loop
+ * computes its addresses and copies) and a wait for none follows the loop.
+ * Every slot the copies of iteration i overwrite was read by the wgmma of
+ * iteration i - 1: one pending group is this iteration's, so after this
+ * warpgroup's wait that read is done, and with several warpgroups a
+ * barrier before the copies makes it done in every one. */
 static void keep_in_flight(IrFunc *fn, IrOp *w, IrOp *wait) {
     IrBlock *body = w->parent;
     IrOp *loop = body->parent;
-    ValId acc = w->operands[w->n_operands - 1];
+    ValId acc = w->operands[ir_wgmma_n_main(w) - 1];
     if (!loop || loop->opc != OP_FOR || fn->vals[acc].block != body || fn->vals[acc].def) return;
-    if (only_user(fn, acc) != w || only_user(fn, wait->results[0]) != body->last) return;
+    if (only_user(fn, acc) != w) return;
     uint32_t k = 0;   /* the carried value: block argument k + 1, result k */
     while (k + 1 < body->n_args && body->args[k + 1] != acc) k++;
-    if (body->last->operands[k] != wait->results[0]) return;
+    if (body->last->opc != OP_YIELD || k >= body->last->n_operands || body->last->operands[k] != wait->results[0]) return;
+    for (uint32_t i = 0; i < body->last->n_operands; i++)
+        if (i != k && body->last->operands[i] == wait->results[0]) return;
+    if (!wait_in_regions(fn, wait, wait->results[0])) return;
     wait->attr.i = 1;
     IrOp *copy = wait->next;
     while (copy && copy->opc != OP_ASYNC_COPY && copy->opc != OP_TMA_COPY) copy = copy->next;
@@ -111,10 +141,28 @@ static void keep_in_flight(IrFunc *fn, IrOp *w, IrOp *wait) {
     done->operands[0] = res;   /* replace_uses rewrote the wait's own operand too */
 }
 
+static bool is_zero(IrFunc *fn, ValId v) {
+    IrOp *d = fn->vals[v].def;
+    if (!d || d->opc != OP_CONST) return false;
+    return elem_is_float((ElemType)fn->vals[v].type.elem) ? d->attr.f == 0 && !signbit(d->attr.f) : d->attr.i == 0;
+}
+
+/* acc = select(splat(p), c, 0) (a flattened loop's accumulator, zero at
+ * each tile's start): the dot's own, p its use_acc; else VAL_NONE */
+static ValId restarted_acc(IrFunc *fn, ValId acc, ValId *use_acc) {
+    IrOp *sel = fn->vals[acc].def;
+    if (!sel || sel->opc != OP_SELECT || !is_zero(fn, sel->operands[2])) return VAL_NONE;
+    IrOp *splat = fn->vals[sel->operands[0]].def;
+    if (!splat || splat->opc != OP_SPLAT || fn->vals[sel->operands[1]].layout != fn->vals[acc].layout) return VAL_NONE;
+    *use_acc = splat->operands[0];
+    return sel->operands[1];
+}
+
 static void lower_dot(IrFunc *fn, IrOp *op, void *ud) {
     (void)ud;
     if (op->opc != OP_DOT || !layout_dot_wgmma_bits(fn, op)) return;
     ValId a = op->operands[0], b = op->operands[1], acc = op->operands[2], r = op->results[0];
+    ValId use_acc = VAL_NONE, restarted = restarted_acc(fn, acc, &use_acc);
     IrType ct = fn->vals[acc].type;
     Layout want = layout_wgmma_acc(ct.shape, fn->ctx->target.num_warps);
     int32_t lc = fn->vals[acc].layout;
@@ -122,7 +170,7 @@ static void lower_dot(IrFunc *fn, IrOp *op, void *ud) {
     IrOp *rb = slot_read(fn, b, &bt), *ra = slot_read(fn, a, &at);
     if (ra && !readable(fn, ra->operands[0], 0, at)) ra = NULL;   /* A from registers then */
     if (lc < 0 || !layout_eq(&fn->layouts[lc], &want) || !rb || !readable(fn, rb->operands[0], 1, bt)) return;
-    ValId ops[5];
+    ValId ops[6];   /* [abuf, aslot | a], bbuf, bslot, acc[, use_acc] */
     uint32_t n = 0;
     if (ra) {
         ops[n++] = ra->operands[0];
@@ -132,11 +180,15 @@ static void lower_dot(IrFunc *fn, IrOp *op, void *ud) {
     }
     ops[n++] = rb->operands[0];
     ops[n++] = rb->operands[1];
-    ops[n++] = acc;
+    IrOp *sel = fn->vals[acc].def;
+    bool restart = restarted && only_user(fn, acc) == op;
+    ops[n++] = restart ? restarted : acc;
+    if (restart) ops[n++] = use_acc;
     IrBuilder bld = {fn, op->parent, op, op->loc};
     IrOp *w = ir_build(&bld, OP_WGMMA, ops, n, &ct, 1, 0);
     w->attr.i = op->attr.i;
-    w->attr.flags = (uint8_t)((ra && at ? WGMMA_A_T : 0) | (bt ? WGMMA_B_T : 0));
+    w->attr.flags = (uint8_t)((ra && at ? WGMMA_A_T : 0) | (bt ? WGMMA_B_T : 0) | (restart ? WGMMA_USE_ACC : 0));
+    if (restart) ir_op_unlink(sel);   /* its only user was the dot (the splat is left to dce) */
     fn->vals[w->results[0]].layout = lc;
     IrOp *wait = ir_build(&bld, OP_WGMMA_WAIT, &w->results[0], 1, &ct, 1, 0);
     fn->vals[wait->results[0]].layout = lc;

@@ -390,11 +390,16 @@ typedef struct SmemAddr {
     int n_lo;
 } SmemAddr;
 
-/* Where convert_layout's buffer starts: after the reductions' (reduce.c),
- * so that a convert never overwrites partials another thread still reads. */
-/* The scratch space starts after the reductions' buffers and after the
- * pipeline buffers live at the op being emitted (ptx_smem_buffers_plan). */
-static int32_t scratch_off(Ptx *P) { return P->scratch_at > P->red_bytes ? P->scratch_at : P->red_bytes; }
+/* Where scratch (a convert's buffer) can start at the current op: after
+ * the reductions' buffers (reduce.c: a convert never overwrites partials
+ * another thread still reads) and the pipeline buffers live at the op
+ * (ptx_smem_buffers_plan; mbarriers end at any multiple of 8), 128-aligned
+ * as a buffer's slots are, so the vectors and swizzles planned from offset
+ * 0 stay aligned. */
+static int32_t scratch_off(Ptx *P) {
+    int32_t off = P->scratch_at > P->red_bytes ? P->scratch_at : P->red_bytes;
+    return (off + 127) / 128 * 128;
+}
 
 static Reg convert_base(Ptx *P) {
     if (P->dyn_base) return P->dyn_base;   /* a pipeline buffer's slot */

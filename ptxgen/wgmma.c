@@ -10,7 +10,7 @@
  *
  *   wgmma.mma_async.sync.aligned.m64nNkK.f32.A.B {d}, descA | {a}, descB, p, 1, 1[, transA], transB;
  *
- * between a wgmma.fence and a commit_group. The descriptors come from the
+ * (p: true, or use_acc in the first k-step) between a wgmma.fence and a commit_group. The descriptors come from the
  * buffers' slots (convert.c lays them out as the tensor cores read them):
  * the slot's descriptor plus the operand's byte offset >> 4, the offset
  * being the unswizzled one of the instruction's first element: the
@@ -108,8 +108,9 @@ static void put_regs(Buf *b, const Reg *r, int n) {
 
 void ptx_wgmma(Ptx *P, IrOp *op) {
     IrFunc *fn = P->fn;
-    bool ss = op->n_operands == 5;
-    ValId accv = op->operands[op->n_operands - 1];
+    uint32_t nm = ir_wgmma_n_main(op);
+    bool ss = nm == 5;
+    ValId accv = op->operands[nm - 1];
     ValId abuf = ss ? op->operands[0] : VAL_NONE, bbuf = op->operands[ss ? 2 : 1];
     const Layout *lc = &fn->layouts[ptx_layout_index(P, op, accv)];
     IrType ct = fn->vals[accv].type;
@@ -138,7 +139,10 @@ void ptx_wgmma(Ptx *P, IrOp *op) {
         const Reg *ra = ptx_regs(P, op->operands[0], &na);
         pa = ptx_packed_new(P, op->operands[0], ra, na, p, false);
     }
-    Reg scale = ptx_const_reg(P, RC_PRED, 1);
+    /* scale-d: whether d is added to, always after the first k-step; in the
+     * first as use_acc says */
+    Reg one = ptx_const_reg(P, RC_PRED, 1);
+    Reg first = op->attr.flags & WGMMA_USE_ACC ? ptx_regs(P, op->operands[nm], NULL)[0] : one;
     const char *shape = arena_printf(P->arena, "wgmma.mma_async.sync.aligned.m64n%dk%d.%s.%s.%s", (int)in, ks,
                                      wgmma_type(ec), wgmma_type(ea), wgmma_type(eb));
     ptx_ins(P, "wgmma.fence.sync.aligned;");
@@ -161,7 +165,7 @@ void ptx_wgmma(Ptx *P, IrOp *op) {
                 buf_puts(o, ", ");
                 ptx_put_reg(o, b);
                 buf_puts(o, ", ");
-                ptx_put_reg(o, scale);
+                ptx_put_reg(o, k0 ? one : first);
                 /* scale-a, scale-b (not for integers); the transposes for 16-bit types only */
                 if (bits == 16) buf_printf(o, ss ? ", 1, 1, %d, %d;\n" : ", 1, 1, %d;\n", ss ? trans_a : trans_b, trans_b);
                 else buf_puts(o, ec == ET_I32 ? ";\n" : ", 1, 1;\n");

@@ -94,6 +94,15 @@ def import_kernel_file(path, as_triton=None):
     return mod
 
 
+
+def typed_view(torch, d, type_name):
+    """The device argument's bytes as a tensor of its type and shape (an
+    empty one, whose byte tensor torch cannot view, made anew)"""
+    dtype = getattr(torch, TORCH_DTYPE_NAMES[type_name])
+    if d.tensor.numel() == 0:
+        return torch.empty(d.shape, dtype=dtype, device=d.tensor.device)
+    return d.tensor.view(dtype).reshape(d.shape)
+
 class DtypeConst:
     """A dtype constexpr ('dtype(fp8e4nv)'): the dtype object of whichever
     language the launched kernel belongs to (tric.language or triton.language)."""
@@ -224,8 +233,7 @@ class BlockRun:
                 d, type_name = self.env[name], desc.group(1)
                 self.device[name] = rk.DeviceArg(torch, d.array, type_name, poison=False)
                 self.types[name] = type_name
-                self.tensors[name] = self.device[name].tensor.view(
-                    getattr(torch, TORCH_DTYPE_NAMES[type_name])).reshape(self.device[name].shape)
+                self.tensors[name] = typed_view(torch, self.device[name], type_name)
                 self.args.append(DescArg(self.tensors[name], d))
                 continue
             if not m or "=" in entry:
@@ -242,7 +250,7 @@ class BlockRun:
             elif is_ptr:
                 d = rk.DeviceArg(torch, self.env[name], type_name, poison=False)
                 self.device[name], self.types[name] = d, type_name
-                self.tensors[name] = d.tensor.view(getattr(torch, TORCH_DTYPE_NAMES[type_name])).reshape(d.shape)
+                self.tensors[name] = typed_view(torch, d, type_name)
                 value = self.tensors[name]
             else:
                 value = scalar_value(type_name, self.env[name])
