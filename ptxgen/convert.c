@@ -289,6 +289,8 @@ typedef struct SmemPlan {
     int vec_w, vec_r;
     bool ldm;        /* the reads are ldmatrix (pattern in pat) */
     LdmPat pat;
+    bool stm;        /* the writes are stmatrix (pattern in wpat; sm_90) */
+    LdmPat wpat;
     int wave_w, wave_r;
 } SmemPlan;
 
@@ -296,11 +298,14 @@ typedef struct SmemPlan {
  * lw (dup: its registers that need no write) to layout lr. The plain and
  * padded candidates use scalars on both sides or the widest vectors on
  * both; where lr fits ldmatrix, the reads may also be ldmatrix (.trans or
- * not) with scalar or vector writes, over the plain, padded or swizzled
- * buffer (any per_phase 1..8 and max_phase 2..8 that fits a row: the count
- * picks). legacy: only the candidates from before ldmatrix (vectors up to
- * 4 registers), for comparisons. */
-static SmemPlan smem_plan(const IrType *ty, const Layout *lw, uint32_t dup, const Layout *lr, bool legacy) {
+ * not) with scalar or vector writes, and where stm (sm_90) and lw fits
+ * it the writes stmatrix (its mirror: an mma or wgmma accumulator cast to
+ * 16 bits), with vector or ldmatrix reads, over the plain, padded or
+ * swizzled buffer (any per_phase 1..8 and max_phase 2..8 that fits a row:
+ * the count picks). legacy: only the candidates from before ldmatrix
+ * (vectors up to 4 registers), for comparisons. */
+static SmemPlan smem_plan(const IrType *ty, const Layout *lw, uint32_t dup, const Layout *lr, bool legacy,
+                          bool stm) {
     ElemType e = (ElemType)ty->elem;
     int32_t last = ty->shape[ty->rank - 1];
     SmemShape base = {elem_bytes(e), log2_dim(last), 0, 0, 0};
@@ -313,20 +318,28 @@ static SmemPlan smem_plan(const IrType *ty, const Layout *lw, uint32_t dup, cons
     SmemPlan best = {0};
     int best_cost = -1, best_ins = 0;
     int32_t best_pad = 0;
-    /* kind 0: scalars, 1: vectors, 2: ldmatrix with scalar writes, 3: with vector writes */
-    for (int kind = 0; kind < 4; kind++) {
+    /* kind 0: scalars, 1: vectors, 2: ldmatrix with scalar writes, 3: with
+     * vector writes, 4: stmatrix writes with vector reads, 5: with ldmatrix */
+    bool stm_fits = stm && !dup && base.bytes == 2 && e != ET_I1;
+    for (int kind = 0; kind < 6; kind++) {
         SmemPlan c = {0};
         c.shape = base;
         c.vec_w = kind == 1 || kind == 3 ? vw : 1;
-        c.vec_r = kind == 1 ? vr : 1;
+        c.vec_r = kind == 1 || kind == 4 ? vr : 1;
         if (kind == 1 && c.vec_w == 1 && c.vec_r == 1) continue;
         if (kind == 3 && c.vec_w == 1) continue;
         if (kind >= 2) {
             if (legacy || !can_pad) continue;
-            c.ldm = ldm_match(lr, e, false, &c.pat) || ldm_match(lr, e, true, &c.pat);
-            if (!c.ldm) continue;
+            if (kind >= 4) {
+                c.stm = stm_fits && (ldm_match(lw, e, false, &c.wpat) || ldm_match(lw, e, true, &c.wpat));
+                if (!c.stm) continue;
+            }
+            if (kind != 4) {
+                c.ldm = ldm_match(lr, e, false, &c.pat) || ldm_match(lr, e, true, &c.pat);
+                if (!c.ldm) continue;
+            }
         }
-        int32_t pad = c.ldm ? 16 / base.bytes : c.vec_w > c.vec_r ? c.vec_w : c.vec_r;
+        int32_t pad = c.ldm || c.stm ? 16 / base.bytes : c.vec_w > c.vec_r ? c.vec_w : c.vec_r;
         if (pad < word) pad = word;
         int row_bytes = base.bytes << base.lb;
         /* shapes: 0 plain, 1 padded, then the swizzles (mp, pp) */
@@ -338,12 +351,13 @@ static SmemPlan smem_plan(const IrType *ty, const Layout *lw, uint32_t dup, cons
             } else if (sh >= 2) {
                 c.shape.swz_mp = 1 + (sh - 2) / 4;
                 c.shape.swz_pp = (sh - 2) % 4;
-                if (!c.ldm || (16 << c.shape.swz_mp) > row_bytes) continue;
+                if (!(c.ldm || c.stm) || (16 << c.shape.swz_mp) > row_bytes) continue;
             }
-            c.wave_w = smem_wavefronts(lw, &c.shape, c.vec_w, dup);
+            c.wave_w = c.stm ? ldm_wavefronts(&c.wpat, &c.shape) : smem_wavefronts(lw, &c.shape, c.vec_w, dup);
             c.wave_r = c.ldm ? ldm_wavefronts(&c.pat, &c.shape) : smem_wavefronts(lr, &c.shape, c.vec_r, 0);
             int cost = c.wave_w + c.wave_r;
-            int ins = ptx_ll_nregs(lw) / c.vec_w + (c.ldm ? c.pat.n_mat / ldm_x(&c.pat) : ptx_ll_nregs(lr) / c.vec_r);
+            int ins = (c.stm ? c.wpat.n_mat / ldm_x(&c.wpat) : ptx_ll_nregs(lw) / c.vec_w) +
+                      (c.ldm ? c.pat.n_mat / ldm_x(&c.pat) : ptx_ll_nregs(lr) / c.vec_r);
             if (best_cost < 0 || cost < best_cost || (cost == best_cost && ins < best_ins) ||
                 (cost == best_cost && ins == best_ins && c.shape.pad < best_pad)) {
                 best = c;
@@ -358,7 +372,7 @@ static SmemPlan smem_plan(const IrType *ty, const Layout *lw, uint32_t dup, cons
 
 void ptx_smem_plan_info(const IrType *ty, const Layout *lw, uint32_t dup, const Layout *lr, bool legacy,
                         PtxSmemPlanInfo *out) {
-    SmemPlan p = smem_plan(ty, lw, dup, lr, legacy);
+    SmemPlan p = smem_plan(ty, lw, dup, lr, legacy, false);
     out->write_wavefronts = p.wave_w;
     out->read_wavefronts = p.wave_r;
     out->vec_w = p.vec_w;
@@ -669,6 +683,25 @@ static void read_tile_ldm(Ptx *P, IrOp *op, ValId v, int32_t li, ElemType e, con
     for (int q = 0; q < p->n_mat / ldm_x(p); q++) ldm_emit(P, &a, p, elem_bytes(e) == 2, regs, NULL, q);
 }
 
+/* The 16-bit registers of a layout that fits ldmatrix (p), stored as its
+ * matrices by stmatrix: register pair 2m, 2m + 1 is matrix m's word */
+static void write_tile_stm(Ptx *P, const Reg *regs, const SmemShape *shape, const LdmPat *p) {
+    SmemAddr a = ldm_addr(P, shape, p);
+    int x = ldm_x(p);
+    for (int q = 0; q < p->n_mat / x; q++) {
+        const char *addr = smem_addr(P, &a, ldm_inst_flat(p, q));
+        Reg w[4];
+        for (int j = 0; j < x; j++) {
+            int m = q * x + j;
+            w[j] = ptx_reg(P, RC_B32);
+            ptx_ins(P, "mov.b32 %R, {%R, %R};", w[j], regs[2 * m], regs[2 * m + 1]);
+        }
+        ptx_ins(P, "stmatrix.sync.aligned.m8n8.x%d%s.shared.b16 %s, %s;", x, p->trans ? ".trans" : "", addr,
+                vec_regs(P, w, 0, x));
+    }
+    if (P->version < 78) P->version = 78;
+}
+
 static void read_plan(Ptx *P, IrOp *op, ValId v, int32_t li, ElemType e, const SmemPlan *plan) {
     if (plan->ldm) read_tile_ldm(P, op, v, li, e, &plan->shape, &plan->pat);
     else read_tile(P, op, v, li, e, &plan->shape, plan->vec_r);
@@ -686,13 +719,14 @@ void ptx_convert_layout(Ptx *P, IrOp *op) {
     int32_t lw = ptx_layout_index(P, op, src), lr = ptx_layout_index(P, op, res);
     uint32_t dup;
     ptx_layout_owner(P, lw, &dup);
-    SmemPlan plan = smem_plan(&ty, &P->fn->layouts[lw], dup, &P->fn->layouts[lr], false);
+    SmemPlan plan = smem_plan(&ty, &P->fn->layouts[lw], dup, &P->fn->layouts[lr], false, P->ctx->target.sm >= 90);
     int64_t rows = ir_numel(ty) >> plan.shape.lb;
     int64_t size = rows * (((int64_t)1 << plan.shape.lb) + plan.shape.pad) * plan.shape.bytes;
     size += scratch_off(P);
     TRIC_ASSERT(size <= INT32_MAX);
     if (size > P->fn->shared_bytes) P->fn->shared_bytes = (int32_t)size;
-    write_tile(P, op, src, lw, ptx_regs(P, src, NULL), REG_NONE, e, &plan.shape, plan.vec_w);
+    if (plan.stm) write_tile_stm(P, ptx_regs(P, src, NULL), &plan.shape, &plan.wpat);
+    else write_tile(P, op, src, lw, ptx_regs(P, src, NULL), REG_NONE, e, &plan.shape, plan.vec_w);
     ptx_ins(P, "bar.sync 0;");
     read_plan(P, op, res, lr, e, &plan);
     ptx_ins(P, "bar.sync 0;");
@@ -723,7 +757,7 @@ void ptx_smem_share(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg owner) {
     const Layout *l = &P->fn->layouts[li];
     uint32_t dup;
     ptx_layout_owner(P, li, &dup);
-    SmemPlan plan = smem_plan(&ty, l, dup, l, false);
+    SmemPlan plan = smem_plan(&ty, l, dup, l, false, false);
     int64_t rows = ir_numel(ty) >> plan.shape.lb;
     size = rows * (((int64_t)1 << plan.shape.lb) + plan.shape.pad) * plan.shape.bytes + scratch_off(P);
     TRIC_ASSERT(size <= INT32_MAX);
@@ -863,7 +897,7 @@ static void note_buffer_live(Ptx *P, SmemBuf *sb, IrOp *op) {
 static void note_use(IrFunc *fn, IrOp *op, void *ud) {
     Ptx *P = ud;
     if (op->opc == OP_WGMMA) {
-        bool ss = op->n_operands == 5;
+        bool ss = ir_wgmma_n_main(op) == 5;
         SmemBuf *b = find_buf(P, op->operands[ss ? 2 : 1]);
         b->wgmma = 2;
         b->wg_t = (op->attr.flags & WGMMA_B_T) != 0;
@@ -969,7 +1003,7 @@ static void plan_buffer(Ptx *P, SmemBuf *sb) {
         if (sb->lw >= 0 || sb->tma) choose_view(P, sb, &ty);
         sb->vw = view_layout(P, sb, lw);
         sb->vr = view_layout(P, sb, lr);
-        sb->plan = smem_plan(&ty, &fn->layouts[sb->vw], 0, &fn->layouts[sb->vr], false);
+        sb->plan = smem_plan(&ty, &fn->layouts[sb->vw], 0, &fn->layouts[sb->vr], false, false);
         if (sb->wgmma || sb->tma) {   /* the canonical swizzle, whatever the count says */
             SmemShape w = {elem_bytes((ElemType)ty.elem), log2_dim(ty.shape[ty.rank - 1]), 0, 0, 0};
             w.swz_mp = log2_dim(sb->swz_bytes / 16);

@@ -504,6 +504,32 @@ static bool ldmatrix_warp(Cta *c, const SimIns *in, uint32_t w0) {
     return true;
 }
 
+/* One warp's stmatrix, the other way: every lane's registers are read,
+ * then the rows written (shared_span checks each 16-byte row). */
+static bool stmatrix_warp(Cta *c, const SimIns *in, uint32_t w0) {
+    uint32_t n = c->threads - w0 < 32 ? c->threads - w0 : 32, active = 0;
+    for (uint32_t l = 0; l < n; l++)
+        if (guard_of(c, in, w0 + l)) active |= 1u << l;
+    if (!active) return true;
+    if (n < 32 || active != ~0u)
+        return error_at(c, in, w0 + (uint32_t)__builtin_ctz(~active),
+                        "is .aligned, but not every lane of the warp executes it (undefined)");
+    uint8_t *rows[4][8];
+    for (uint32_t j = 0; j < in->vec; j++)
+        for (uint32_t i = 0; i < 8; i++) {
+            uint32_t t = w0 + 8 * j + i;
+            const SimOpd *a = &in->opd[0];
+            uint64_t addr = (uint64_t)a->imm + (a->reg[0] == SIM_NOREG ? 0 : *slot(c, a->reg[0], t));
+            if (!(rows[j][i] = shared_span(c, in, t, addr, 16, 16))) return false;
+        }
+    uint32_t regs[32][4];
+    const SimOpd *s = &in->opd[1];
+    for (uint32_t l = 0; l < 32; l++)
+        for (uint32_t j = 0; j < in->vec; j++) regs[l][j] = (uint32_t)*slot(c, s->reg[j], w0 + l);
+    sim_stmatrix_lanes(in, rows, (const uint32_t(*)[4])regs);
+    return true;
+}
+
 /* ---- mma.sync ---- */
 
 /* A warp-collective instruction over the warp from w0: 1 if all 32 lanes
@@ -1107,8 +1133,9 @@ static bool run_cta(Cta *c) {
             pc++;
             continue;
         case SO_LDMATRIX:   /* lock step, warp by warp, as shfl */
+        case SO_STMATRIX:
             for (uint32_t w0 = 0; w0 < c->threads; w0 += 32)
-                if (!ldmatrix_warp(c, in, w0)) return false;
+                if (!(in->op == SO_LDMATRIX ? ldmatrix_warp(c, in, w0) : stmatrix_warp(c, in, w0))) return false;
             pc++;
             continue;
         case SO_WGMMA:   /* warpgroup-collective */

@@ -4,8 +4,11 @@
  * bytes, 16-byte aligned; lanes past 8N supply nothing). Lane l receives in
  * its register j the two values at row l / 4, columns 2 (l % 4) and
  * 2 (l % 4) + 1 of matrix j (the first in the low half); with .trans the
- * values at rows 2 (l % 4) and 2 (l % 4) + 1, column l / 4. Decoding and
- * the per-warp semantics live here; exec.c gathers the row addresses. */
+ * values at rows 2 (l % 4) and 2 (l % 4) + 1, column l / 4.
+ * stmatrix.sync.aligned.m8n8.{x1,x2,x4}[.trans].shared[::cta].b16 [a], s
+ * (sm_90) is the same the other way: the lanes' registers go to the rows.
+ * Decoding and the per-warp semantics live here; exec.c gathers the row
+ * addresses. */
 #include "simops.h"
 
 #include <string.h>
@@ -37,19 +40,40 @@ static int count_part(const char *name, const char *part) {
 }
 
 const char *sim_ldmatrix_check(const SimIns *in) {
-    static const char *const form = "ldmatrix.sync.aligned.m8n8.{x1,x2,x4}[.trans].shared[::cta].b16 is modelled";
+    bool st = in->op == SO_STMATRIX;
+    const char *form = st ? "stmatrix.sync.aligned.m8n8.{x1,x2,x4}[.trans].shared[::cta].b16 is modelled"
+                          : "ldmatrix.sync.aligned.m8n8.{x1,x2,x4}[.trans].shared[::cta].b16 is modelled";
     int nx = count_part(in->name, "x1") + count_part(in->name, "x2") + count_part(in->name, "x4");
     int nsh = count_part(in->name, "shared") + count_part(in->name, "shared::cta");
     if (in->ty[0] != ST_B16 || in->ty[1] || nx != 1 || nsh != 1 || count_part(in->name, "sync") != 1 ||
         count_part(in->name, "aligned") != 1 || count_part(in->name, "m8n8") != 1 ||
         count_part(in->name, "trans") > 1 || (in->mods & ~(SM_SYNC | SM_SHARED)))
         return form;
-    if (in->n_opd != 2) return "takes 2 operands: {d...}, [address]";
-    const SimOpd *d = &in->opd[0];
+    if (in->n_opd != 2) return st ? "takes 2 operands: [address], {s...}" : "takes 2 operands: {d...}, [address]";
+    const SimOpd *d = &in->opd[st ? 1 : 0];
     bool one = d->kind == SD_REG && d->n <= 1 && in->vec == 1;
     if (!one && (d->kind != SD_VEC || d->n != in->vec)) return "needs a vector of one register per matrix";
-    if (in->opd[1].kind != SD_MEM) return "needs a shared-memory address";
+    if (in->opd[st ? 0 : 1].kind != SD_MEM) return "needs a shared-memory address";
     return NULL;
+}
+
+/* where lane l's half h of its register for a matrix lies in it */
+static void frag_at(bool trans, int l, int h, int *row, int *col) {
+    *row = trans ? 2 * (l % 4) + h : l / 4;
+    *col = trans ? l / 4 : 2 * (l % 4) + h;
+}
+
+void sim_stmatrix_lanes(const SimIns *in, uint8_t *const rows[4][8], const uint32_t in_regs[32][4]) {
+    for (int l = 0; l < 32; l++)
+        for (int j = 0; j < in->vec; j++)
+            for (int h = 0; h < 2; h++) {
+                int row, col;
+                frag_at(in->trans, l, h, &row, &col);
+                uint8_t *p = rows[j][row] + 2 * col;
+                uint32_t v = in_regs[l][j] >> (16 * h);
+                p[0] = (uint8_t)v;
+                p[1] = (uint8_t)(v >> 8);
+            }
 }
 
 void sim_ldmatrix_lanes(const SimIns *in, const uint8_t *const rows[4][8], uint32_t out[32][4]) {
@@ -58,7 +82,8 @@ void sim_ldmatrix_lanes(const SimIns *in, const uint8_t *const rows[4][8], uint3
         for (int j = 0; j < in->vec; j++) {
             uint32_t v = 0;
             for (int h = 0; h < 2; h++) {
-                int row = trans ? 2 * (l % 4) + h : l / 4, col = trans ? l / 4 : 2 * (l % 4) + h;
+                int row, col;
+                frag_at(trans, l, h, &row, &col);
                 const uint8_t *p = rows[j][row] + 2 * col;
                 v |= (uint32_t)(p[0] | p[1] << 8) << (16 * h);   /* little-endian, as the GPU */
             }

@@ -400,7 +400,7 @@ static bool decode_part(Loader *L, SimIns *in, const char *part, int *n_types) {
         in->ty[(*n_types)++] = t;
         return true;
     }
-    if (in->op == SO_LDMATRIX && sim_ldmatrix_part(in, part)) return true;
+    if ((in->op == SO_LDMATRIX || in->op == SO_STMATRIX) && sim_ldmatrix_part(in, part)) return true;
     if (in->op == SO_ATOM || in->op == SO_RED) {
         for (size_t i = 1; i < ARRAY_LEN(atom_names); i++)
             if (!strcmp(part, atom_names[i]) && !in->atom) {
@@ -861,7 +861,7 @@ static bool check_tensormap(Loader *L, const SimIns *in) {
 /* What each op needs, checked once here so exec.c can trust it. */
 static bool check_shape(Loader *L, SimIns *in) {
     if (in->op == SO_ATOM || in->op == SO_RED) return check_atom(L, in);
-    if (in->op == SO_LDMATRIX) {
+    if (in->op == SO_LDMATRIX || in->op == SO_STMATRIX) {
         const char *why = sim_ldmatrix_check(in);
         return !why || fail(L, "'%s': %s", in->name, why);
     }

@@ -20,7 +20,7 @@
     X(COPYSIGN, "copysign", 3) X(CALL, "call", -1) X(SHFL, "shfl", 5)              \
     X(ATOM, "atom", -1) X(RED, "red", -1)                                          \
     X(POPC, "popc", 2) X(CLZ, "clz", 2) X(BREV, "brev", 2) X(SIN, "sin", 2)        \
-    X(COS, "cos", 2) X(LDMATRIX, "ldmatrix", 2)                                   \
+    X(COS, "cos", 2) X(LDMATRIX, "ldmatrix", 2) X(STMATRIX, "stmatrix", 2)        \
     X(MMA, "mma", 4) X(CP, "cp", -1) X(CREATEPOLICY, "createpolicy", 1)          \
     X(WGMMA, "wgmma", -1) X(FENCE, "fence", -1) X(MBARRIER, "mbarrier", -1)        \
     X(TENSORMAP, "tensormap", -1)

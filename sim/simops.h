@@ -21,13 +21,16 @@ SimStatus sim_alu(const SimIns *in, const uint64_t *v, uint64_t *r);
  * (cas: compare with b, swap in c); SIM_BAD for a combination PTX lacks */
 SimStatus sim_atom(const SimIns *in, uint64_t old, uint64_t b, uint64_t c, uint64_t *r);
 
-/* ldmatrix.c: ldmatrix's opcode parts other than types, .sync and .shared
- * (false: not one of them); the instruction's shape (NULL if fine, else
- * what is wrong); the warp's results out[lane][matrix] from the 16 bytes
- * at rows[matrix][row], each matrix row's address from lane 8 matrix + row */
+/* ldmatrix.c: ldmatrix's and stmatrix's opcode parts other than types,
+ * .sync and .shared (false: not one of them); the instruction's shape
+ * (NULL if fine, else what is wrong); the warp's results out[lane][matrix]
+ * from the 16 bytes at rows[matrix][row], each matrix row's address from
+ * lane 8 matrix + row; stmatrix: the 16 bytes at rows[matrix][row] from
+ * the lanes' registers in[lane][matrix], the same map the other way */
 bool sim_ldmatrix_part(SimIns *in, const char *part);
 const char *sim_ldmatrix_check(const SimIns *in);
 void sim_ldmatrix_lanes(const SimIns *in, const uint8_t *const rows[4][8], uint32_t out[32][4]);
+void sim_stmatrix_lanes(const SimIns *in, uint8_t *const rows[4][8], const uint32_t in_regs[32][4]);
 
 /* mma.c: mma.sync and cvt to tf32. The mma type names ("f16", "e4m3",
  * ...); whether ptxas takes a form (K, types of d a b c, .satfinite); the

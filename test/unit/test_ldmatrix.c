@@ -7,7 +7,7 @@
  *    lane 0 gets 0x00010000, 0x00810080, 0x00090008, 0x00890088, and every
  *    lane the mma A fragment; .x2.trans from rows 0..15 gives the B
  *    fragment; .x1 with the shared::cta spelling; and the misuses it must
- *    refuse.
+ *    refuse. stmatrix (sm_90) stores what ldmatrix read back exactly.
  * 2. smem_plan's counts (ptx_smem_plan_info) for mma-like layouts written
  *    by hand: the plan reads with ldmatrix (.trans where the pairs run down
  *    the rows) over a swizzled buffer, every matrix and every 16-byte store
@@ -142,6 +142,46 @@ static void test_sim_ldmatrix(void) {
         CHECK_MSG(!ok && strstr(buf_str(&err), bad[i].msg), "'%s' should fail with '%s', got: %s", bad[i].ldm,
                   bad[i].msg, ok ? "(ran)" : buf_str(&err));
     }
+    buf_free(&err);
+}
+
+/* stmatrix (sm_90) is ldmatrix the other way: the fragments ldmatrix read
+ * (.x4, and .x2.trans), stored back by stmatrix into the tile cleared in
+ * between, give the tile back exactly (each thread reads its 16 bytes) */
+static void test_sim_stmatrix(void) {
+    static const struct { const char *addr, *ld, *st; } cases[] = {
+        {addr_a, "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r30, %r31, %r32, %r33}, [%r20];",
+         "stmatrix.sync.aligned.m8n8.x4.shared.b16 [%r20], {%r30, %r31, %r32, %r33};"},
+        {addr_rows, "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r30, %r31}, [%r20];",
+         "stmatrix.sync.aligned.m8n8.x2.trans.shared::cta.b16 [%r20], {%r30, %r31};"},
+        {addr_rows, "ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r30}, [%r20+16];",
+         "stmatrix.sync.aligned.m8n8.x1.shared.b16 [%r20+16], %r30;"},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        Buf round = {0};
+        buf_printf(&round, "%s\n\tbar.sync 0;\n\tmov.b32 %%r9, 0;\n\tst.shared.v4.b32 [%%r8], {%%r9, %%r9, %%r9, %%r9};\n\tbar.sync 0;\n"
+                           "\t%s\n\tbar.sync 0;\n\tld.shared.v4.b32 {%%r30, %%r31, %%r32, %%r33}, [%%r8];",
+                   cases[i].ld, cases[i].st);
+        uint32_t out[32][4];
+        Buf err = {0};
+        bool ok = sim_ldm(cases[i].addr, buf_str(&round), out, &err);
+        CHECK_MSG(ok, "%s: %s", cases[i].st, buf_str(&err));
+        /* the matrices .x2 and .x1 cover: rows 0..15, column bytes 0..15 (.x2), rows 0..7 bytes 16..31 (.x1) */
+        for (int l = 0; ok && l < 32; l++)
+            for (int j = 0; j < 4; j++) {
+                int w = 4 * l + j, row = w / 8, byte = 4 * (w % 8);
+                bool covered = i == 0 || (i == 1 ? byte < 16 : row < 8 && byte >= 16);
+                uint32_t want = covered ? (uint32_t)(2 * w) * 0x10001u + 0x10000u : 0;
+                CHECK_MSG(out[l][j] == want, "%s: word %d is %08x, expected %08x", cases[i].st, w, out[l][j], want);
+            }
+        buf_free(&err);
+        buf_free(&round);
+    }
+    uint32_t out[32][4];
+    Buf err = {0};
+    bool ok = sim_ldm(addr_rows, "stmatrix.sync.aligned.m8n8.x1.shared.b16 [%r20+2], %r30;", out, &err);
+    CHECK_MSG(!ok && strstr(buf_str(&err), "not 16-byte aligned"), "misaligned stmatrix: %s",
+              ok ? "(ran)" : buf_str(&err));
     buf_free(&err);
 }
 
@@ -381,6 +421,7 @@ static void test_golden(const char *path, const char *args, const char *want) {
 
 int main(void) {
     test_sim_ldmatrix();
+    test_sim_stmatrix();
     Case cases[] = {
         {"A f16 128x32", ET_F16, 128, 32, mma_a16(128, 32), 1, 4, "ldmatrix.sync.aligned.m8n8.x4.shared.b16"},
         {"A bf16 64x64", ET_BF16, 64, 64, mma_a16(64, 64), 1, 4, "ldmatrix.sync.aligned.m8n8.x4.shared.b16"},
