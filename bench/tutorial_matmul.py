@@ -16,7 +16,9 @@ plots and benchmark loop) is not run: the inputs are the tutorial
 benchmark's (fp16: randn; fp8: randn cast to e5m2, b transposed first, so
 b is K-major) and the timing is bench/matmul.py's: CUDA events around
 REPS intervals of launches cycling over input sets, after WARM_MS of the
-same launches; the median interval.
+same launches; the median interval. The libraries are timed in turn,
+ROUNDS times (ABBA..., so clock drift over the run weighs on each alike),
+and each one's median is reported.
 
 Each result is checked against a float64 product of the same inputs:
 relative L2 error under 2^-11 (the fp16 output's rounding) + 8 sqrt(K)
@@ -49,6 +51,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 REPS = 15
 WARM_MS = 300
 SLEEP_CYCLES = 4_000_000
+ROUNDS = 3
 
 
 def tutorial_code(path, last="matmul"):
@@ -127,6 +130,18 @@ def gpu_ms(torch, fn, sets):
     return statistics.median(times)
 
 
+def paired_ms(torch, fns, sets, rounds=ROUNDS):
+    """gpu_ms of each of fns, ROUNDS times over, in turn (forward, then
+    backward: ABBA...), so a drift of the GPU's clocks over the run weighs on
+    all alike; each one's median"""
+    runs = [[] for _ in fns]
+    for r in range(rounds):
+        order = range(len(fns)) if r % 2 == 0 else reversed(range(len(fns)))
+        for i in order:
+            runs[i].append(gpu_ms(torch, fns[i], sets))
+    return [statistics.median(t) for t in runs]
+
+
 def inputs(torch, n, dtype):
     a = torch.randn((n, n), device="cuda", dtype=torch.float16)
     b = torch.randn((n, n), device="cuda", dtype=torch.float16)
@@ -177,6 +192,7 @@ def main(argv):
             libs = [("tric", ns_tric["matmul"]), ("triton", ns_triton["matmul"])]
             if dtype == "fp16":
                 libs.append(("cublas", lambda x, y: torch.matmul(x, y)))
+            timed = []
             for name, fn in libs:
                 try:
                     t0 = time.perf_counter()
@@ -192,7 +208,8 @@ def main(argv):
                     print(f"[FAIL] {name} {dtype} {n}: relative error {err:.3g} > {tol:.3g}")
                     failures += 1
                 row[name + "_err"] = err
-                ms = gpu_ms(torch, lambda x, y: fn(x, y), sets)
+                timed.append((name, fn))
+            for (name, _), ms in zip(timed, paired_ms(torch, [fn for _, fn in timed], sets)):
                 row[name] = 2.0 * n ** 3 / (ms * 1e-3) / 1e12
             row["tric_cfg"] = ns_tric["matmul_kernel"].best_config
             row["triton_cfg"] = ns_triton["matmul_kernel"].best_config
