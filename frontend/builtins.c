@@ -699,6 +699,38 @@ static LVal bi_clamp(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     return lower_minmax(L, loc, false, lower_minmax(L, loc, true, x, a[1].v, nan), a[2].v, nan);
 }
 
+/* histogram(input, num_bins, mask=None): counts of 0 .. num_bins-1 among
+ * the elements of a 1-D integer tile (where mask is set), int32; narrower
+ * integers count as i32 */
+static LVal bi_histogram(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    LVal x = arg_tensor(L, &a[0]);
+    IrType t = lower_type(L, &x);
+    if (t.rank != 1) diag_error(L->ctx, a[0].loc, "histogram only supports 1D input, got %s", type_str(L, t));
+    if (!elem_is_int((ElemType)t.elem) || t.elem == ET_I1)
+        diag_error(L->ctx, a[0].loc, "histogram only supports integer input, got %s", type_str(L, t));
+    int64_t bins = larg_int(L, &a[1], "histogram's num_bins");
+    if (bins < 1 || bins > (1 << 20) || (bins & (bins - 1)))
+        diag_error(L->ctx, a[1].loc, "histogram's num_bins must be a power of 2, got %lld", (long long)bins);
+    if (elem_bits((ElemType)t.elem) < 32)
+        x = lower_cast(L, loc, x, ir_with_elem(t, ir_scalar(elem_is_signed((ElemType)t.elem) ? ET_I32 : ET_U32)), false, 0);
+    ValId ops[2] = {x.id, VAL_NONE};
+    uint32_t n = 1;
+    if (!larg_absent(&a[2])) {
+        LVal m = arg_tensor(L, &a[2]);
+        IrType mt = lower_type(L, &m);
+        if (mt.elem != ET_I1 || mt.rank != 1 || mt.shape[0] != t.shape[0])
+            diag_error(L->ctx, a[2].loc, "histogram's mask must be a tensor of int1 of the input's shape %s, got %s",
+                       type_str(L, t), type_str(L, mt));
+        ops[n++] = m.id;
+    }
+    int32_t shape = (int32_t)bins;
+    IrType rt = ir_tile(ir_scalar(ET_I32), 1, &shape);
+    L->b.loc = loc;
+    IrOp *op = ir_build(&L->b, OP_HISTOGRAM, ops, n, &rt, 1, 0);
+    op->attr.i = bins;
+    return lval_tensor(L, op->results[0]);
+}
+
 /* multiple_of / max_contiguous: one value per dim (one for a scalar). */
 static LVal hint(Lower *L, SrcLoc loc, LArg *a, Opcode opc, const char *name) {
     LVal x = arg_tensor(L, &a[0]);
@@ -1216,6 +1248,9 @@ static const Builtin builtins[] = {
     {"view", TLM, "input,*", bi_reshape},
     {"ravel", TLM, "x,can_reorder=", bi_ravel},
     {"flip", TLM, "x,dim=", bi_flip},
+    {"histogram", TLM, "input,num_bins,mask=", bi_histogram},
+    {"sort", BM_TL, "x,dim=,descending=", bi_sort},
+    {"topk", BM_TL, "x,k,dim=,descending=", bi_topk},
     {"item", BM_METHOD, "input", bi_item},
     {"trans", TLM, "input,*", bi_trans},
     {"permute", TLM, "input,*", bi_permute},

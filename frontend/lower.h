@@ -266,6 +266,8 @@ LVal bi_reshape(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_ravel(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_item(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_flip(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_sort(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_topk(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_trans(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_permute(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_broadcast_to(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);

@@ -344,6 +344,120 @@ LVal bi_flip(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
 }
 
 /* join, then the pairs flattened into the last dim: a0 b0 a1 b1 ... */
+/* ---- sort, topk: Triton's bitonic network ----
+ *
+ * The last dim (n = 2^m) is sorted by compare-and-swap steps over partner
+ * distances D = 2^i. A step sees x as [P, B, 2, D] (the pair's bit the 2),
+ * moves the pair dim last, splits it into the left and right elements l
+ * and r, and puts back, as Triton's _compare_and_swap computes them:
+ *   l' = (l > r) != flip ? r : l,   r' = (r > l) != !flip ? l : r
+ * flip being the order of the block the pair lies in: bit s of the
+ * position in a merge of stage s < m (blocks alternate), `descending` in
+ * the last. Every step is 4-D, whatever x's rank and n. */
+
+/* bit `bit` of the block index b of [P, B, 2, D], as a [1, B, 1] i1 tile */
+static LVal block_bit(Lower *L, SrcLoc loc, int64_t blocks, int bit) {
+    int32_t nb = (int32_t)blocks;
+    IrType at = ir_tile(ir_scalar(ET_I32), 1, &nb);
+    L->b.loc = loc;
+    IrOp *ar = ir_build(&L->b, OP_ARANGE, NULL, 0, &at, 1, 0);
+    ar->attr.i = 0;
+    ar->attr.i2 = nb;
+    int64_t dims[3] = {1, blocks, 1};
+    LVal b = lower_reshape(L, loc, lval_tensor(L, ar->results[0]), shape_type(L, loc, at, dims, 3));
+    b = lower_binop(L, loc, BIN_BITAND, lower_binop(L, loc, BIN_RSHIFT, b, lval_int(bit)), lval_int(1));
+    return lower_compare(L, loc, ACMP_NE, b, lval_int(0));
+}
+
+/* x with elements 2^i apart along the last dim compared and swapped;
+ * flip_bit >= 0: the order is that bit of the position, else `descending` */
+static LVal compare_swap(Lower *L, SrcLoc loc, LVal x, int i, int flip_bit, bool descending) {
+    IrType t = type_of(L, x);
+    int64_t n = t.shape[t.rank - 1], d = (int64_t)1 << i, blocks = n / (2 * d);
+    int64_t dims[4] = {ir_numel(t) / n, blocks, 2, d};
+    static const int64_t pair_last[4] = {0, 1, 3, 2};
+    LVal y = permute_dims(L, loc, lower_reshape(L, loc, x, shape_type(L, loc, t, dims, 4)), pair_last, 4);
+    IrType h = drop_last(type_of(L, y));
+    IrType halves[2] = {h, h};
+    L->b.loc = loc;
+    IrOp *sp = ir_build(&L->b, OP_SPLIT, &y.id, 1, halves, 2, 0);
+    LVal l = lval_tensor(L, sp->results[0]), r = lval_tensor(L, sp->results[1]);
+    /* the left element's position has bit i clear: bit s > i of it is bit s - i - 1 of the block */
+    LVal flip = flip_bit >= 0 ? block_bit(L, loc, blocks, flip_bit - i - 1) : lval_bool(descending);
+    LVal not_flip = lower_unary(L, loc, UN_NOT, flip);
+    LVal l2 = lower_where(L, loc, lower_compare(L, loc, ACMP_NE, lower_compare(L, loc, ACMP_GT, l, r), flip), r, l);
+    LVal r2 = lower_where(L, loc, lower_compare(L, loc, ACMP_NE, lower_compare(L, loc, ACMP_GT, r, l), not_flip), l, r);
+    y = permute_dims(L, loc, join_values(L, loc, l2, r2), pair_last, 4);
+    return lower_reshape(L, loc, y, t);
+}
+
+/* the larger (descending) or smaller of the elements 2^i apart whose
+ * position has bit i clear and set: the last dim halved */
+static LVal halve(Lower *L, SrcLoc loc, LVal x, int i, bool descending) {
+    IrType t = type_of(L, x);
+    int64_t n = t.shape[t.rank - 1], d = (int64_t)1 << i;
+    int64_t dims[4] = {ir_numel(t) / n, n / (2 * d), 2, d};
+    static const int64_t pair_last[4] = {0, 1, 3, 2};
+    LVal y = permute_dims(L, loc, lower_reshape(L, loc, x, shape_type(L, loc, t, dims, 4)), pair_last, 4);
+    IrType h = drop_last(type_of(L, y));
+    IrType halves[2] = {h, h};
+    L->b.loc = loc;
+    IrOp *sp = ir_build(&L->b, OP_SPLIT, &y.id, 1, halves, 2, 0);
+    LVal m = lower_minmax(L, loc, descending, lval_tensor(L, sp->results[0]), lval_tensor(L, sp->results[1]), false);
+    IrType out = t;
+    out.shape[out.rank - 1] = (int32_t)(n / 2);
+    return lower_reshape(L, loc, m, out);
+}
+
+static int log2_exact(int64_t n) {
+    int k = 0;
+    while (((int64_t)1 << k) < n) k++;
+    return k;
+}
+
+/* sort_impl(x, k, dim, descending) of Triton: k = 0 sorts */
+static LVal sort_impl(Lower *L, SrcLoc loc, LArg *a, int64_t k, const LArg *dim_arg, const LArg *desc_arg) {
+    LVal x = tensor_of(L, &a[0]);
+    IrType t = type_of(L, x);
+    if (t.rank < 1) diag_error(L->ctx, a[0].loc, "sort needs a tensor of rank 1 or more, got a scalar");
+    if (!larg_absent(dim_arg) && larg_int(L, dim_arg, "dim") != t.rank - 1)
+        diag_error(L->ctx, dim_arg->loc, "only minor dimension is currently supported");
+    bool descending = !larg_absent(desc_arg) && larg_int(L, desc_arg, "descending") != 0;
+    int64_t n = t.shape[t.rank - 1];
+    int m = log2_exact(n), lk = k ? log2_exact(k) : m;
+    if (lk == 0) {   /* one element left: the max (min) of the dim, kept as a dim of 1 */
+        for (int i = m - 1; i >= 0; i--) x = halve(L, loc, x, i, descending);
+        return x;
+    }
+    for (int s = 1; s <= lk; s++)
+        for (int i = s - 1; i >= 0; i--) x = compare_swap(L, loc, x, i, s < m ? s : -1, descending);
+    for (int s = lk + 1; s <= m; s++) {   /* bitonic top-k: halve, merge the halves' blocks of k */
+        x = halve(L, loc, x, lk, descending);
+        for (int i = lk - 1; i >= 0; i--) x = compare_swap(L, loc, x, i, s < m ? lk : -1, descending);
+    }
+    return x;
+}
+
+LVal bi_sort(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    (void)rest, (void)n_rest;
+    return sort_impl(L, loc, a, 0, &a[1], &a[2]);
+}
+
+/* topk(x, k, dim=None, descending=True): the k largest (smallest) of the
+ * last dim, in order */
+LVal bi_topk(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    (void)rest, (void)n_rest;
+    LVal x = tensor_of(L, &a[0]);
+    IrType t = type_of(L, x);
+    int64_t k = larg_int(L, &a[1], "topk's k");
+    if (k <= 0) diag_error(L->ctx, a[1].loc, "topk: k must be greater than 0");
+    if (k & (k - 1)) diag_error(L->ctx, a[1].loc, "topk: k must be a power of two");
+    if (t.rank && k > t.shape[t.rank - 1])
+        diag_error(L->ctx, a[1].loc, "topk: k must not exceed the size of the selected dimension");
+    LArg desc = larg_absent(&a[3]) ? (LArg){true, lval_bool(true), loc} : a[3];
+    return sort_impl(L, loc, a, k, &a[2], &desc);
+}
+
 LVal bi_interleave(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     (void)rest, (void)n_rest;
     LVal j = join_values(L, loc, tensor_of(L, &a[0]), tensor_of(L, &a[1]));

@@ -997,6 +997,36 @@ static AVal np_flip(AP *ap, AVal x, const Kwargs *kw) {
     return r;
 }
 
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_f64(const void *a, const void *b) {   /* NaN last, as numpy */
+    double x = *(const double *)a, y = *(const double *)b;
+    if (isnan(x) || isnan(y)) return isnan(x) - isnan(y);
+    return (x > y) - (x < y);
+}
+
+/* np.sort(x, axis=-1): each run along the last axis ascending (the only
+ * axis here) */
+static AVal np_sort(AP *ap, AVal x, const Kwargs *kw) {
+    x = as_array(ap, x, "np.sort");
+    if (x.ndim == 0) ap_fail(ap, "np.sort: axis -1 is out of bounds for array of dimension 0");
+    if (!kw->axis_none && norm_axis(ap, kw->axis, &x) != x.ndim - 1) ap_fail(ap, "np.sort sorts the last axis only");
+    AVal r = new_array(ap, x.nk, x.ndim, x.shape);
+    int64_t len = x.shape[x.ndim - 1];
+    for (int64_t k = 0; k < r.n; k++) {
+        if (x.nk == NK_FLOAT) put_f(&r, k, x.fdata[k]);
+        else put_i(&r, k, x.idata[k]);
+    }
+    for (int64_t row = 0; len && row < r.n; row += len) {
+        if (x.nk == NK_FLOAT) qsort(r.fdata + row, (size_t)len, sizeof(double), cmp_f64);
+        else qsort(r.idata + row, (size_t)len, sizeof(int64_t), cmp_i64);
+    }
+    return r;
+}
+
 /* np.concatenate(items, axis) (axis None: each flattened first), in the
  * widest kind of the items */
 static AVal concatenate(AP *ap, AVal *items, int n, const Kwargs *kw, const char *what) {
@@ -1203,12 +1233,13 @@ static bool call_np_axis(AP *ap, const char *f, AVal *args, int n, Kwargs *kw, A
         *out = reduction(ap, (RedOp)op, args[0], kw, name);
         return true;
     }
-    bool flip = !strcmp(f, "flip"), cat = !strcmp(f, "concatenate"), stk = !strcmp(f, "stack");
-    if (!flip && !cat && !stk) return false;
+    bool flip = !strcmp(f, "flip"), cat = !strcmp(f, "concatenate"), stk = !strcmp(f, "stack"), srt = !strcmp(f, "sort");
+    if (!flip && !cat && !stk && !srt) return false;
     if (kw->has_keepdims) ap_fail(ap, "%s takes no keepdims= argument", name);
     if (n < 1) ap_fail(ap, "%s needs an array", name);
-    red_axis(ap, name, n, args, 1, kw, flip);
+    red_axis(ap, name, n, args, 1, kw, flip || srt);
     if (flip) *out = np_flip(ap, args[0], kw);
+    else if (srt) *out = np_sort(ap, args[0], kw);
     else {
         int k;
         AVal *items = seq_items(ap, args[0], &k, name);

@@ -410,6 +410,18 @@ static void exec_wgmma(Interp *in, IrOp *op) {
     interp_dot(ae, (ElemType)bt.elem, elem_of(in, r), (DotPrecision)op->attr.i, sh, a, b, c, slots_of(in, r));
 }
 
+/* histogram: counts of the values in [0, bins) where the mask is set */
+static void exec_histogram(Interp *in, IrOp *op) {
+    uint64_t *x = slots_of(in, op->operands[0]), *m = op->n_operands > 1 ? slots_of(in, op->operands[1]) : NULL;
+    uint64_t *d = slots_of(in, op->results[0]);
+    ElemType e = elem_of(in, op->operands[0]);
+    memset(d, 0, sizeof(uint64_t) * (size_t)op->attr.i);
+    for (int64_t i = 0, n = numel(in, op->operands[0]); i < n; i++) {
+        int64_t v = (int64_t)interp_int_norm(e, x[i]);   /* u64 past INT64_MAX: negative, not counted */
+        if ((!m || (m[i] & 1)) && v >= 0 && v < op->attr.i) d[v] = (d[v] + 1) & 0xffffffffu;
+    }
+}
+
 /* join: a's and b's elements alternate (the new dim is the fastest) */
 static void exec_join(Interp *in, IrOp *op) {
     uint64_t *d = slots_of(in, op->results[0]), *a = slots_of(in, op->operands[0]), *b = slots_of(in, op->operands[1]);
@@ -857,6 +869,7 @@ static void exec_op(Interp *in, IrOp *op) {
     case OP_RESHAPE: exec_copy(in, op); break;   /* row-major data is unchanged */
     case OP_TRANS: exec_trans(in, op); break;
     case OP_JOIN: exec_join(in, op); break;
+    case OP_HISTOGRAM: exec_histogram(in, op); break;
     case OP_SPLIT: exec_split(in, op); break;
     case OP_BROADCAST: exec_broadcast(in, op); break;
     case OP_LOAD: exec_load(in, op); break;

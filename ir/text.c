@@ -219,6 +219,7 @@ static void print_attrs(Printer *P, IrOp *op) {
     case OP_CAST:
         if (at->i > 0 && at->i < (int64_t)ARRAY_LEN(rounding_names)) buf_printf(&a, ", rounding = %s", rounding_names[at->i]);
         break;
+    case OP_HISTOGRAM: buf_printf(&a, ", bins = %lld", (long long)at->i); break;
     case OP_DOT:
     case OP_WGMMA:
         if (op->opc == OP_WGMMA && (at->flags & WGMMA_A_T)) buf_puts(&a, ", a_t");
@@ -942,6 +943,9 @@ static void parse_attr(Parser *P, Opcode opc, IrAttr *attr) {
         attr->i = parse_int(P, 0, 63, "pending groups");
     } else if (opc == OP_WGMMA && (tok_is(key, "a_t") || tok_is(key, "b_t") || tok_is(key, "use_acc"))) {
         attr->flags |= tok_is(key, "a_t") ? WGMMA_A_T : tok_is(key, "b_t") ? WGMMA_B_T : WGMMA_USE_ACC;
+    } else if (opc == OP_HISTOGRAM && tok_is(key, "bins")) {
+        expect(P, "=");
+        attr->i = parse_int(P, 1, 1 << 20, "bins");
     } else if (opc == OP_PRINT && tok_is(key, "hex")) {
         attr->i = 1;
     } else if ((mem || opc == OP_ASYNC_COPY) && tok_is(key, "vec")) {
@@ -1000,6 +1004,8 @@ static void check_operand_count(Parser *P, Opcode opc, SrcLoc loc, uint32_t n) {
     if (opc == OP_TMA_COPY && n < 6)
         parse_error(P, loc, "'tma_copy' takes the buffer, slot, barriers, tensor map, predicate and coordinates, got "
                     "%u operands", n);
+    if (opc == OP_HISTOGRAM && (n < 1 || n > 2))
+        parse_error(P, loc, "'histogram' takes 1 or 2 operands (x, mask), got %u", n);
     if (opc == OP_WGMMA && (n < 4 || n > 6))
         parse_error(P, loc, "'wgmma' takes 4 to 6 operands ([a | abuf, aslot], bbuf, bslot, acc[, use_acc]), got %u", n);
 }

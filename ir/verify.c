@@ -878,6 +878,16 @@ static void check_dot(Verifier *V, IrOp *op) {
 /* wgmma [abuf, aslot | a], bbuf, bslot, acc: as dot, with A from a slot
  * or registers and B from a slot; the accumulator in the wgmma layout (and
  * A in registers in the operand layout derived from it) */
+static void check_histogram(Verifier *V, IrOp *op) {
+    IrType x = vtype(V, op->operands[0]), r = vtype(V, op->results[0]);
+    if (x.rank != 1 || (x.elem != ET_I32 && x.elem != ET_U32 && x.elem != ET_I64 && x.elem != ET_U64))
+        verr(V, op, "operand 0 has type %s, expected a 1-D tile of 32- or 64-bit integers", tstr(V, x));
+    if (op->n_operands > 2) verr(V, op, "has %u operands, expected 1 or 2 (x, mask)", op->n_operands);
+    if (op->n_operands == 2) want_type(V, op, "operand 1 (the mask)", op->operands[1], ir_with_elem(x, ir_scalar(ET_I1)));
+    if (r.rank != 1 || r.elem != ET_I32 || r.shape[0] != op->attr.i)
+        verr(V, op, "result has type %s, expected tile<%lldxi32>", tstr(V, r), (long long)op->attr.i);
+}
+
 static void check_wgmma(Verifier *V, IrOp *op) {
     IrFunc *fn = V->fn;
     uint32_t n = ir_wgmma_n_main(op);
@@ -965,6 +975,7 @@ static void check_op_types(Verifier *V, IrOp *op) {
     case OP_ASYNC_COPY: check_async_copy(V, op); break;
     case OP_ASYNC_COMMIT: break;
     case OP_WGMMA: check_wgmma(V, op); break;
+    case OP_HISTOGRAM: check_histogram(V, op); break;
     case OP_WGMMA_WAIT:
         if (want_type(V, op, "result", op->results[0], vtype(V, op->operands[0])))
             want_layout_of(V, op, "the result", op->results[0], op->operands[0], "the operand");

@@ -1,6 +1,8 @@
 """
 Shape operations: tl.trans / permute / .T, reshape / view / ravel, join /
-split / interleave, cat, broadcast_to / broadcast, expand_dims and flip.
+split / interleave, cat, broadcast_to / broadcast, expand_dims, flip, and
+tl.sort / tl.topk along the last dim (Triton's bitonic network, built from
+reshape, trans, split and join).
 None of
 them moves data in the IR's meaning; the layout pass derives each result's
 layout from its operand's, so most are free (registers renamed), and a
@@ -266,4 +268,36 @@ def flip_kernel(x_ptr, z_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
 # grid: (1, 1, 1)
 # args: x = randint(0, 2, 512, i1); z = empty(512, i1)
 # check: z == np.flip(x.reshape((4, 4, 32)), -1).reshape(512)
+# tol: 0
+
+
+@triton.jit
+def sort_kernel(x_ptr, asc_ptr, desc_ptr, top_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rows = tl.arange(0, M)[:, None]
+    x = tl.load(x_ptr + rows * N + tl.arange(0, N)[None, :])
+    tl.store(asc_ptr + rows * N + tl.arange(0, N)[None, :], tl.sort(x))
+    tl.store(desc_ptr + rows * N + tl.arange(0, N)[None, :], tl.sort(x, dim=1, descending=True))
+    tl.store(top_ptr + rows * K + tl.arange(0, K)[None, :], tl.topk(x, K))
+
+
+# kernel: sort_kernel
+# signature: *fp32, *fp32, *fp32, *fp32, 4, 64, 8
+# grid: (1, 1, 1)
+# args: x = randn((4, 64), fp32); a = empty((4, 64), fp32); d = empty((4, 64), fp32); t = empty((4, 8), fp32)
+# check: a == np.sort(x); d == np.flip(np.sort(x), axis=1); t == np.flip(np.sort(x), axis=1)[:, :8]
+# tol: 0
+#
+# kernel: sort_kernel
+# signature: *i32, *i32, *i32, *i32, 2, 128, 1
+# num_warps: 8
+# grid: (1, 1, 1)
+# args: x = randint(-50, 50, (2, 128), i32); a = empty((2, 128), i32); d = empty((2, 128), i32); t = empty((2, 1), i32)
+# check: a == np.sort(x); d == np.flip(np.sort(x), axis=1); t == np.flip(np.sort(x), axis=1)[:, :1]
+# tol: 0
+#
+# kernel: sort_kernel
+# signature: *u8, *u8, *u8, *u8, 1, 16, 16
+# grid: (1, 1, 1)
+# args: x = randint(0, 255, (1, 16), u8); a = empty((1, 16), u8); d = empty((1, 16), u8); t = empty((1, 16), u8)
+# check: a == np.sort(x); d == np.flip(np.sort(x), axis=1); t == np.flip(np.sort(x), axis=1)
 # tol: 0

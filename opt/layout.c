@@ -740,6 +740,7 @@ static void fix_operands(IrFunc *fn, IrOp *op, void *ud) {
         case OP_REDUCE:
         case OP_SCAN: require(P, op, i, reduce_in); break;
         case OP_DOT: require(P, op, i, dot_need[i]); break;
+        case OP_HISTOGRAM: require(P, op, i, i ? layout_of(P, op->operands[0]) : -1); break;
         default:
             if (r != VAL_NONE && passes_layout_through(op->opc)) require(P, op, i, layout_of(P, r));
             break;

@@ -768,6 +768,12 @@ void ptx_smem_share(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg owner) {
     ptx_ins(P, "bar.sync 0;");
 }
 
+void ptx_smem_read(Ptx *P, IrOp *op, ValId v) {
+    IrType ty = P->fn->vals[v].type;
+    SmemShape shape = {elem_bytes((ElemType)ty.elem), log2_dim(ty.shape[ty.rank - 1]), 0, 0, 0};
+    read_tile(P, op, v, ptx_layout_index(P, op, v), (ElemType)ty.elem, &shape, 1);
+}
+
 /* ---- pipeline buffers (local_alloc) ----
  *
  * A buffer holds S slots of one tile, each laid out as a convert_layout

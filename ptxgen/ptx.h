@@ -297,6 +297,10 @@ Reg ptx_need_word(Ptx *P, ValId v, int w);
 /* v's registers computed only where owner holds (regs, v's layout) to
  * every holder of each element, through shared memory; defines v */
 void ptx_smem_share(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg owner);
+/* v's registers (its layout) from the row-major tile at the scratch start */
+void ptx_smem_read(Ptx *P, IrOp *op, ValId v);
+/* histogram.c: counts in shared memory */
+void ptx_histogram(Ptx *P, IrOp *op);
 
 /* ---- tma.c ---- */
 void ptx_mbar_init(Ptx *P, IrOp *op, bool init);   /* mbarrier_init, or mbarrier_inval */

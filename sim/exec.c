@@ -324,15 +324,15 @@ static bool exec_ldst(Cta *c, const SimIns *in, uint32_t t) {
     return true;
 }
 
-/* atom/red on global memory: this thread's read-modify-write, whole
- * before the next thread's (threads run an instruction in ascending
- * order); atom returns the old value. */
+/* atom/red on global or shared memory: this thread's read-modify-write,
+ * whole before the next thread's (threads run an instruction in
+ * ascending order); atom returns the old value. */
 static bool exec_atom(Cta *c, const SimIns *in, uint32_t t) {
     bool red = in->op == SO_RED;
     const SimOpd *addr = &in->opd[red ? 0 : 1];
     uint32_t eb = (uint32_t)sim_ty_bits(in->ty[0]) / 8;
     uint64_t a = (uint64_t)addr->imm + (addr->reg[0] == SIM_NOREG ? 0 : *slot(c, addr->reg[0], t));
-    uint8_t *p = global_at(c, in, t, a, eb);
+    uint8_t *p = in->mods & SM_SHARED ? shared_at(c, in, t, a, eb) : global_at(c, in, t, a, eb);
     if (!p) return false;
     uint64_t old = 0, now;
     memcpy(&old, p, eb);   /* little-endian, as the GPU */

@@ -735,13 +735,14 @@ static bool check_shfl(Loader *L, SimIns *in) {
     return true;
 }
 
-/* atom.SEM.SCOPE.global.OP.TYPE d, [a], b (cas: d, [a], b, c) and
- * red.SEM.SCOPE.global.OP.TYPE [a], b */
+/* atom.SEM.SCOPE.SPACE.OP.TYPE d, [a], b (cas: d, [a], b, c) and
+ * red.SEM.SCOPE.SPACE.OP.TYPE [a], b; SPACE .global or .shared */
 static bool check_atom(Loader *L, SimIns *in) {
     bool red = in->op == SO_RED;
     if (!in->atom) return fail(L, "'%s' names no operation", in->name);
-    if (!(in->mods & SM_GLOBAL) || (in->mods & ~(SM_GLOBAL | SM_NOFTZ | SM_ACQUIRE)))
-        return fail(L, "'%s': only .global atomics are modelled", in->name);
+    uint32_t space = in->mods & (SM_GLOBAL | SM_SHARED);
+    if ((space != SM_GLOBAL && space != SM_SHARED) || (in->mods & ~(space | SM_NOFTZ | SM_ACQUIRE)))
+        return fail(L, "'%s': only .global and .shared atomics are modelled", in->name);
     if (red && (in->atom == SA_CAS || in->atom == SA_EXCH))
         return fail(L, "unknown instruction '%s' (red has no cas or exch)", in->name);
     if (red && (in->mods & SM_ACQUIRE))
