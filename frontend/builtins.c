@@ -52,8 +52,7 @@ static const struct {
 
 /* Real Triton APIs that tric does not implement yet: named in the error. */
 static const char *const tl_not_yet[] = {
-    "dot_scaled", "sort", "topk", "histogram", "gather",
-    "inline_asm_elementwise", "softmax", "max_constancy",
+    "gather", "inline_asm_elementwise", "softmax", "max_constancy",
     "map_elementwise",
 };
 
@@ -1262,6 +1261,9 @@ static const Builtin builtins[] = {
     {"interleave", TLM, "a,b", bi_interleave},
     {"cat", TLM, "input,other,can_reorder=,dim=", bi_cat},
     {"dot", BM_TL, "input,other,acc=,input_precision=,allow_tf32=,max_num_imprecise_acc=,out_dtype=", bi_dot},
+    {"dot_scaled", BM_TL,
+     "lhs,lhs_scale,lhs_format,rhs,rhs_scale,rhs_format,acc=,fast_math=,lhs_k_pack=,rhs_k_pack=,out_dtype=",
+     bi_dot_scaled},
 };
 
 const Builtin *builtin_find(const char *name, unsigned where) {

@@ -247,3 +247,132 @@ bool lower_dot_accumulate(Lower *L, LVal acc, LVal d, LVal *out) {
     *out = d;
     return true;
 }
+
+/* ---- tl.dot_scaled ----
+ *
+ * On targets without scaled tensor-core instructions (sm_80, sm_90) Triton
+ * upcasts the operands and runs a plain dot, and so does tric, the same
+ * way: an operand in a microscaling format (e2m1: two 4-bit values a byte
+ * along K, low nibble first; e4m3, e5m2: a byte each) with a scale (one
+ * e8m0 byte per 32 elements along K: 2^(s - 127), 0xFF is NaN) becomes
+ * bf16 (fp16 where the other operand is fp16): its elements converted
+ * exactly, the scale made the same type (bf16: s << 7 as bits, so s = 0
+ * gives 0; fp16: f32 s << 23 rounded to fp16), their product in that type,
+ * NaN where s is 0xFF. e5m2 keeps infinities and NaNs through bf16. An
+ * operand without a scale is converted to the compute type. Then
+ * tl.dot(lhs, rhs, acc) with fp32 accumulation. rhs is K x N, packed and
+ * scaled along K (its scale is N x K/32): it is upcast transposed. */
+
+static LVal mx_unary_cast(Lower *L, SrcLoc loc, LVal v, ElemType e, bool bitcast) {
+    IrType t = lower_type(L, &v);
+    return lower_cast(L, loc, v, ir_with_elem(t, ir_scalar(e)), bitcast, 0);
+}
+
+static LVal mx_bits(Lower *L, SrcLoc loc, int op, LVal a, int64_t k) { return lower_binop(L, loc, op, a, lval_int(k)); }
+
+/* v's bytes (u8) in format fmt as values of type comp, one row per row of v
+ * (e2m1: twice as many columns) */
+static LVal mx_elements(Lower *L, SrcLoc loc, LVal v, const char *fmt, ElemType comp) {
+    bool bf = comp == ET_BF16;
+    if (!strcmp(fmt, "e4m3")) return mx_unary_cast(L, loc, mx_unary_cast(L, loc, v, ET_F8E4M3, true), comp, false);
+    if (!strcmp(fmt, "e5m2")) {
+        LVal up = mx_unary_cast(L, loc, mx_unary_cast(L, loc, v, ET_F8E5M2, true), comp, false);
+        int64_t nonfinite = 0x1f << 2, nonfinite16 = bf ? 0xff << 7 : 0x1f << 10;
+        LVal is_nf = lower_compare(L, loc, ACMP_EQ, mx_bits(L, loc, BIN_BITAND, v, nonfinite), lval_int(nonfinite));
+        LVal kept = mx_unary_cast(L, loc, mx_bits(L, loc, BIN_BITOR, mx_unary_cast(L, loc, up, ET_U16, true), nonfinite16),
+                                  comp, true);
+        return lower_where(L, loc, is_nf, kept, up);
+    }
+    /* e2m1: sign, 2 exponent bits (bias 1), 1 mantissa bit, in each nibble */
+    int to_m = bf ? 7 : 10, to_bias = bf ? 127 : 15;
+    int64_t point5 = bf ? 16128 : 0x3800;
+    LVal em0 = mx_bits(L, loc, BIN_BITAND, v, 0x7), em1 = mx_bits(L, loc, BIN_BITAND, v, 0x70);
+    LVal x0 = lower_binop(L, loc, BIN_BITOR, mx_bits(L, loc, BIN_LSHIFT, mx_unary_cast(L, loc, em0, ET_U16, false), to_m - 1),
+                          mx_bits(L, loc, BIN_LSHIFT, mx_unary_cast(L, loc, mx_bits(L, loc, BIN_BITAND, v, 0x8), ET_U16, false), 12));
+    LVal x1 = lower_binop(L, loc, BIN_BITOR, mx_bits(L, loc, BIN_LSHIFT, mx_unary_cast(L, loc, em1, ET_U16, false), to_m - 5),
+                          mx_bits(L, loc, BIN_LSHIFT, mx_unary_cast(L, loc, mx_bits(L, loc, BIN_BITAND, v, 0x80), ET_U16, false), 8));
+    int64_t bias = (int64_t)(to_bias - 1) << to_m;
+    x0 = lower_where(L, loc, lower_compare(L, loc, ACMP_NE, mx_bits(L, loc, BIN_BITAND, em0, 0x6), lval_int(0)),
+                     mx_bits(L, loc, BIN_ADD, x0, bias), x0);
+    x1 = lower_where(L, loc, lower_compare(L, loc, ACMP_NE, mx_bits(L, loc, BIN_BITAND, em1, 0x60), lval_int(0)),
+                     mx_bits(L, loc, BIN_ADD, x1, bias), x1);
+    x0 = lower_where(L, loc, lower_compare(L, loc, ACMP_EQ, em0, lval_int(0x1)),
+                     mx_bits(L, loc, BIN_BITOR, mx_bits(L, loc, BIN_BITAND, x0, 0x8000), point5), x0);
+    x1 = lower_where(L, loc, lower_compare(L, loc, ACMP_EQ, em1, lval_int(0x10)),
+                     mx_bits(L, loc, BIN_BITOR, mx_bits(L, loc, BIN_BITAND, x1, 0x8000), point5), x1);
+    x0 = mx_unary_cast(L, loc, x0, ET_U16, false);
+    x1 = mx_unary_cast(L, loc, x1, ET_U16, false);
+    LArg ia[2] = {{true, x0, loc}, {true, x1, loc}};
+    return mx_unary_cast(L, loc, bi_interleave(L, loc, ia, NULL, 0), comp, true);
+}
+
+/* scale s (rows x K/32, u8) repeated 32 times along its last dim */
+static LVal mx_spread(Lower *L, SrcLoc loc, LVal s) {
+    IrType t = lower_type(L, &s);
+    IrType e = t, b = t, r = t;
+    e.rank = 3, e.shape[2] = 1;
+    b.rank = 3, b.shape[2] = 32;
+    r.shape[1] = t.shape[1] * 32;
+    return lower_reshape(L, loc, lower_broadcast_to(L, loc, lower_reshape(L, loc, s, e), b), r);
+}
+
+static LVal mx_upcast(Lower *L, SrcLoc loc, const LArg *v, const LArg *scale, const char *fmt, ElemType comp,
+                      bool transposed, const char *side) {
+    LVal x = lval_to_tensor(L, v->loc, v->v);
+    IrType t = lower_type(L, &x);
+    if (t.rank != 2) diag_error(L->ctx, v->loc, "dot_scaled's %s must be 2-D, got %s", side, type_str(L, t));
+    bool mx = strcmp(fmt, "bf16") && strcmp(fmt, "fp16");
+    ElemType want = !strcmp(fmt, "bf16") ? ET_BF16 : !strcmp(fmt, "fp16") ? ET_F16 : ET_U8;
+    if (t.elem != want && !(mx && t.elem == ET_I8))
+        diag_error(L->ctx, v->loc, "dot_scaled's %s in format %s must be %s, got %s", side, fmt,
+                   mx ? "uint8" : fmt, dtype_name(ir_elem_of(t)));
+    if (larg_absent(scale)) {
+        if (!strcmp(fmt, "e2m1")) diag_error(L->ctx, v->loc, "dot_scaled: an e2m1 %s needs a scale", side);
+        if (mx) x = mx_unary_cast(L, loc, x, !strcmp(fmt, "e4m3") ? ET_F8E4M3 : ET_F8E5M2, true);
+        return mx_unary_cast(L, loc, x, comp, false);
+    }
+    if (!mx) diag_error(L->ctx, scale->loc, "dot_scaled: a %s %s takes no scale", fmt, side);
+    LVal s = lval_to_tensor(L, scale->loc, scale->v);
+    IrType st = lower_type(L, &s);
+    if (transposed) x = lower_transpose_attr(L, loc, x);
+    IrType xt = lower_type(L, &x);
+    int32_t k = xt.shape[1] * (!strcmp(fmt, "e2m1") ? 2 : 1);
+    if (st.elem != ET_U8 || st.rank != 2 || st.shape[0] != xt.shape[0] || st.shape[1] * 32 != k)
+        diag_error(L->ctx, scale->loc, "dot_scaled's %s scale must be uint8 of shape [%d, %d], got %s", side,
+                   (int)xt.shape[0], (int)(k / 32), type_str(L, st));
+    x = mx_unary_cast(L, loc, x, ET_U8, true);
+    LVal up = mx_elements(L, loc, x, fmt, comp);
+    LVal sp = mx_spread(L, loc, s);
+    LVal su = comp == ET_BF16
+                  ? mx_unary_cast(L, loc, mx_bits(L, loc, BIN_LSHIFT, mx_unary_cast(L, loc, sp, ET_U16, false), 7), ET_BF16, true)
+                  : mx_unary_cast(L, loc,
+                                  mx_unary_cast(L, loc, mx_bits(L, loc, BIN_LSHIFT, mx_unary_cast(L, loc, sp, ET_U32, false), 23),
+                                                ET_F32, true),
+                                  ET_F16, false);
+    LVal r = lower_binop(L, loc, BIN_MUL, up, su);
+    r = lower_where(L, loc, lower_compare(L, loc, ACMP_EQ, sp, lval_int(0xff)), lval_float(NAN), r);
+    return transposed ? lower_transpose_attr(L, loc, r) : r;
+}
+
+static const char *mx_format(Lower *L, const LArg *a) {
+    static const char *const formats[] = {"e2m1", "e4m3", "e5m2", "bf16", "fp16"};
+    const char *f = larg_str(L, a, "dot_scaled's format");
+    for (size_t i = 0; i < ARRAY_LEN(formats); i++)
+        if (!strcmp(f, formats[i])) return formats[i];
+    diag_error(L->ctx, a->loc, "dot_scaled: unsupported format '%s' (e2m1, e4m3, e5m2, bf16 or fp16)", f);
+}
+
+LVal bi_dot_scaled(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    (void)rest, (void)n_rest;
+    const char *lf = mx_format(L, &a[2]), *rf = mx_format(L, &a[5]);
+    for (int i = 8; i <= 9; i++)
+        if (!larg_absent(&a[i]) && !lower_truth(L, a[i].loc, &a[i].v))
+            diag_error(L->ctx, a[i].loc, "dot_scaled: only operands packed along K are supported (k_pack=True)");
+    ElemType comp = !strcmp(lf, "fp16") || !strcmp(rf, "fp16") ? ET_F16 : ET_BF16;
+    LArg d[7] = {{0}};
+    d[0] = (LArg){true, mx_upcast(L, loc, &a[0], &a[1], lf, comp, false, "lhs"), a[0].loc};
+    d[1] = (LArg){true, mx_upcast(L, loc, &a[3], &a[4], rf, comp, true, "rhs"), a[3].loc};
+    d[2] = a[6];
+    d[6] = a[10];
+    return bi_dot(L, loc, d, NULL, 0);
+}

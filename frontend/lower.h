@@ -303,6 +303,7 @@ LVal lower_desc_param(Lower *L, const char *name, const SigEntry *e);
 
 /* ---- dot.c ---- tl.dot */
 LVal bi_dot(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_dot_scaled(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 /* acc + d where d is a tl.dot call's fresh result: accumulate in the dot */
 bool lower_dot_accumulate(Lower *L, LVal acc, LVal d, LVal *out);
 
