@@ -391,19 +391,21 @@ static LVal compare_swap(Lower *L, SrcLoc loc, LVal x, int i, int flip_bit, bool
     return lower_reshape(L, loc, y, t);
 }
 
+/* tl.max (descending) or tl.min of x along axis, as Triton's sort_impl
+ * reduces (a reduce works in its operand's layout: no layout is pushed
+ * back onto x) */
+static LVal reduce_extreme(Lower *L, SrcLoc loc, LVal x, int axis, bool keep, bool descending) {
+    LArg r[5] = {{true, x, loc}, {true, lval_int(axis), loc}, {0}, {0}, {true, lval_bool(keep), loc}};
+    return descending ? bi_max(L, loc, r, NULL, 0) : bi_min(L, loc, r, NULL, 0);
+}
+
 /* the larger (descending) or smaller of the elements 2^i apart whose
  * position has bit i clear and set: the last dim halved */
 static LVal halve(Lower *L, SrcLoc loc, LVal x, int i, bool descending) {
     IrType t = type_of(L, x);
     int64_t n = t.shape[t.rank - 1], d = (int64_t)1 << i;
     int64_t dims[4] = {ir_numel(t) / n, n / (2 * d), 2, d};
-    static const int64_t pair_last[4] = {0, 1, 3, 2};
-    LVal y = permute_dims(L, loc, lower_reshape(L, loc, x, shape_type(L, loc, t, dims, 4)), pair_last, 4);
-    IrType h = drop_last(type_of(L, y));
-    IrType halves[2] = {h, h};
-    L->b.loc = loc;
-    IrOp *sp = ir_build(&L->b, OP_SPLIT, &y.id, 1, halves, 2, 0);
-    LVal m = lower_minmax(L, loc, descending, lval_tensor(L, sp->results[0]), lval_tensor(L, sp->results[1]), false);
+    LVal m = reduce_extreme(L, loc, lower_reshape(L, loc, x, shape_type(L, loc, t, dims, 4)), 2, false, descending);
     IrType out = t;
     out.shape[out.rank - 1] = (int32_t)(n / 2);
     return lower_reshape(L, loc, m, out);
@@ -425,10 +427,7 @@ static LVal sort_impl(Lower *L, SrcLoc loc, LArg *a, int64_t k, const LArg *dim_
     bool descending = !larg_absent(desc_arg) && larg_int(L, desc_arg, "descending") != 0;
     int64_t n = t.shape[t.rank - 1];
     int m = log2_exact(n), lk = k ? log2_exact(k) : m;
-    if (lk == 0) {   /* one element left: the max (min) of the dim, kept as a dim of 1 */
-        for (int i = m - 1; i >= 0; i--) x = halve(L, loc, x, i, descending);
-        return x;
-    }
+    if (lk == 0) return reduce_extreme(L, loc, x, t.rank - 1, true, descending);   /* the max (min), a dim of 1 */
     for (int s = 1; s <= lk; s++)
         for (int i = s - 1; i >= 0; i--) x = compare_swap(L, loc, x, i, s < m ? s : -1, descending);
     for (int s = lk + 1; s <= m; s++) {   /* bitonic top-k: halve, merge the halves' blocks of k */

@@ -188,6 +188,7 @@ static const char *const every_op =
     "#L7 = linear<[4,4] reg=[[0,1]] lane=[[0,2],[1,0],[2,0],[0,0],[0,0]] warp=[]>\n"
     "#L8 = linear<[4,8] reg=[[0,1],[0,2],[0,4]] lane=[[0,0],[1,0],[2,0],[0,0],[0,0]] warp=[]>\n"
     "#L9 = linear<[8,4] reg=[[1,0],[2,0],[4,0],[0,1]] lane=[[0,2],[0,0],[0,0],[0,0],[0,0]] warp=[]>\n"
+    "#L10 = linear<[16] reg=[] lane=[[1],[2],[4],[8],[0]] warp=[]>\n"
     "func @all(%p: ptr<f16> {div = 16}, %0: i32, %q: ptr<i8>, %t: ptr<i8> {tensormap}, %s: ptr<i8> {div = 16, scratch = 256}) {\n"
     "  %1 = const -3 : i32\n"
     "  %2 = const 18446744073709551615 : u64\n"
@@ -282,6 +283,8 @@ static const char *const every_op =
     "  %86 = tensormap_create %q, %p, %0, %0, %56 {block = [8, 16], nan} : ptr<i8>\n"
     "  %87 = sreg smid : i32\n"
     "  %88 = sreg globaltimer : i64\n"
+    "  %89 = reshape %32 : tile<32xi32, #L5>\n"
+    "  %90 = histogram %89 {bins = 16} : tile<16xi32, #L10>\n"
     "  store %q, %9\n"
     "  ret\n"
     "}\n";
@@ -322,7 +325,7 @@ static void test_text(void) {
     ctx_free(c);
 
     /* the unfixed text fails in the verifier, reported at the op */
-    check_parse_error(every_op, "t.tir:105:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
+    check_parse_error(every_op, "t.tir:108:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
 
     /* floats print exactly */
     c = new_ctx();
