@@ -52,7 +52,7 @@ static const struct {
 
 /* Real Triton APIs that tric does not implement yet: named in the error. */
 static const char *const tl_not_yet[] = {
-    "gather", "inline_asm_elementwise", "softmax", "max_constancy",
+    "inline_asm_elementwise", "softmax", "max_constancy",
     "map_elementwise",
 };
 
@@ -698,6 +698,31 @@ static LVal bi_clamp(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     return lower_minmax(L, loc, false, lower_minmax(L, loc, true, x, a[1].v, nan), a[2].v, nan);
 }
 
+/* gather(src, index, axis): src's elements at index along axis (the other
+ * dims where they are), in index's shape */
+static LVal bi_gather(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
+    LVal src = arg_tensor(L, &a[0]), idx = arg_tensor(L, &a[1]);
+    IrType st = lower_type(L, &src), xt = lower_type(L, &idx);
+    int64_t axis = larg_int(L, &a[2], "gather's axis");
+    if (st.rank != xt.rank || st.rank == 0)
+        diag_error(L->ctx, a[1].loc, "source and indices must have the same rank, got %s and %s", type_str(L, st),
+                   type_str(L, xt));
+    if (axis < 0) axis += st.rank;
+    if (axis < 0 || axis >= st.rank)
+        diag_error(L->ctx, a[2].loc, "gather's axis %lld is out of range for rank %d", (long long)axis, st.rank);
+    for (int d = 0; d < st.rank; d++)
+        if (d != axis && st.shape[d] != xt.shape[d])
+            diag_error(L->ctx, a[1].loc, "source and indices must have the same size in every dim but the axis, got %s and %s",
+                       type_str(L, st), type_str(L, xt));
+    if (!elem_is_int((ElemType)xt.elem) || xt.elem == ET_I1)
+        diag_error(L->ctx, a[1].loc, "indices must be integers, got %s", type_str(L, xt));
+    IrType rt = ir_with_elem(xt, ir_elem_of(st));
+    L->b.loc = loc;
+    IrOp *op = ir_build(&L->b, OP_GATHER, (ValId[]){src.id, idx.id}, 2, &rt, 1, 0);
+    op->attr.i = axis;
+    return lval_tensor(L, op->results[0]);
+}
+
 /* histogram(input, num_bins, mask=None): counts of 0 .. num_bins-1 among
  * the elements of a 1-D integer tile (where mask is set), int32; narrower
  * integers count as i32 */
@@ -1248,6 +1273,7 @@ static const Builtin builtins[] = {
     {"ravel", TLM, "x,can_reorder=", bi_ravel},
     {"flip", TLM, "x,dim=", bi_flip},
     {"histogram", TLM, "input,num_bins,mask=", bi_histogram},
+    {"gather", TLM, "src,index,axis", bi_gather},
     {"sort", BM_TL, "x,dim=,descending=", bi_sort},
     {"topk", BM_TL, "x,k,dim=,descending=", bi_topk},
     {"item", BM_METHOD, "input", bi_item},

@@ -1336,6 +1336,38 @@ static AVal np_matmul(AP *ap, AVal x, AVal y) {
     return r;
 }
 
+/* np.take_along_axis(a, idx, axis): a at idx along axis (numpy's
+ * semantics: idx has a's rank, sizes 1 or a's elsewhere; negative indices
+ * count from the end) */
+static AVal np_take_along_axis(AP *ap, AVal a, AVal idx, AVal ax) {
+    a = as_array(ap, a, "np.take_along_axis");
+    idx = as_array(ap, idx, "np.take_along_axis");
+    int64_t axis = as_int(ap, ax);
+    if (axis < 0) axis += a.ndim;
+    if (axis < 0 || axis >= a.ndim || idx.ndim != a.ndim || idx.nk == NK_FLOAT)
+        ap_fail(ap, "np.take_along_axis needs integer indices of a's rank and an axis of it");
+    AVal r = new_array(ap, a.nk, idx.ndim, idx.shape);
+    for (int64_t k = 0; k < r.n; k++) {
+        int64_t rem = k, off = 0, stride = 1;
+        for (int d = idx.ndim - 1; d >= 0; d--) {
+            int64_t i = rem % idx.shape[d];
+            rem /= idx.shape[d];
+            if (d == axis) {
+                i = el_i(&idx, k);
+                if (i < 0) i += a.shape[d];
+                if (i < 0 || i >= a.shape[d]) ap_fail(ap, "np.take_along_axis: index %lld is out of bounds", (long long)el_i(&idx, k));
+            } else if (idx.shape[d] != a.shape[d]) {
+                ap_fail(ap, "np.take_along_axis: shapes %s and %s do not match", shape_str(ap, &a), shape_str(ap, &idx));
+            }
+            off += i * stride;
+            stride *= a.shape[d];
+        }
+        if (a.nk == NK_FLOAT) put_f(&r, k, a.fdata[off]);
+        else put_i(&r, k, a.idata[off]);
+    }
+    return r;
+}
+
 static AVal call_np(AP *ap, const char *f, AVal *args, int n, Kwargs *kw) {
     AVal r;
     if (call_np_axis(ap, f, args, n, kw, &r)) return r;
@@ -1354,6 +1386,7 @@ static AVal call_np(AP *ap, const char *f, AVal *args, int n, Kwargs *kw) {
     if (!strcmp(f, "clip"))
         return nargs(ap, f, n, 3), np_binary(ap, "minimum", np_binary(ap, "maximum", args[0], args[1]), args[2]);
     if (!strcmp(f, "where")) return nargs(ap, f, n, 3), np_where(ap, args[0], args[1], args[2]);
+    if (!strcmp(f, "take_along_axis")) return nargs(ap, f, n, 3), np_take_along_axis(ap, args[0], args[1], args[2]);
     if (!strcmp(f, "transpose")) return np_transpose(ap, args, n);
     if (!strcmp(f, "ldexp")) return nargs(ap, f, n, 2), np_ldexp(ap, args[0], args[1]);
     if (!strcmp(f, "array")) return np_array(ap, args, n);

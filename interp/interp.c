@@ -410,6 +410,22 @@ static void exec_wgmma(Interp *in, IrOp *op) {
     interp_dot(ae, (ElemType)bt.elem, elem_of(in, r), (DotPrecision)op->attr.i, sh, a, b, c, slots_of(in, r));
 }
 
+/* gather: src at each index position, the axis coordinate from index
+ * (modulo the axis size) */
+static void exec_gather(Interp *in, IrOp *op) {
+    IrType st = ir_type(in->fn, op->operands[0]), xt = ir_type(in->fn, op->operands[1]);
+    uint64_t *s = slots_of(in, op->operands[0]), *x = slots_of(in, op->operands[1]), *d = slots_of(in, op->results[0]);
+    int axis = (int)op->attr.i;
+    int64_t inner = 1;
+    for (int k = axis + 1; k < st.rank; k++) inner *= st.shape[k];
+    int64_t nx = xt.shape[axis], ns = st.shape[axis];
+    for (int64_t i = 0, n = numel(in, op->operands[1]); i < n; i++) {
+        int64_t outer = i / (inner * nx), low = i % inner;
+        int64_t at = (int64_t)(x[i] & (uint64_t)(ns - 1));   /* sizes are powers of two */
+        d[i] = s[(outer * ns + at) * inner + low];
+    }
+}
+
 /* histogram: counts of the values in [0, bins) where the mask is set */
 static void exec_histogram(Interp *in, IrOp *op) {
     uint64_t *x = slots_of(in, op->operands[0]), *m = op->n_operands > 1 ? slots_of(in, op->operands[1]) : NULL;
@@ -870,6 +886,7 @@ static void exec_op(Interp *in, IrOp *op) {
     case OP_TRANS: exec_trans(in, op); break;
     case OP_JOIN: exec_join(in, op); break;
     case OP_HISTOGRAM: exec_histogram(in, op); break;
+    case OP_GATHER: exec_gather(in, op); break;
     case OP_SPLIT: exec_split(in, op); break;
     case OP_BROADCAST: exec_broadcast(in, op); break;
     case OP_LOAD: exec_load(in, op); break;

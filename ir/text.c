@@ -210,6 +210,7 @@ static void print_attrs(Printer *P, IrOp *op) {
     const IrAttr *at = &op->attr;
     switch (op->opc) {
     case OP_EXPAND_DIMS:
+    case OP_GATHER:
     case OP_REDUCE: buf_printf(&a, ", axis = %lld", (long long)at->i); break;
     case OP_SCAN: buf_printf(&a, ", axis = %lld%s", (long long)at->i, at->i2 ? ", reverse" : ""); break;
     case OP_MIN:
@@ -872,7 +873,7 @@ static void parse_attr(Parser *P, Opcode opc, IrAttr *attr) {
     if (key.kind != TK_IDENT) expected(P, key, "an attribute name");
     const char *opname = ir_opinfo[opc].name;
     bool mem = opc == OP_LOAD || opc == OP_STORE;
-    if ((opc == OP_EXPAND_DIMS || opc == OP_REDUCE || opc == OP_SCAN) && tok_is(key, "axis")) {
+    if ((opc == OP_EXPAND_DIMS || opc == OP_REDUCE || opc == OP_SCAN || opc == OP_GATHER) && tok_is(key, "axis")) {
         expect(P, "=");
         attr->i = parse_int(P, 0, IR_MAX_RANK - 1, "axis");
     } else if (opc == OP_SCAN && tok_is(key, "reverse")) {

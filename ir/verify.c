@@ -878,6 +878,15 @@ static void check_dot(Verifier *V, IrOp *op) {
 /* wgmma [abuf, aslot | a], bbuf, bslot, acc: as dot, with A from a slot
  * or registers and B from a slot; the accumulator in the wgmma layout (and
  * A in registers in the operand layout derived from it) */
+static void check_gather(Verifier *V, IrOp *op) {
+    IrType s = vtype(V, op->operands[0]), x = vtype(V, op->operands[1]), r = vtype(V, op->results[0]);
+    bool ok = s.rank > 0 && s.rank == x.rank && op->attr.i >= 0 && op->attr.i < s.rank && is_int_nobool((ElemType)x.elem);
+    for (int d = 0; ok && d < s.rank; d++) ok = d == op->attr.i || s.shape[d] == x.shape[d];
+    if (!ok) verr(V, op, "src %s and index %s must have one rank, integer indices and equal sizes but along axis %lld",
+                  tstr(V, s), tstr(V, x), (long long)op->attr.i);
+    if (!ir_type_eq(r, ir_with_elem(x, ir_elem_of(s)))) verr(V, op, "result has type %s, expected index's shape of src's type", tstr(V, r));
+}
+
 static void check_histogram(Verifier *V, IrOp *op) {
     IrType x = vtype(V, op->operands[0]), r = vtype(V, op->results[0]);
     if (x.rank != 1 || (x.elem != ET_I32 && x.elem != ET_U32 && x.elem != ET_I64 && x.elem != ET_U64))
@@ -976,6 +985,7 @@ static void check_op_types(Verifier *V, IrOp *op) {
     case OP_ASYNC_COMMIT: break;
     case OP_WGMMA: check_wgmma(V, op); break;
     case OP_HISTOGRAM: check_histogram(V, op); break;
+    case OP_GATHER: check_gather(V, op); break;
     case OP_WGMMA_WAIT:
         if (want_type(V, op, "result", op->results[0], vtype(V, op->operands[0])))
             want_layout_of(V, op, "the result", op->results[0], op->operands[0], "the operand");

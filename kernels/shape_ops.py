@@ -301,3 +301,27 @@ def sort_kernel(x_ptr, asc_ptr, desc_ptr, top_ptr, M: tl.constexpr, N: tl.conste
 # args: x = randint(0, 255, (1, 16), u8); a = empty((1, 16), u8); d = empty((1, 16), u8); t = empty((1, 16), u8)
 # check: a == np.sort(x); d == np.flip(np.sort(x), axis=1); t == np.flip(np.sort(x), axis=1)
 # tol: 0
+
+
+@triton.jit
+def gather_kernel(src_ptr, idx_ptr, out_ptr, S0: tl.constexpr, S1: tl.constexpr, I0: tl.constexpr,
+                  I1: tl.constexpr, AXIS: tl.constexpr):
+    src = tl.load(src_ptr + tl.arange(0, S0)[:, None] * S1 + tl.arange(0, S1)[None, :])
+    idx = tl.load(idx_ptr + tl.arange(0, I0)[:, None] * I1 + tl.arange(0, I1)[None, :])
+    tl.store(out_ptr + tl.arange(0, I0)[:, None] * I1 + tl.arange(0, I1)[None, :], tl.gather(src, idx, AXIS))
+
+
+# kernel: gather_kernel
+# signature: *fp32, *i64, *fp32, 32, 16, 64, 16, 0
+# grid: (1, 1, 1)
+# args: src = randn((32, 16), fp32); idx = randint(0, 32, (64, 16), i64); out = empty((64, 16), fp32)
+# check: out == np.take_along_axis(src, idx, 0)
+# tol: 0
+#
+# kernel: gather_kernel
+# signature: *i16, *i32, *i16, 8, 64, 8, 128, 1
+# num_warps: 8
+# grid: (1, 1, 1)
+# args: src = randint(-100, 100, (8, 64), i16); idx = randint(0, 64, (8, 128), i32); out = empty((8, 128), i16)
+# check: out == np.take_along_axis(src, idx, 1)
+# tol: 0

@@ -371,6 +371,7 @@ static void back_op(LayoutPass *P, IrOp *op) {
         if (scan_ok(P, op, want_of(P, r))) want_operands(P, op, want_of(P, r));
         break;
     case OP_DOT: back_dot(P, op); break;
+    case OP_GATHER: want_set(P, op->operands[1], want_of(P, r)); break;   /* the result lies where the index does */
     default:
         /* a narrowing cast works in its operand's layout (fwd_result): what
          * its users want does not reach back past it, so a tile reshaped and
@@ -454,6 +455,7 @@ static int32_t derived_layout(LayoutPass *P, IrOp *op, IrType t) {
     else if (op->opc == OP_TRANS && lx >= 0) l = intern(P, layout_permute(&P->fn->layouts[lx], op->attr.ints));
     else if (op->opc == OP_RESHAPE && lx >= 0) l = intern(P, layout_reshape(&P->fn->layouts[lx], t.rank, t.shape));
     else if (op->opc == OP_JOIN && (l = follow_operands(P, op)) >= 0) l = intern(P, layout_join(&P->fn->layouts[l]));
+    else if (op->opc == OP_GATHER) l = layout_of(P, op->operands[1]);
     return l >= 0 ? l : default_layout(P, t);
 }
 
@@ -741,6 +743,7 @@ static void fix_operands(IrFunc *fn, IrOp *op, void *ud) {
         case OP_SCAN: require(P, op, i, reduce_in); break;
         case OP_DOT: require(P, op, i, dot_need[i]); break;
         case OP_HISTOGRAM: require(P, op, i, i ? layout_of(P, op->operands[0]) : -1); break;
+        case OP_GATHER: require(P, op, i, i ? layout_of(P, r) : -1); break;
         default:
             if (r != VAL_NONE && passes_layout_through(op->opc)) require(P, op, i, layout_of(P, r));
             break;

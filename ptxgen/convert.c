@@ -552,7 +552,7 @@ static const char *smem_addr(Ptx *P, SmemAddr *a, int32_t c) {
     return s;
 }
 
-static const char *smem_type(ElemType e, bool is_load) {
+const char *ptx_smem_type(ElemType e, bool is_load) {
     switch (elem_bytes(e)) {
     case 1: return e == ET_I8 && is_load ? "s8" : "u8";
     case 2: return "b16";
@@ -606,7 +606,7 @@ static void write_tile(Ptx *P, IrOp *op, ValId v, int32_t li, const Reg *regs, R
             }
             ptx_ins(P, "%sst.shared.v4.b32 %s, %s;", g, addr, vec_regs(P, w, 0, 4));
         } else {
-            ptx_ins(P, "%sst.shared%s.%s %s, %s;", g, vec_sfx(vec), smem_type(e, false), addr,
+            ptx_ins(P, "%sst.shared%s.%s %s, %s;", g, vec_sfx(vec), ptx_smem_type(e, false), addr,
                     vec_regs(P, regs, r, vec));
         }
     }
@@ -634,7 +634,7 @@ static void read_tile(Ptx *P, IrOp *op, ValId v, int32_t li, ElemType e, const S
             for (int i = 0; i < 4; i++)
                 ptx_ins(P, "mov.b32 {%R, %R}, %R;", regs[r + 2 * i], regs[r + 2 * i + 1], w[i]);
         } else {
-            ptx_ins(P, "ld.shared%s.%s %s, %s;", vec_sfx(vec), smem_type(e, true), vec_regs(P, regs, r, vec),
+            ptx_ins(P, "ld.shared%s.%s %s, %s;", vec_sfx(vec), ptx_smem_type(e, true), vec_regs(P, regs, r, vec),
                     addr);
         }
     }
@@ -747,9 +747,9 @@ void ptx_smem_share(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg owner) {
         size = elem_bytes(e) + scratch_off(P);
         if (size > P->fn->shared_bytes) P->fn->shared_bytes = (int32_t)size;
         Reg base = convert_base(P), *d = ptx_def(P, op, v);
-        ptx_ins(P, "@%R st.shared.%s [%R], %R;", owner, smem_type(e, false), base, regs[0]);
+        ptx_ins(P, "@%R st.shared.%s [%R], %R;", owner, ptx_smem_type(e, false), base, regs[0]);
         ptx_ins(P, "bar.sync 0;");
-        ptx_ins(P, "ld.shared.%s %R, [%R];", smem_type(e, true), d[0], base);
+        ptx_ins(P, "ld.shared.%s %R, [%R];", ptx_smem_type(e, true), d[0], base);
         ptx_ins(P, "bar.sync 0;");
         return;
     }
@@ -766,6 +766,15 @@ void ptx_smem_share(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg owner) {
     ptx_ins(P, "bar.sync 0;");
     read_plan(P, op, v, li, e, &plan);
     ptx_ins(P, "bar.sync 0;");
+}
+
+void ptx_smem_write(Ptx *P, IrOp *op, ValId v) {
+    IrType ty = P->fn->vals[v].type;
+    SmemShape shape = {elem_bytes((ElemType)ty.elem), log2_dim(ty.shape[ty.rank - 1]), 0, 0, 0};
+    int64_t size = ir_numel(ty) * shape.bytes + scratch_off(P);
+    TRIC_ASSERT(size <= INT32_MAX);
+    if (size > P->fn->shared_bytes) P->fn->shared_bytes = (int32_t)size;
+    write_tile(P, op, v, ptx_layout_index(P, op, v), ptx_regs(P, v, NULL), REG_NONE, (ElemType)ty.elem, &shape, 1);
 }
 
 void ptx_smem_read(Ptx *P, IrOp *op, ValId v) {

@@ -785,6 +785,7 @@ static void emit_op(Ptx *P, IrOp *op) {
     case OP_REDUCE: ptx_reduce(P, op); break;
     case OP_SCAN: ptx_scan(P, op); break;
     case OP_HISTOGRAM: ptx_histogram(P, op); break;
+    case OP_GATHER: ptx_gather(P, op); break;
     case OP_RET: ptx_ins(P, "ret;"); break;
     case OP_PRINT: ptx_print(P, op); break;
     case OP_ASSERT: ptx_assert(P, op); break;

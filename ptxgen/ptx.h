@@ -299,8 +299,15 @@ Reg ptx_need_word(Ptx *P, ValId v, int w);
 void ptx_smem_share(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg owner);
 /* v's registers (its layout) from the row-major tile at the scratch start */
 void ptx_smem_read(Ptx *P, IrOp *op, ValId v);
+/* v's registers (its layout) to the row-major tile at the scratch start,
+ * each element once */
+void ptx_smem_write(Ptx *P, IrOp *op, ValId v);
+/* ld/st.shared's type suffix for an element (8-bit loads sign- or zero-extend) */
+const char *ptx_smem_type(ElemType e, bool is_load);
 /* histogram.c: counts in shared memory */
 void ptx_histogram(Ptx *P, IrOp *op);
+/* gather.c: src through shared memory, read at the indices */
+void ptx_gather(Ptx *P, IrOp *op);
 
 /* ---- tma.c ---- */
 void ptx_mbar_init(Ptx *P, IrOp *op, bool init);   /* mbarrier_init, or mbarrier_inval */

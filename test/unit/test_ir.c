@@ -285,6 +285,7 @@ static const char *const every_op =
     "  %88 = sreg globaltimer : i64\n"
     "  %89 = reshape %32 : tile<32xi32, #L5>\n"
     "  %90 = histogram %89 {bins = 16} : tile<16xi32, #L10>\n"
+    "  %91 = gather %69, %32 {axis = 1} : tile<4x8xf32, #L0>\n"
     "  store %q, %9\n"
     "  ret\n"
     "}\n";
@@ -325,7 +326,7 @@ static void test_text(void) {
     ctx_free(c);
 
     /* the unfixed text fails in the verifier, reported at the op */
-    check_parse_error(every_op, "t.tir:108:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
+    check_parse_error(every_op, "t.tir:109:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
 
     /* floats print exactly */
     c = new_ctx();
