@@ -393,10 +393,13 @@ static LVal compare_swap(Lower *L, SrcLoc loc, LVal x, int i, int flip_bit, bool
 
 /* tl.max (descending) or tl.min of x along axis, as Triton's sort_impl
  * reduces (a reduce works in its operand's layout: no layout is pushed
- * back onto x) */
+ * back onto x), in x's dtype (tric's max of 16-bit floats is f32: exact,
+ * so the cast back is too) */
 static LVal reduce_extreme(Lower *L, SrcLoc loc, LVal x, int axis, bool keep, bool descending) {
     LArg r[5] = {{true, x, loc}, {true, lval_int(axis), loc}, {0}, {0}, {true, lval_bool(keep), loc}};
-    return descending ? bi_max(L, loc, r, NULL, 0) : bi_min(L, loc, r, NULL, 0);
+    LVal m = descending ? bi_max(L, loc, r, NULL, 0) : bi_min(L, loc, r, NULL, 0);
+    IrType mt = type_of(L, m);
+    return lower_cast(L, loc, m, ir_with_elem(mt, ir_elem_of(type_of(L, x))), false, 0);
 }
 
 /* the larger (descending) or smaller of the elements 2^i apart whose

@@ -296,6 +296,14 @@ def sort_kernel(x_ptr, asc_ptr, desc_ptr, top_ptr, M: tl.constexpr, N: tl.conste
 # tol: 0
 #
 # kernel: sort_kernel
+# signature: *fp16, *fp16, *fp16, *fp16, 8, 64, 8
+# num_warps: 8
+# grid: (1, 1, 1)
+# args: x = randn((8, 64), fp16); a = empty((8, 64), fp16); d = empty((8, 64), fp16); t = empty((8, 8), fp16)
+# check: a == np.sort(x); d == np.flip(np.sort(x), axis=1); t == np.flip(np.sort(x), axis=1)[:, :8]
+# tol: 0
+#
+# kernel: sort_kernel
 # signature: *u8, *u8, *u8, *u8, 1, 16, 16
 # grid: (1, 1, 1)
 # args: x = randint(0, 255, (1, 16), u8); a = empty((1, 16), u8); d = empty((1, 16), u8); t = empty((1, 16), u8)
