@@ -476,14 +476,22 @@ static bool shfl_warp(Cta *c, const SimIns *in, uint32_t w0) {
  * of row i of matrix j, 16 bytes, 16-byte aligned, in shared memory. All
  * rows are read before any result is written (a result may be the
  * address register). */
-static bool ldmatrix_warp(Cta *c, const SimIns *in, uint32_t w0) {
+/* ldmatrix and stmatrix are .aligned: 1 if every lane of the warp from
+ * w0 executes it, 0 if none does, -1 after the error for some */
+static int aligned_lanes(Cta *c, const SimIns *in, uint32_t w0) {
     uint32_t n = c->threads - w0 < 32 ? c->threads - w0 : 32, active = 0;
     for (uint32_t l = 0; l < n; l++)
         if (guard_of(c, in, w0 + l)) active |= 1u << l;
-    if (!active) return true;
-    if (n < 32 || active != ~0u)
-        return error_at(c, in, w0 + (uint32_t)__builtin_ctz(~active),
-                        "is .aligned, but not every lane of the warp executes it (undefined)");
+    if (!active) return 0;
+    if (n == 32 && active == ~0u) return 1;
+    error_at(c, in, w0 + (uint32_t)__builtin_ctz(~active),
+             "is .aligned, but not every lane of the warp executes it (undefined)");
+    return -1;
+}
+
+static bool ldmatrix_warp(Cta *c, const SimIns *in, uint32_t w0) {
+    int lanes = aligned_lanes(c, in, w0);
+    if (lanes <= 0) return lanes == 0;
     const uint8_t *rows[4][8];
     for (uint32_t j = 0; j < in->vec; j++)
         for (uint32_t i = 0; i < 8; i++) {
@@ -507,13 +515,8 @@ static bool ldmatrix_warp(Cta *c, const SimIns *in, uint32_t w0) {
 /* One warp's stmatrix, the other way: every lane's registers are read,
  * then the rows written (shared_span checks each 16-byte row). */
 static bool stmatrix_warp(Cta *c, const SimIns *in, uint32_t w0) {
-    uint32_t n = c->threads - w0 < 32 ? c->threads - w0 : 32, active = 0;
-    for (uint32_t l = 0; l < n; l++)
-        if (guard_of(c, in, w0 + l)) active |= 1u << l;
-    if (!active) return true;
-    if (n < 32 || active != ~0u)
-        return error_at(c, in, w0 + (uint32_t)__builtin_ctz(~active),
-                        "is .aligned, but not every lane of the warp executes it (undefined)");
+    int lanes = aligned_lanes(c, in, w0);
+    if (lanes <= 0) return lanes == 0;
     uint8_t *rows[4][8];
     for (uint32_t j = 0; j < in->vec; j++)
         for (uint32_t i = 0; i < 8; i++) {
