@@ -44,8 +44,6 @@
  */
 #include "opt.h"
 
-#include <string.h>
-
 /* v is defined outside `loop` */
 static bool outside(IrFunc *fn, const IrOp *loop, ValId v) {
     IrBlock *b = fn->vals[v].def ? fn->vals[v].def->parent : fn->vals[v].block;
@@ -59,16 +57,6 @@ static bool const_int(IrFunc *fn, ValId v, int64_t *out) {
     if (!d || d->opc != OP_CONST) return false;
     *out = d->attr.i;
     return true;
-}
-
-/* v, usable before `loop`: itself from outside, a constant's copy; else
- * VAL_NONE */
-static ValId before_loop(IrFunc *fn, IrOp *loop, ValId v) {
-    if (outside(fn, loop, v)) return v;
-    IrOp *d = fn->vals[v].def;
-    if (!d || d->opc != OP_CONST) return VAL_NONE;
-    IrBuilder b = {fn, loop->parent, loop, loop->loc};
-    return ir_clone_op(&b, d, NULL, 0)->results[0];
 }
 
 static ValId cmp(IrBuilder *b, CmpPred pred, ValId x, ValId y) {
@@ -153,8 +141,10 @@ static void flatten(IrFunc *fn, IrOp *outer) {
     if (!inner || !opt_known_positive(fn, outer->operands[2])) return;
     IrBlock *ib = inner->regions[0];
     IrType it = fn->vals[ob->args[0]].type;
-    if (memcmp(&it, &fn->vals[ib->args[0]].type, sizeof it) || !opt_known_positive(fn, inner->operands[2])) return;
-    /* what P computes from outside values alone goes before the loop */
+    if (!ir_type_eq(it, fn->vals[ib->args[0]].type) || !opt_known_positive(fn, inner->operands[2])) return;
+    /* what P computes from outside values alone (constants, the inner trip
+     * count) goes before the loop, pure ops moved even where the loop then
+     * stays as it is */
     for (IrOp *op = ob->first, *nx_op; op != inner; op = nx_op) {
         nx_op = op->next;
         bool invariant = true;
@@ -163,9 +153,9 @@ static void flatten(IrFunc *fn, IrOp *outer) {
         ir_op_unlink(op);
         ir_insert_before(outer, op);
     }
-    ValId ib_bounds[3];
+    const ValId *ib_bounds = inner->operands;
     for (int i = 0; i < 3; i++)
-        if (!(ib_bounds[i] = before_loop(fn, outer, inner->operands[i]))) return;
+        if (!outside(fn, outer, ib_bounds[i])) return;
     Arena *a = fn->ctx->arena;
     uint32_t n_map = fn->n_vals, nx = outer->n_results, nc = inner->n_results;
     IrBuilder pre = {fn, outer->parent, outer, outer->loc};
