@@ -393,13 +393,10 @@ static LVal compare_swap(Lower *L, SrcLoc loc, LVal x, int i, int flip_bit, bool
 
 /* tl.max (descending) or tl.min of x along axis, as Triton's sort_impl
  * reduces (a reduce works in its operand's layout: no layout is pushed
- * back onto x), in x's dtype (tric's max of 16-bit floats is f32: exact,
- * so the cast back is too) */
+ * back onto x); as there, 16-bit floats come out f32 */
 static LVal reduce_extreme(Lower *L, SrcLoc loc, LVal x, int axis, bool keep, bool descending) {
     LArg r[5] = {{true, x, loc}, {true, lval_int(axis), loc}, {0}, {0}, {true, lval_bool(keep), loc}};
-    LVal m = descending ? bi_max(L, loc, r, NULL, 0) : bi_min(L, loc, r, NULL, 0);
-    IrType mt = type_of(L, m);
-    return lower_cast(L, loc, m, ir_with_elem(mt, ir_elem_of(type_of(L, x))), false, 0);
+    return descending ? bi_max(L, loc, r, NULL, 0) : bi_min(L, loc, r, NULL, 0);
 }
 
 /* the larger (descending) or smaller of the elements 2^i apart whose
@@ -409,7 +406,7 @@ static LVal halve(Lower *L, SrcLoc loc, LVal x, int i, bool descending) {
     int64_t n = t.shape[t.rank - 1], d = (int64_t)1 << i;
     int64_t dims[4] = {ir_numel(t) / n, n / (2 * d), 2, d};
     LVal m = reduce_extreme(L, loc, lower_reshape(L, loc, x, shape_type(L, loc, t, dims, 4)), 2, false, descending);
-    IrType out = t;
+    IrType out = ir_with_elem(t, ir_elem_of(type_of(L, m)));   /* f32 for 16-bit floats, as Triton's */
     out.shape[out.rank - 1] = (int32_t)(n / 2);
     return lower_reshape(L, loc, m, out);
 }
