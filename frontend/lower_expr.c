@@ -912,17 +912,15 @@ static LVal tuple_index(Lower *L, AstNode *idx, LVal t) {
 
 static bool is_full_slice(const AstNode *n) { return n->kind == A_SLICE && !n->lhs && !n->rhs && !n->third; }
 
-/* x[:, None], x[None, :]: only None (a new dim of size 1) and ':' (keep). */
+/* x[:, None], x[None, :]: only None (a new dim of size 1 at that position)
+ * and ':' (keep; as in Triton, one past the rank is fine too: a scalar
+ * pointer's p[None, None, :] is a 1 x 1 tile). */
 static LVal tensor_index(Lower *L, AstNode *idx, LVal v) {
     AstNode **items = idx->kind == A_TUPLE ? idx->args.items : &idx;
     int n = idx->kind == A_TUPLE ? idx->args.n : 1;
     for (int i = 0; i < n; i++) {
         AstNode *it = items[i];
-        IrType t = ttype(L, &v);
-        if (is_full_slice(it)) {
-            if (i >= t.rank) diag_error(L->ctx, it->loc, "too many indices for a tensor of rank %d", t.rank);
-            continue;
-        }
+        if (is_full_slice(it)) continue;
         if (it->kind != A_NONE)
             diag_error(L->ctx, it->loc, "unsupported tensor index: only None and ':' can index a tensor");
         v = with_id(v, lower_expand_dim(L, it->loc, v.id, i));
