@@ -647,7 +647,18 @@ LVal lower_math(Lower *L, SrcLoc loc, int fn, LVal *args, int n, const char *wha
 
 LVal lower_where(Lower *L, SrcLoc loc, LVal c, LVal a, LVal b) {
     c = lower_to_bool(L, loc, lval_to_tensor(L, loc, c));
-    prepare(L, loc, -1, &a, &b, true, true, true, false, false);
+    if (a.kind == LV_TENSOR && b.kind == LV_TENSOR && ttype(L, &a).elem == ET_PTR && ttype(L, &b).elem == ET_PTR) {
+        /* two pointers of one type, as Triton's type check lets through */
+        IrType ta = ttype(L, &a), tb = ttype(L, &b);
+        if (!ir_type_eq(ir_elem_of(ta), ir_elem_of(tb)))
+            diag_error(L->ctx, loc, "invalid operands of type %s and %s", dtype_name(ir_elem_of(ta)),
+                       dtype_name(ir_elem_of(tb)));
+        IrType both = broadcast_shape(L, loc, ta, tb);
+        a = lower_broadcast_to(L, loc, a, both);
+        b = lower_broadcast_to(L, loc, b, both);
+    } else {
+        prepare(L, loc, -1, &a, &b, true, true, true, false, false);
+    }
     IrType shape = broadcast_shape(L, loc, ttype(L, &c), ttype(L, &a));
     c = lower_broadcast_to(L, loc, c, shape);
     a = lower_broadcast_to(L, loc, a, shape);
