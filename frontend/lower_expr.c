@@ -934,6 +934,8 @@ static LVal tensor_index(Lower *L, AstNode *idx, LVal v) {
         if (is_full_slice(it)) continue;
         if (it->kind != A_NONE)
             diag_error(L->ctx, it->loc, "unsupported tensor index: only None and ':' can index a tensor");
+        int ndim = ttype(L, &v).rank + 1;   /* None at i: expand_dims(x, i), as Triton's */
+        if (i >= ndim) diag_error(L->ctx, it->loc, "invalid axis %d. Expected %d <= axis < %d", i, -ndim, ndim);
         v = with_id(v, lower_expand_dim(L, it->loc, v.id, i));
     }
     return v;
