@@ -18,6 +18,13 @@
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* the smallest k with 2^k >= n (log2 of a power of two; 0 for n <= 1) */
+static inline int log2_ceil(int64_t n) {
+    int k = 0;
+    while (((int64_t)1 << k) < n) k++;
+    return k;
+}
+
 /* ---- arena.c ---- */
 typedef struct Arena Arena;
 Arena *arena_new(void);

@@ -411,12 +411,6 @@ static LVal halve(Lower *L, SrcLoc loc, LVal x, int i, bool descending) {
     return lower_reshape(L, loc, m, out);
 }
 
-static int log2_exact(int64_t n) {
-    int k = 0;
-    while (((int64_t)1 << k) < n) k++;
-    return k;
-}
-
 /* sort_impl(x, k, dim, descending) of Triton: k = 0 sorts */
 static LVal sort_impl(Lower *L, SrcLoc loc, LArg *a, int64_t k, const LArg *dim_arg, const LArg *desc_arg) {
     LVal x = tensor_of(L, &a[0]);
@@ -426,7 +420,7 @@ static LVal sort_impl(Lower *L, SrcLoc loc, LArg *a, int64_t k, const LArg *dim_
         diag_error(L->ctx, dim_arg->loc, "only minor dimension is currently supported");
     bool descending = !larg_absent(desc_arg) && larg_int(L, desc_arg, "descending") != 0;
     int64_t n = t.shape[t.rank - 1];
-    int m = log2_exact(n), lk = k ? log2_exact(k) : m;
+    int m = log2_ceil(n), lk = k ? log2_ceil(k) : m;
     if (lk == 0) return reduce_extreme(L, loc, x, t.rank - 1, true, descending);   /* the max (min), a dim of 1 */
     for (int s = 1; s <= lk; s++)
         for (int i = s - 1; i >= 0; i--) x = compare_swap(L, loc, x, i, s < m ? s : -1, descending);

@@ -46,6 +46,8 @@ void pass_ptrcarry(IrFunc *fn);
 void pass_layout(IrFunc *fn);
 /* v > 0: a positive constant or num_programs (a persistent kernel's step) */
 bool opt_known_positive(IrFunc *fn, ValId v);
+/* v is a constant +0 (floats: not -0), scalar or tile */
+bool opt_is_zero_const(IrFunc *fn, ValId v);
 /* requires: layout. changes: loops whose loads feed dot operands (through a
  * convert_layout) load them target.num_stages - 1 iterations ahead into
  * rings of shared-memory slots by async copies (pipeline.c); layouts kept. */

@@ -179,7 +179,7 @@ static bool carried_ok(Pipe *Q) {
     return true;
 }
 
-static bool is_zero_const(IrFunc *fn, ValId v) {
+bool opt_is_zero_const(IrFunc *fn, ValId v) {
     IrOp *d = fn->vals[v].def;
     if (!d || d->opc != OP_CONST) return false;
     if (elem_is_float((ElemType)fn->vals[v].type.elem)) return d->attr.f == 0 && !signbit(d->attr.f);
@@ -401,7 +401,7 @@ static IrOp *replace_loads(Pipe *Q, Cand *cands, uint32_t n, ValId slot) {
         IrOp *rd = ir_build(&at, OP_LOCAL_LOAD, ops, 2, &t, 1, 0);
         ValId v = rd->results[0];
         fn->vals[v].layout = fn->vals[r].layout;
-        if (ld->n_operands > 2 && !is_zero_const(fn, ld->operands[2])) {
+        if (ld->n_operands > 2 && !opt_is_zero_const(fn, ld->operands[2])) {
             v = ir_build3(&at, OP_SELECT, t, ld->operands[1], v, ld->operands[2]);
             fn->vals[v].layout = fn->vals[r].layout;
         }
@@ -461,7 +461,7 @@ static void replace_chain(Pipe *Q, const Cand *c, ValId slot) {
     ValId ops[2] = {c->buf, slot};
     ValId v = ir_build(&at, OP_LOCAL_LOAD, ops, 2, &t, 1, 0)->results[0];
     fn->vals[v].layout = li;
-    if (!c->tma && ld->n_operands > 2 && !is_zero_const(fn, ld->operands[2])) {   /* TMA fills as the map says */
+    if (!c->tma && ld->n_operands > 2 && !opt_is_zero_const(fn, ld->operands[2])) {   /* TMA fills as the map says */
         ValId m = in_layout(Q, &at, ld->operands[1], li), o = in_layout(Q, &at, ld->operands[2], li);
         v = ir_build3(&at, OP_SELECT, t, m, v, o);
         fn->vals[v].layout = li;

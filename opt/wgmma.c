@@ -18,8 +18,6 @@
  * p. In a K loop the wait keeps the group in flight (keep_in_flight). */
 #include "opt.h"
 
-#include <math.h>
-
 /* The dim of buf's tile that its copies' vectors run along (-1: no
  * copy writes it): ptxgen stores the slot with that dim contiguous. TMA
  * copies keep the tile's last dim contiguous. */
@@ -141,17 +139,11 @@ static void keep_in_flight(IrFunc *fn, IrOp *w, IrOp *wait) {
     done->operands[0] = res;   /* replace_uses rewrote the wait's own operand too */
 }
 
-static bool is_zero(IrFunc *fn, ValId v) {
-    IrOp *d = fn->vals[v].def;
-    if (!d || d->opc != OP_CONST) return false;
-    return elem_is_float((ElemType)fn->vals[v].type.elem) ? d->attr.f == 0 && !signbit(d->attr.f) : d->attr.i == 0;
-}
-
 /* acc = select(splat(p), c, 0) (a flattened loop's accumulator, zero at
  * each tile's start): the dot's own, p its use_acc; else VAL_NONE */
 static ValId restarted_acc(IrFunc *fn, ValId acc, ValId *use_acc) {
     IrOp *sel = fn->vals[acc].def;
-    if (!sel || sel->opc != OP_SELECT || !is_zero(fn, sel->operands[2])) return VAL_NONE;
+    if (!sel || sel->opc != OP_SELECT || !opt_is_zero_const(fn, sel->operands[2])) return VAL_NONE;
     IrOp *splat = fn->vals[sel->operands[0]].def;
     if (!splat || splat->opc != OP_SPLAT || fn->vals[sel->operands[1]].layout != fn->vals[acc].layout) return VAL_NONE;
     *use_acc = splat->operands[0];

@@ -8,12 +8,6 @@
  * the next user of the scratch write. */
 #include "ptx.h"
 
-static int log2_of(int64_t n) {
-    int k = 0;
-    while (((int64_t)1 << k) < n) k++;
-    return k;
-}
-
 void ptx_gather(Ptx *P, IrOp *op) {
     IrFunc *fn = P->fn;
     ValId src = op->operands[0], idx = op->operands[1], res = op->results[0];
@@ -22,7 +16,7 @@ void ptx_gather(Ptx *P, IrOp *op) {
     int axis = (int)op->attr.i, bytes = elem_bytes(e);
     int64_t inner = 1;
     for (int d = axis + 1; d < st.rank; d++) inner *= st.shape[d];
-    int lo = log2_of(inner), nx = log2_of(xt.shape[axis]), ns = log2_of(st.shape[axis]);
+    int lo = log2_ceil(inner), nx = log2_ceil(xt.shape[axis]), ns = log2_ceil(st.shape[axis]);
     ptx_smem_write(P, op, src);
     Reg base = ptx_scratch_addr(P, (int32_t)(ir_numel(st) * bytes), 16);
     ptx_ins(P, "bar.sync 0;");
