@@ -84,6 +84,11 @@ $(BT)/aot/libcuda.so.1: test/aot/fake_cuda.c $(LIB_OBJ)
 test: $(BT)/tric $(UNIT_BIN) $(BT)/aot/libcuda.so.1 all
 	@sh test/run.sh
 
+# the fast part of `make test` for the edit-compile loop: unit tests but
+# the slow ones, and the golden tests (no ptxas, install or python)
+check: $(BT)/tric $(UNIT_BIN)
+	@QUICK=1 sh test/run.sh
+
 # regenerate expected outputs of golden tests (deliberate changes only)
 accept: $(BT)/tric
 	@ACCEPT=1 sh test/run.sh
@@ -163,6 +168,6 @@ wc:
 clean:
 	rm -rf $(B) $(BT)
 
-.PHONY: all test accept gpu-test fuzz bench bench-all demo wc clean install uninstall
+.PHONY: all test check accept gpu-test fuzz bench bench-all demo wc clean install uninstall
 
 -include $(LIB_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(B)/tric.d $(BT)/tric.d

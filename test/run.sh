@@ -1,7 +1,9 @@
 #!/bin/sh
-# tric's test runner (POSIX sh), run by `make test`. One line per test,
-# [PASS] name or [FAIL] name (with a diff or the output under it), then
-# exactly one summary line "N passed, N failed"; exit status 1 if any failed.
+# tric's test runner (POSIX sh), run by `make test` (and `make check`). One
+# line per test, [PASS] name or [FAIL] name (with a diff or the output under
+# it), then exactly one summary line "N passed, N failed"; exit status 1 if
+# any failed. The tests run as parallel jobs (JOBS, default: the CPUs);
+# their output is printed in the list's order, whatever order they end in.
 #
 #   unit   test/unit/NAME.c        the binary BT/unit/NAME exits 0
 #   diag   test/diag/NAME.py       first line "# ARGS: ..."; run in test/diag as
@@ -19,6 +21,8 @@
 #
 # ACCEPT=1 (make accept) rewrites NAME.err / NAME.expected / NAME.ptx from the
 # actual output: for deliberate changes only, review the diff before committing.
+# QUICK=1 (make check) runs the fast part only: the unit tests but the slow
+# ones (SLOW_UNITS), and the golden tests. TIMES=1 ends with the slowest jobs.
 # BT names the test build (default build-test); PTXAS the assembler.
 
 cd "$(dirname "$0")/.." || exit 1
@@ -28,16 +32,18 @@ case $BT in /*) ;; *) BT=$ROOT/$BT ;; esac
 TRIC=$BT/tric
 PTXAS=${PTXAS:-$(command -v ptxas 2>/dev/null || echo /usr/local/cuda/bin/ptxas)}
 ACCEPT=${ACCEPT:-0}
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/tric-test.XXXXXX") || exit 1
-trap 'rm -rf "$TMP"' EXIT
-# compiles through the library use the disk cache: keep it out of $HOME
-export TRIC_CACHE_DIR="$TMP/cache"
-trap 'exit 130' INT TERM
+QUICK=${QUICK:-0}
+JOBS=${JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
+# unit tests that take long (differential runs over every kernel block):
+# first in the list, so they start first; left out by QUICK=1
+SLOW_UNITS="test_sim test_interp test_fuzz_pipeline test_kernelgen test_pipeline test_regs"
+# the slowest run in SHARDS parts (their --shard I/N option: blocks.h)
+SHARDED_UNITS="test_sim test_interp test_fuzz_pipeline"
+SHARDS=${SHARDS:-6}
+export ROOT BT TRIC PTXAS ACCEPT QUICK
 
-npass=0
-nfail=0
-pass() { npass=$((npass + 1)); echo "[PASS] $1"; }
-fail() { nfail=$((nfail + 1)); echo "[FAIL] $1"; }
+pass() { echo "[PASS] $1"; }
+fail() { echo "[FAIL] $1"; }
 indent() { head -n "${2:-40}" "$1" | sed 's/^/    /'; }
 # show how actual ($2) differs from expected ($1)
 show_diff() { diff -u "$1" "$2" >"$TMP/diff"; indent "$TMP/diff" 60; }
@@ -61,91 +67,86 @@ golden() {
 # The text after a prefix on a file's first line ("# ARGS: " or "// RUN: ").
 first_line_args() { head -n 1 "$1" | sed -n "s|^$2 *||p"; }
 
-if [ ! -x "$TRIC" ]; then
-    echo "test/run.sh: $TRIC is not built (run make test)"
-    echo "0 passed, 1 failed"
-    exit 1
-fi
+# The text after a prefix on a file's first line ("# ARGS: " or "// RUN: ").
+first_line_args() { head -n 1 "$1" | sed -n "s|^$2 *||p"; }
 
-# ---- unit ----
-for src in test/unit/*.c; do
-    [ -e "$src" ] || continue
-    name=$(basename "$src" .c)
-    bin=$BT/unit/$name
+# ---- the tests: t_KIND NAME... runs one, printing its result lines ----
+
+t_unit() {   # NAME [I/N: the shard]
+    bin=$BT/unit/$1
+    name=unit/$1${2:+[$2]}
     if [ ! -x "$bin" ]; then
-        [ "$ACCEPT" = 1 ] && continue
-        fail "unit/$name (not built: run make test)"
-    elif "$bin" >"$TMP/out" 2>&1; then
-        pass "unit/$name"
+        [ "$ACCEPT" = 1 ] && return
+        fail "$name (not built: run make test)"
+    elif "$bin" ${2:+--shard "$2"} >"$TMP/out" 2>&1; then
+        pass "$name"
     else
-        fail "unit/$name"
+        fail "$name"
         indent "$TMP/out"
     fi
-done
+}
 
-# ---- diag: exact messages for bad input ----
-for py in test/diag/*.py; do
-    [ -e "$py" ] || continue
-    name=$(basename "$py" .py)
+# diag: exact messages for bad input
+t_diag() {
+    name=$1
+    py=test/diag/$name.py
     args=$(first_line_args "$py" "# ARGS:")
     if [ -z "$args" ]; then
         fail "diag/$name (first line must be '# ARGS: ...')"
-        continue
+        return
     fi
     (cd test/diag && eval "\"\$TRIC\" \"\$name.py\" $args") >"$TMP/out" 2>"$TMP/err"
     rc=$?
     if [ "$rc" -ne 1 ] && [ "$ACCEPT" != 1 ]; then
         fail "diag/$name (exit status $rc, expected 1)"
         indent "$TMP/err"
-        continue
+        return
     fi
     golden "diag/$name" "test/diag/$name.err" "$TMP/err"
-done
+}
 
-# ---- ir goldens: passes over hand-written IR ----
-for tir in test/ir/*.tir; do
-    [ -e "$tir" ] || continue
-    name=$(basename "$tir" .tir)
+# ir goldens: passes over hand-written IR
+t_ir() {
+    name=$1
+    tir=test/ir/$name.tir
     args=$(first_line_args "$tir" "// RUN:")
     eval "\"\$TRIC\" \"\$tir\" $args" >"$TMP/out" 2>"$TMP/err"
     rc=$?
     if [ "$rc" -ne 0 ]; then
         fail "ir/$name (exit status $rc)"
         indent "$TMP/err"
-        continue
+        return
     fi
     golden "ir/$name" "test/ir/$name.expected" "$TMP/out"
-done
+}
 
-# ---- ptx goldens: a few canonical kernels, whole PTX text ----
-for py in test/ptx/*.py; do
-    [ -e "$py" ] || continue
-    name=$(basename "$py" .py)
-    args=$(first_line_args "$py" "# ARGS:")
+# ptx goldens: a few canonical kernels, whole PTX text
+t_ptx() {
+    name=$1
+    args=$(first_line_args "test/ptx/$name.py" "# ARGS:")
     (cd test/ptx && eval "\"\$TRIC\" \"\$name.py\" $args") >"$TMP/out" 2>"$TMP/err"
     rc=$?
     if [ "$rc" -ne 0 ]; then
         fail "ptx/$name (exit status $rc)"
         indent "$TMP/err"
-        continue
+        return
     fi
     golden "ptx/$name" "test/ptx/$name.ptx" "$TMP/out"
-done
+}
 
-# ---- lowering goldens: the IR of .py kernels (test/lower) ----
-# Each leading "# RUN: <tric args>" line of NAME.py is one run in test/lower,
-# `tric NAME.py ARGS`; the outputs, each under its RUN line, must equal
+# lowering goldens: the IR of .py kernels (test/lower). Each leading
+# "# RUN: <tric args>" line of NAME.py is one run in test/lower, `tric
+# NAME.py ARGS`; the outputs, each under its RUN line, must equal
 # NAME.expected (e.g. --emit ir for the lowering, --dump-after dce -o
 # /dev/null for the IR after the standard passes).
-for py in test/lower/*.py; do
-    [ -e "$py" ] || continue
-    name=$(basename "$py" .py)
+t_lower() {
+    name=$1
     : >"$TMP/out"
     status=0
-    sed -n '/^# RUN:/!q; s/^# RUN: *//p' "$py" >"$TMP/runs"
+    sed -n '/^# RUN:/!q; s/^# RUN: *//p' "test/lower/$name.py" >"$TMP/runs"
     if [ ! -s "$TMP/runs" ]; then
         fail "lower/$name (first line must be '# RUN: ...')"
-        continue
+        return
     fi
     while IFS= read -r args; do
         echo "# RUN: $args" >>"$TMP/out"
@@ -155,29 +156,31 @@ for py in test/lower/*.py; do
     if [ "$status" -ne 0 ]; then
         fail "lower/$name (exit status $status)"
         indent "$TMP/err"
-        continue
+        return
     fi
     golden "lower/$name" "test/lower/$name.expected" "$TMP/out"
-done
+}
 
-# ---- imports of the user's modules: -I and TRIC_PATH (test/modules) ----
+# imports of the user's modules: -I and TRIC_PATH (test/modules)
 imports_case() {   # name expected-file command...
-    local name=$1 exp=$2
+    name=$1 exp=$2
     shift 2
     (cd test/modules && "$@") >"$TMP/out" 2>&1
     golden "imports/$name" "test/modules/$exp" "$TMP/out"
 }
-imports_case inductor inductor.expected "$TRIC" kernels/inductor_kernel.py -I . -k triton_poi_fused_maximum_relu_0 \
-    -s '*fp32, *fp32, *fp32, i32, 64' --interpret --args 'a=arange(64,fp32)-30; b=full(64,2,fp32); o=zeros(64,fp32); n=60'
-imports_case tric_path pkg.expected env TRIC_PATH=/nonexistent:. "$TRIC" kernels/../pkg_kernel.py -k kern \
-    -s '*fp32, *fp32, 64' --interpret --args 'x=arange(64,fp32); y=zeros(64,fp32)' --print y
-imports_case not_found not_found.expected "$TRIC" kernels/inductor_kernel.py -k triton_poi_fused_maximum_relu_0 \
-    -s '*fp32, *fp32, *fp32, i32, 64' --emit ir
+t_imports() {
+    imports_case inductor inductor.expected "$TRIC" kernels/inductor_kernel.py -I . -k triton_poi_fused_maximum_relu_0 \
+        -s '*fp32, *fp32, *fp32, i32, 64' --interpret --args 'a=arange(64,fp32)-30; b=full(64,2,fp32); o=zeros(64,fp32); n=60'
+    imports_case tric_path pkg.expected env TRIC_PATH=/nonexistent:. "$TRIC" kernels/../pkg_kernel.py -k kern \
+        -s '*fp32, *fp32, 64' --interpret --args 'x=arange(64,fp32); y=zeros(64,fp32)' --print y
+    imports_case not_found not_found.expected "$TRIC" kernels/inductor_kernel.py -k triton_poi_fused_maximum_relu_0 \
+        -s '*fp32, *fp32, *fp32, i32, 64' --emit ir
+}
 
-# ---- ptxas: every kernel test block must assemble for sm_80, sm_90 and sm_90a (or its "# arch:" list) ----
-# One line per block: kernel|signature|num_warps|archs (the last two may be
-# empty: '|' and not a tab, which read would merge; archs: the block's
-# "# arch:" list, for fp8).
+# ptxas: a kernel test block must assemble for sm_80, sm_90 and sm_90a (or
+# its "# arch:" list). kernel_blocks prints one line per block of a file:
+# kernel|signature|num_warps|archs (the last two may be empty: '|' and not
+# a tab, which read would merge; archs: the block's "# arch:" list, for fp8).
 kernel_blocks() {
     awk '
         function flush() { if (k != "") print k "|" s "|" w "|" a; k = ""; s = ""; w = ""; a = "" }
@@ -189,45 +192,36 @@ kernel_blocks() {
         END { flush() }
     ' "$1"
 }
-
-if [ ! -x "$PTXAS" ]; then
-    echo "note: ptxas not found (set PTXAS or install the CUDA toolkit): skipping ptxas validation"
-else
-    for py in kernels/*.py; do
-        [ -e "$py" ] || continue
-        base=$(basename "$py")
-        case $base in _*) continue ;; esac
-        kernel_blocks "$py" >"$TMP/blocks"
-        n=0
-        while IFS="|" read -r kern sig warps archs; do
-            n=$((n + 1))
-            for arch in ${archs:-sm_80 sm_90 sm_90a}; do
-                name="ptxas/$base#$n:$kern@$arch"
-                if [ -z "$sig" ]; then
-                    fail "$name (block has no '# signature:')"
-                    continue
-                fi
-                set -- --arch "$arch"
-                [ -n "$warps" ] && set -- "$@" --num-warps "$warps"
-                if ! "$TRIC" "$py" -k "$kern" -s "$sig" "$@" -o "$TMP/k.ptx" >"$TMP/out" 2>&1 </dev/null; then
-                    fail "$name (tric failed)"
-                    indent "$TMP/out"
-                elif ! "$PTXAS" -arch="$arch" "$TMP/k.ptx" -o "$TMP/k.cubin" >"$TMP/out" 2>&1 </dev/null; then
-                    fail "$name"
-                    indent "$TMP/out"
-                else
-                    pass "$name"
-                fi
-            done
-        done <"$TMP/blocks"
+t_ptxas() {   # kernels/FILE.py, the block's number in it
+    py=$1 n=$2
+    base=$(basename "$py")
+    kernel_blocks "$py" | sed -n "${n}p" >"$TMP/block"
+    IFS="|" read -r kern sig warps archs <"$TMP/block"
+    for arch in ${archs:-sm_80 sm_90 sm_90a}; do
+        name="ptxas/$base#$n:$kern@$arch"
+        if [ -z "$sig" ]; then
+            fail "$name (block has no '# signature:')"
+            continue
+        fi
+        set -- --arch "$arch"
+        [ -n "$warps" ] && set -- "$@" --num-warps "$warps"
+        if ! "$TRIC" "$py" -k "$kern" -s "$sig" "$@" -o "$TMP/k.ptx" >"$TMP/out" 2>&1 </dev/null; then
+            fail "$name (tric failed)"
+            indent "$TMP/out"
+        elif ! "$PTXAS" -arch="$arch" "$TMP/k.ptx" -o "$TMP/k.cubin" >"$TMP/out" 2>&1 </dev/null; then
+            fail "$name"
+            indent "$TMP/out"
+        else
+            pass "$name"
+        fi
     done
-fi
+}
 
-# ---- aot: the C that --emit c writes, compiled strictly and run over a fake driver ----
-# test/aot/kernels.py's blocks become kernels.h/.c (cubins too when ptxas is
-# here); aot_test.c runs them with test/aot/fake_cuda.c as libcuda.so.1, whose
-# PTX launches run on the simulator.
-aot_run() {
+# aot: the C that --emit c writes, compiled strictly and run over a fake
+# driver. test/aot/kernels.py's blocks become kernels.h/.c (cubins too when
+# ptxas is here); aot_test.c runs them with test/aot/fake_cuda.c as
+# libcuda.so.1, whose PTX launches run on the simulator.
+t_aot() {
     AOT=$TMP/aot
     mkdir -p "$AOT"
     cubin=0
@@ -285,12 +279,10 @@ aot_run() {
         fi
     done
 }
-aot_run
-
-# ---- install: make install, then build against it as a user would ----
-# The installed library exports tric_* only and has a SONAME; pkg-config
-# builds examples/vector_add.c (static and shared); tric.mk and the CMake
-# package build examples/aot, which runs over the fake driver.
+# install: make install, then build against it as a user would. The
+# installed library exports tric_* only and has a SONAME; pkg-config builds
+# examples/vector_add.c (static and shared); tric.mk and the CMake package
+# build examples/aot, which runs over the fake driver.
 inst_check() {   # name, command...: pass if the command succeeds
     name=$1
     shift
@@ -299,7 +291,7 @@ inst_check() {   # name, command...: pass if the command succeeds
 exports_only_tric() {   # nm options and a library: its global definitions are tric_* only
     nm "$@" | awk '$2 ~ /^[TDBRVW]$/ && $3 !~ /^tric_/ { print; bad = 1 } END { exit bad }'
 }
-install_run() {
+t_install() {
     INST=$TMP/inst
     if ! ${MAKE:-make} -s install PREFIX="$INST" >"$TMP/out" 2>&1; then
         fail "install/make-install"
@@ -358,22 +350,103 @@ EOF2
     inst_check "install/cmake" sh -c "cd '$ex/build' && cmake -S .. -B . -DCMAKE_PREFIX_PATH='$INST' -DCMAKE_BUILD_TYPE=Release \
         && cmake --build . && FAKE_CUDA_REJECT_CUBIN=1 LD_LIBRARY_PATH='$BT/aot' ./vector_add 3000"
 }
-install_run
-
-# ---- python (hook for the language tests): each file exits 0 to pass ----
-for t in test/python/test_*.py; do
-    [ -e "$t" ] || continue
-    if ! command -v python3 >/dev/null 2>&1; then
-        echo "note: python3 not found: skipping test/python"
-        break
-    fi
+# python (hook for the language tests): each file exits 0 to pass
+t_python() {
+    t=test/python/$1.py
     if TRIC_BUILD=$BT python3 "$t" >"$TMP/out" 2>&1; then
-        pass "python/$(basename "$t" .py)"
+        pass "python/$1"
     else
-        fail "python/$(basename "$t" .py)"
+        fail "python/$1"
         indent "$TMP/out"
     fi
-done
+}
 
+# ---- the list: one job a line, "KIND ARGS...", the slow ones first ----
+list_jobs() {
+    for u in $SLOW_UNITS; do
+        [ "$QUICK" = 1 ] || [ ! -e "test/unit/$u.c" ] && continue
+        case " $SHARDED_UNITS " in
+        *" $u "*) i=0; while [ "$i" -lt "$SHARDS" ]; do echo "unit $u $i/$SHARDS"; i=$((i + 1)); done ;;
+        *) echo "unit $u" ;;
+        esac
+    done
+    if [ "$QUICK" != 1 ] && [ -x "$PTXAS" ]; then
+        for py in kernels/*.py; do
+            case $(basename "$py") in _*) continue ;; esac
+            kernel_blocks "$py" | awk -v py="$py" '{ print "ptxas " py " " NR }'
+        done
+    fi
+    if [ "$QUICK" != 1 ]; then
+        echo aot
+        echo install
+        if command -v python3 >/dev/null 2>&1; then
+            for t in test/python/test_*.py; do [ -e "$t" ] && echo "python $(basename "$t" .py)"; done
+        fi
+    fi
+    for src in test/unit/*.c; do
+        name=$(basename "$src" .c)
+        case " $SLOW_UNITS " in *" $name "*) continue ;; esac
+        echo "unit $name"
+    done
+    for f in test/diag/*.py; do [ -e "$f" ] && echo "diag $(basename "$f" .py)"; done
+    for f in test/ir/*.tir; do [ -e "$f" ] && echo "ir $(basename "$f" .tir)"; done
+    for f in test/ptx/*.py; do [ -e "$f" ] && echo "ptx $(basename "$f" .py)"; done
+    for f in test/lower/*.py; do [ -e "$f" ] && echo "lower $(basename "$f" .py)"; done
+    echo imports
+}
+
+# ---- a job (run by xargs below): its results into $WORK/res/INDEX ----
+if [ "${1:-}" = --job ]; then
+    idx=$2
+    shift 2
+    TMP=$WORK/j$idx
+    mkdir -p "$TMP"
+    start=$(date +%s.%N)
+    "t_$@" >"$WORK/res/$idx.part" 2>&1 </dev/null
+    awk -v a="$start" -v b="$(date +%s.%N)" -v what="$*" 'BEGIN { printf "%6.1f %s\n", b - a, what }' >"$WORK/time/$idx"
+    mv "$WORK/res/$idx.part" "$WORK/res/$idx"
+    rm -rf "$TMP"
+    exit 0
+fi
+
+if [ ! -x "$TRIC" ]; then
+    echo "test/run.sh: $TRIC is not built (run make test)"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/tric-test.XXXXXX") || exit 1
+export WORK
+trap 'rm -rf "$WORK"' EXIT
+trap 'exit 130' INT TERM
+# compiles through the library use the disk cache: keep it out of $HOME
+export TRIC_CACHE_DIR="$WORK/cache"
+mkdir -p "$WORK/res" "$WORK/time"
+[ -x "$PTXAS" ] || [ "$QUICK" = 1 ] ||
+    echo "note: ptxas not found (set PTXAS or install the CUDA toolkit): skipping ptxas validation"
+command -v python3 >/dev/null 2>&1 || [ "$QUICK" = 1 ] || echo "note: python3 not found: skipping test/python"
+
+list_jobs | awk '{ print NR " " $0 }' >"$WORK/jobs"
+n=$(wc -l <"$WORK/jobs")
+{ xargs -P "$JOBS" -L 1 sh "$ROOT/test/run.sh" --job <"$WORK/jobs"; touch "$WORK/all-done"; } &
+i=1
+while [ "$i" -le "$n" ]; do
+    if [ -f "$WORK/res/$i" ]; then
+        cat "$WORK/res/$i"
+        i=$((i + 1))
+    elif [ -f "$WORK/all-done" ]; then
+        echo "[FAIL] job $(sed -n "${i}p" "$WORK/jobs") (did not finish)"
+        echo "[FAIL]" >"$WORK/res/$i"
+        i=$((i + 1))
+    else
+        sleep 0.2
+    fi
+done
+wait
+npass=$(cat "$WORK"/res/* | grep -c '^\[PASS\]')
+nfail=$(cat "$WORK"/res/* | grep -c '^\[FAIL\]')
+if [ "${TIMES:-0}" = 1 ]; then
+    echo "slowest jobs (seconds):"
+    cat "$WORK"/time/* | sort -rn | head -n 15 | sed 's/^/    /'
+fi
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

@@ -116,4 +116,22 @@ static TestBlock *blocks_read_dir(const char *dir_path, int *n) {
     return out;
 }
 
+/* `--shard I/N` on the command line: this run takes the blocks b with
+ * b % N == I, and the tests that are not per block only when I is 0, so
+ * test/run.sh can spread one slow test over the CPUs. No option: all. */
+typedef struct Shard {
+    int i, n;
+} Shard;
+
+static inline Shard blocks_shard(int argc, char **argv) {
+    Shard s = {0, 1};
+    for (int k = 1; k + 1 < argc; k++)
+        if (!strcmp(argv[k], "--shard") && sscanf(argv[k + 1], "%d/%d", &s.i, &s.n) == 2 && s.n > 0 && s.i >= 0 &&
+            s.i < s.n)
+            return s;
+    return (Shard){0, 1};
+}
+
+static inline bool shard_has(Shard s, int b) { return b % s.n == s.i; }
+
 #endif

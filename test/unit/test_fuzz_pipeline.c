@@ -97,7 +97,8 @@ static Token *lex_or_null(Ctx *c, SrcFile *sf, int *n_toks) {
     return lex_file(c, sf, n_toks);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    Shard shard = blocks_shard(argc, argv);
     const char *env = getenv("TRIC_FUZZ_ITERS");
     int iters = env ? atoi(env) : 300;      /* per kernel block */
     setenv("TRIC_CACHE_DIR", "off", 1);
@@ -108,8 +109,10 @@ int main(void) {
         return 1;
     }
     int failures = 0, compiles = 0, ok = 0;
-    uint64_t seed = 0x9E3779B97F4A7C15ull;
     for (int b = 0; b < n_blocks; b++) {
+        if (!shard_has(shard, b)) continue;
+        /* each block's mutations from its own seed, whichever shard runs it */
+        uint64_t seed = 0x9E3779B97F4A7C15ull * (uint64_t)(b + 1);
         Buf src = {0};
         if (!buf_read_file(&src, blocks[b].path)) continue;
         /* the tokens of the original point into the context's copy of the text: mutate that copy */

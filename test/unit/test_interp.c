@@ -913,12 +913,14 @@ static void test_fold_cse_more(uint64_t seed) {
     }
 }
 
-static void test_kernels(uint64_t seed) {
-    int n_blocks = 0;
+static void test_kernels(uint64_t seed, Shard shard) {
+    int n_blocks = 0, in_shard = 0;
     TestBlock *blocks = blocks_read_dir("kernels", &n_blocks);
     CHECK_MSG(n_blocks > 0, "no kernel test blocks (run from the repository root)");
     int ran = 0, skipped = 0, stages = 0, matched = 0;
     for (int b = 0; b < n_blocks; b++) {
+        if (!shard_has(shard, b)) continue;
+        in_shard++;
         const TestBlock *tb = &blocks[b];
         char where[768];
         snprintf(where, sizeof where, "%s:%d %s", tb->path, tb->line, tb->kernel);
@@ -954,7 +956,7 @@ static void test_kernels(uint64_t seed) {
     printf("kernels: %d test blocks, %d ran through %d stages bit-identically, %d matched their reference (seed %llu)\n",
            n_blocks, ran, stages, matched, (unsigned long long)seed);
     if (skipped) printf("kernels: %d skipped\n", skipped);
-    CHECK_MSG(n_blocks > 0 && matched == n_blocks, "only %d of %d blocks matched their reference", matched, n_blocks);
+    CHECK_MSG(n_blocks > 0 && matched == in_shard, "only %d of %d blocks matched their reference", matched, in_shard);
 }
 
 /* ---- 4. the reference language and interp_check ---- */
@@ -1339,25 +1341,28 @@ static void test_check_messages(void) {
                  "out: 6 of 8 differ; first at (2,): got 16, expected 17\n");
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    Shard shard = blocks_shard(argc, argv);
     const char *env = getenv("TRIC_TEST_SEED");
     uint64_t seed = env && *env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) * 1000003u + (uint64_t)clock();
     printf("test_interp: seed %llu (TRIC_TEST_SEED=%llu repeats this run)\n", (unsigned long long)seed,
            (unsigned long long)seed);
-    test_integers();
-    test_floats();
-    test_dot_reference();
-    test_dot_rules();
-    test_masked_and_loop();
-    test_out_of_bounds();
-    test_div_zero();
-    test_reduce_order();
-    test_fold_cse_ir();
-    test_fold_cse_more(seed);
-    test_reference_language();
-    test_reference_reductions();
-    test_check_messages();
-    test_kernels(seed);
+    if (shard.i == 0) {
+        test_integers();
+        test_floats();
+        test_dot_reference();
+        test_dot_rules();
+        test_masked_and_loop();
+        test_out_of_bounds();
+        test_div_zero();
+        test_reduce_order();
+        test_fold_cse_ir();
+        test_fold_cse_more(seed);
+        test_reference_language();
+        test_reference_reductions();
+        test_check_messages();
+    }
+    test_kernels(seed, shard);
     if (failures) printf("%d failures\n", failures);
     return failures != 0;
 }
