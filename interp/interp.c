@@ -907,7 +907,8 @@ static void exec_op(Interp *in, IrOp *op) {
     case OP_ASYNC_COPY: exec_async_copy(in, op); break;
     case OP_LOCAL_LOAD: exec_local_load(in, op); break;
     case OP_ASYNC_COMMIT:
-    case OP_ASYNC_WAIT: break;
+    case OP_ASYNC_WAIT:
+    case OP_FENCE_ASYNC: break;
     case OP_WGMMA: exec_wgmma(in, op); break;
     case OP_MBAR_ALLOC: memset(slots_of(in, op->results[0]), 0, sizeof(uint64_t) * (size_t)numel(in, op->results[0])); break;
     case OP_MBAR_INIT: exec_mbar_init(in, op, true); break;

@@ -982,7 +982,7 @@ static void check_op_types(Verifier *V, IrOp *op) {
     case OP_LOCAL_ALLOC: check_local_alloc(V, op); break;
     case OP_LOCAL_LOAD: check_local_load(V, op); break;
     case OP_ASYNC_COPY: check_async_copy(V, op); break;
-    case OP_ASYNC_COMMIT: break;
+    case OP_ASYNC_COMMIT: case OP_FENCE_ASYNC: break;
     case OP_WGMMA: check_wgmma(V, op); break;
     case OP_HISTOGRAM: check_histogram(V, op); break;
     case OP_GATHER: check_gather(V, op); break;

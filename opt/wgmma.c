@@ -15,7 +15,14 @@
  * transposes 16-bit operands only), a contiguous dim under 32 bytes; an A
  * like that is read from registers. An accumulator select(splat(p), c, 0)
  * (a flattened loop restarting it at each tile) is c with wgmma's use_acc
- * p. In a K loop the wait keeps the group in flight (keep_in_flight). */
+ * p. In a K loop the wait keeps the group in flight (keep_in_flight).
+ *
+ * cp.async writes shared memory through the generic proxy and wgmma reads
+ * it through the async proxy: the writes are ordered before the reads only
+ * by a proxy fence. So each async_wait before a wgmma (in its block or an
+ * enclosing one) that reads a buffer async_copy fills is followed by
+ * fence_async_shared, before the barrier that publishes the slot to the
+ * other warps. TMA writes through the async proxy already. */
 #include "opt.h"
 
 /* The dim of buf's tile that its copies' vectors run along (-1: no
@@ -189,4 +196,41 @@ static void lower_dot(IrFunc *fn, IrOp *op, void *ud) {
     keep_in_flight(fn, w, wait);
 }
 
-void pass_wgmma(IrFunc *fn) { ir_walk(fn, fn->body, lower_dot, NULL); }
+/* buf is written by an async_copy (somewhere under b) */
+static bool async_copied(IrBlock *b, ValId buf) {
+    for (IrOp *op = b->first; op; op = op->next) {
+        if (op->opc == OP_ASYNC_COPY && op->operands[0] == buf) return true;
+        for (uint32_t r = 0; r < op->n_regions; r++)
+            if (async_copied(op->regions[r], buf)) return true;
+    }
+    return false;
+}
+
+/* a fence after every async_wait before op in its block and the enclosing ones */
+static void fence_waits_before(IrFunc *fn, IrOp *op) {
+    for (IrOp *at = op; at; at = at->parent->parent) {
+        for (IrOp *o = at->parent->first; o != at; o = o->next) {
+            if (o->opc != OP_ASYNC_WAIT || (o->next && o->next->opc == OP_FENCE_ASYNC)) continue;
+            IrBuilder b = {fn, at->parent, o->next, o->loc};
+            ir_build(&b, OP_FENCE_ASYNC, NULL, 0, NULL, 0, 0);
+        }
+    }
+}
+
+static void fence_copies(IrFunc *fn, IrOp *op, void *ud) {
+    (void)ud;
+    if (op->opc != OP_WGMMA) return;
+    bool ss = ir_wgmma_n_main(op) == 5;   /* A from a slot too */
+    uint32_t n_bufs = ss ? 2 : 1;
+    ValId bufs[2] = {op->operands[ss ? 0 : 1], op->operands[2]};
+    for (uint32_t i = 0; i < n_bufs; i++)
+        if (async_copied(fn->body, bufs[i])) {
+            fence_waits_before(fn, op);
+            return;
+        }
+}
+
+void pass_wgmma(IrFunc *fn) {
+    ir_walk(fn, fn->body, lower_dot, NULL);
+    ir_walk(fn, fn->body, fence_copies, NULL);
+}

@@ -270,6 +270,7 @@ static const char *const every_op =
     "  %80 = local_alloc : tile<3x4x8xf16>\n"
     "  async_copy %80, %1, %35, %33 {vec = 2}\n"
     "  async_commit\n"
+    "  fence_async_shared\n"
     "  async_wait {pending = 1}\n"
     "  %81 = local_load %80, %1 : tile<4x8xf16, #L0>\n"
     "  %82 = load %35 {vec = 2, unpipelined = \"num_stages is 1\"} : tile<4x8xf16, #L0>\n"
@@ -313,7 +314,7 @@ static void test_text(void) {
             if (opc == OP_WGMMA || opc == OP_WGMMA_WAIT) continue;
             char key[40];
             snprintf(key, sizeof key, " %s ", ir_opinfo[opc].name);
-            if (opc == OP_BARRIER || opc == OP_ASYNC_COMMIT) snprintf(key, sizeof key, "  %s\n", ir_opinfo[opc].name);
+            if (opc == OP_BARRIER || opc == OP_ASYNC_COMMIT || opc == OP_FENCE_ASYNC) snprintf(key, sizeof key, "  %s\n", ir_opinfo[opc].name);
             if (opc != OP_RET && !strstr(out, key)) {
                 printf("op %s missing from the every-op text\n", ir_opinfo[opc].name);
                 failures++;
@@ -326,7 +327,7 @@ static void test_text(void) {
     ctx_free(c);
 
     /* the unfixed text fails in the verifier, reported at the op */
-    check_parse_error(every_op, "t.tir:109:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
+    check_parse_error(every_op, "t.tir:110:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
 
     /* floats print exactly */
     c = new_ctx();
