@@ -83,7 +83,7 @@ bool builtin_module_attr(Lower *L, const char *path, const char *name, LVal *out
                 return true;
             }
         if (!strcmp(name, "TRITON_MAX_TENSOR_NUMEL")) {
-            *out = lval_int(1048576);
+            *out = lval_int(IR_MAX_NUMEL);
             return true;
         }
         if (!strcmp(name, "pi32_t")) {   /* Triton's name for pointer_type(int32) */
@@ -268,8 +268,8 @@ static LVal bi_arange(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     if (end <= start) diag_error(L->ctx, loc, "arange's end argument must be greater than the start argument");
     int64_t range = end - start;
     if (range & (range - 1)) diag_error(L->ctx, loc, "arange's range must be a power of 2");
-    if (range > 1048576)
-        diag_error(L->ctx, loc, "numel (%lld) exceeds triton maximum tensor numel (1048576)", (long long)range);
+    if (range > IR_MAX_NUMEL)
+        diag_error(L->ctx, loc, "numel (%lld) exceeds triton maximum tensor numel (%d)", (long long)range, IR_MAX_NUMEL);
     int32_t n = (int32_t)range;
     IrType t = ir_tile(ir_scalar(ET_I32), 1, &n);
     L->b.loc = loc;

@@ -498,7 +498,26 @@ static bool resolve_import(Lower *L, SrcLoc use, const char *name, LVal *out) {
 
 /* Module-level names: globals, then @jit functions, then imports. A
  * unit's own def is not a name in it: its bindings say what every name is. */
+static bool resolve_module_name_at(Lower *L, SrcLoc use, const char *name, LVal *out);
+
+/* A module-level name may lead to another (G1 = G0 + 1, `from m import V`
+ * in a chain of modules), each a level of C recursion: bounded, so that a
+ * cycle of imports or a generated chain is an error, not a stack overflow. */
+#define LOWER_MAX_NAME_DEPTH 256
+
 static bool resolve_module_name(Lower *L, SrcLoc use, const char *name, LVal *out) {
+    if (!L->name_depth) L->name_root = name;
+    if (L->name_depth >= LOWER_MAX_NAME_DEPTH)
+        diag_error(L->ctx, use,
+                   "'%s' is defined through more than %d levels of module-level names (a circular import?)",
+                   L->name_root, LOWER_MAX_NAME_DEPTH);
+    L->name_depth++;
+    bool found = resolve_module_name_at(L, use, name, out);
+    L->name_depth--;
+    return found;
+}
+
+static bool resolve_module_name_at(Lower *L, SrcLoc use, const char *name, LVal *out) {
     if (resolve_global(L, use, name, out)) return true;
     AstFunc *f = L->mod->is_unit ? NULL : module_find_func(L->mod, name);
     if (f) {
@@ -1117,6 +1136,11 @@ static int64_t const_int_or_die(Lower *L, SrcLoc loc, const LArg *a, const char 
                lval_kind_name(&a->v));
 }
 
+/* Unrolling is bounded per loop and over the whole kernel, so that nested
+ * loops cannot multiply into gigabytes of IR. */
+#define LOWER_MAX_UNROLL 4096
+#define LOWER_MAX_UNROLL_TOTAL 65536
+
 static void lower_static_range(Lower *L, AstNode *s, SrcLoc loc, LArg *lb, LArg *ub, LArg *step) {
     int64_t lo = const_int_or_die(L, loc, lb, "static_range's start");
     int64_t hi = const_int_or_die(L, loc, ub, "static_range's end");
@@ -1125,7 +1149,11 @@ static void lower_static_range(Lower *L, AstNode *s, SrcLoc loc, LArg *lb, LArg 
     if (s->lhs->kind != A_NAME) diag_error(L->ctx, s->lhs->loc, "the loop variable must be a single name");
     int64_t count = 0;
     for (int64_t i = lo; st > 0 ? i < hi : i > hi; i += st) {
-        if (++count > 4096) diag_error(L->ctx, loc, "static_range unrolls more than 4096 iterations");
+        if (++count > LOWER_MAX_UNROLL)
+            diag_error(L->ctx, loc, "static_range unrolls more than %d iterations", LOWER_MAX_UNROLL);
+        if (++L->unrolled > LOWER_MAX_UNROLL_TOTAL)
+            diag_error(L->ctx, loc, "static_range loops unroll more than %d iterations in all (nested loops multiply)",
+                       LOWER_MAX_UNROLL_TOTAL);
         scope_set(L, s->lhs->str, lval_int(i));
         lower_loop_body(L, &s->body);
         if (flow_stopped(L, loc)) break;

@@ -98,6 +98,9 @@ typedef struct Lower {
     Frame *frame;
     bool dry_run;            /* lowering a loop body only to see what it assigns */
     int depth;               /* expression/call nesting guard */
+    int name_depth;          /* module-level name resolution nesting guard */
+    const char *name_root;   /* the name whose resolution is outermost */
+    int64_t unrolled;        /* static_range iterations lowered so far, nested ones included */
     LVal *globals;           /* cache, parallel to mod->globals */
     uint8_t *global_state;   /* 0 = not evaluated, 1 = evaluating, 2 = done */
     LoopMemo *memo;

@@ -62,14 +62,14 @@ static IrType ttype(Lower *L, const LVal *v) { return lower_type(L, v); }
 void lower_check_shape(Lower *L, SrcLoc loc, int rank, const int32_t *shape) {
     if (rank > IR_MAX_RANK)
         diag_error(L->ctx, loc, "tensors of rank %d are not supported (at most %d)", rank, IR_MAX_RANK);
-    int64_t numel = 1;
+    double numel = 1;   /* exact: a product of powers of two, never wraps */
     for (int i = 0; i < rank; i++) {
         if (shape[i] <= 0 || (shape[i] & (shape[i] - 1)))
             diag_error(L->ctx, loc, "Shape element %d must be a power of 2, got %d", i, shape[i]);
         numel *= shape[i];
     }
-    if (numel > 1048576)
-        diag_error(L->ctx, loc, "numel (%lld) exceeds triton maximum tensor numel (1048576)", (long long)numel);
+    if (numel > IR_MAX_NUMEL)
+        diag_error(L->ctx, loc, "numel (%.0f) exceeds triton maximum tensor numel (%d)", numel, IR_MAX_NUMEL);
 }
 
 /* v converted to the integer type e as a cast would (two's complement

@@ -115,7 +115,7 @@ const char *module_relative(Lower *L, SrcLoc use, const LModule *m, int level, c
     int ups = m->is_pkg ? level - 1 : level;
     for (int i = 0; i < ups; i++) {
         if (!*pkg) {
-            if (m == L->mods[0] && i == 0) break;   /* the kernel file's directory is the top */
+            if (m == L->mods[0] && ups == 1) break;   /* the kernel file's directory is the top */
             diag_error(L->ctx, use, "attempted relative import beyond top-level package");
         }
         const char *dot = strrchr(pkg, '.');

@@ -17,6 +17,7 @@
 #include "../base/base.h"
 
 #define IR_MAX_RANK 5
+#define IR_MAX_NUMEL (1 << 20)   /* elements of a tile (Triton's limit) */
 
 /* ---- element types (types.def) ---- */
 typedef enum ElemType {

@@ -789,6 +789,7 @@ static TypeL parse_type(Parser *P) {
         r.t = parse_scalar(P);
         return r;
     }
+    SrcLoc tl = t.loc;
     next_tok(P);
     expect(P, "<");
     skip_space(P);
@@ -811,6 +812,12 @@ static TypeL parse_type(Parser *P) {
         P->p = e + 1;
     }
     if (rank == 0) expected(P, peek(P), "a tile dimension");
+    /* the frontend's limit on a tile's elements (a buffer's slots
+     * included: shared memory holds far fewer) */
+    double numel = 1;
+    for (int i = 0; i < rank; i++) numel *= shape[i];
+    if (numel > IR_MAX_NUMEL)
+        parse_error(P, tl, "a tile of %.0f elements (at most %d)", numel, IR_MAX_NUMEL);
     r.t = ir_tile(parse_scalar(P), rank, shape);
     if (accept(P, ",")) r.layout = layout_ref(P);
     expect(P, ">");

@@ -370,6 +370,11 @@ static void test_parse_errors(void) {
     check_parse_error("func @f() {\n  %0 = const 300 : i8\n}\n", "t.tir:2:14: error: constant 300 does not fit in i8");
     check_parse_error("func @f() {\n  %0 = const 1 : tile<48xi32>\n}\n",
                       "t.tir:2:23: error: tile dimension 48 is not a power of two");
+    /* too many elements: no wrap-around, no gigabytes of layout */
+    check_parse_error("func @f() {\n  %0 = const 1 : tile<268435456xf32>\n}\n",
+                      "t.tir:2:18: error: a tile of 268435456 elements (at most 1048576)");
+    check_parse_error("func @f() {\n  %0 = const 1 : tile<65536x65536x65536x65536xf32>\n}\n",
+                      "t.tir:2:18: error: a tile of 18446744073709551616 elements (at most 1048576)");
     check_parse_error("func @f() {\n  %0 = const 1 : tile<4xi32, #L0>\n}\n", "t.tir:2:30: error: undefined layout #L0");
     check_parse_error("func @f() {\n  %0 = const 1 : i32\n  %0 = const 2 : i32\n}\n", "t.tir:3:3: error: redefinition of %0");
     check_parse_error("func @f(%a: i1) {\n  %0 = if %a -> (i32) {\n    %1 = const 1 : i32\n    yield %1\n  } else {\n"
