@@ -668,7 +668,8 @@ static void yield_into(Ptx *P, IrOp *term, Opcode want, uint32_t first, const Re
 
 static Reg *def_args(Ptx *P, IrOp *op, IrBlock *b, uint32_t first, int *n) {
     for (uint32_t i = first; i < b->n_args; i++) ptx_def(P, op, b->args[i]);
-    return values_regs(P, b->args + first, b->n_args - first, n);
+    /* no carried values: args may be NULL, and NULL + 0 is undefined */
+    return values_regs(P, b->n_args > first ? b->args + first : NULL, b->n_args - first, n);
 }
 
 static void alias_results(Ptx *P, IrOp *op, IrBlock *b, uint32_t first) {
@@ -804,6 +805,7 @@ static void emit_op(Ptx *P, IrOp *op) {
     case OP_TMAP_CREATE: ptx_tmap_create(P, op); break;
     case OP_ASYNC_COMMIT: ptx_ins(P, "cp.async.commit_group;"); break;
     case OP_ASYNC_WAIT: ptx_ins(P, "cp.async.wait_group %d;", (int)op->attr.i); break;
+    case OP_FENCE_ASYNC: ptx_ins(P, "fence.proxy.async.shared::cta;"); break;
     case OP_LOCAL_LOAD: ptx_local_load(P, op); break;
     default:
         TRIC_ASSERT(ir_info(op->opc)->flags & F_ELEMWISE);
@@ -919,11 +921,19 @@ static int ptx_version(Ptx *P) {
     return v > P->version ? v : P->version;
 }
 
+/* a path as a PTX string: control characters (a newline would start a
+ * line of its own in the PTX) and '"' as octal escapes, which ptxas reads
+ * (it refuses a backslash-quote and takes a doubled backslash) */
 static void put_quoted(Buf *b, const char *s) {
     buf_putc(b, '"');
     for (; *s; s++) {
-        if (*s == '"' || *s == '\\') buf_putc(b, '\\');
-        buf_putc(b, *s);
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7f || c == '"') {
+            buf_printf(b, "\\%03o", c);
+            continue;
+        }
+        if (c == '\\') buf_putc(b, '\\');
+        buf_putc(b, (char)c);
     }
     buf_putc(b, '"');
 }

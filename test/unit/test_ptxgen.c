@@ -878,6 +878,26 @@ static void test_errors(void) {
     ctx_free(k4.ctx);
 }
 
+/* a source path with a newline, quotes and a backslash stays one PTX
+ * string (a raw newline would start a line of its own in the module) */
+static void test_file_path(void) {
+    K k = kernel_new("path", TGT_80, 4);
+    k.b.loc.file = srcfile_from_string(k.ctx, "dir\nwith \"q\"\\k.py", "line one\nline two\n");
+    ValId o = ir_param_add(k.fn, "o", ir_ptr(ET_F32), 16);
+    store(&k, o, ir_const_float(&k.b, ir_scalar(ET_F32), 1.0), VAL_NONE, 0);
+    ret(&k);
+    char *err;
+    char *s = emit(&k, &err);
+    if (!has(s, ".file 1 \"dir\\012with \\042q\\042\\\\k.py\"\n")) {
+        printf("file path: the .file line is wrong:\n%s", s ? s : err);
+        failures++;
+    }
+    if (s && !ptxas_accepts(s, "sm_80", "file path")) failures++;
+    free(s);
+    free(err);
+    ctx_free(k.ctx);
+}
+
 /* the same function gives the same text */
 static void test_deterministic(void) {
     char *a = NULL, *b = NULL;
@@ -1265,6 +1285,7 @@ int main(void) {
     test_divconst(TGT_90A);
     test_errors();
     test_deterministic();
+    test_file_path();
     if (failures) printf("%d failure(s)\n", failures);
     return failures != 0;
 }
