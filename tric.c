@@ -235,6 +235,14 @@ static void build_request(const Cli *cli, RtRequest *rq) {
     rq->is_ir = ends_with(cli->input, ".tir");
     rq->emit = cli->emit ? parse_emit(cli->emit) : RT_EMIT_PTX;
     rt_default_target(&rq->target);
+    if (cli->dump_after && strcmp(cli->dump_after, "all") && !rt_is_pass(cli->dump_after)) {
+        /* a name that is no pass would dump nothing, silently */
+        Buf msg = {0};
+        buf_printf(&msg, "unknown --dump-after pass '%s' (use all, ", cli->dump_after);
+        rt_pass_names(&msg);
+        buf_puts(&msg, ")");
+        usage_error("%s", msg.data);
+    }
     if (cli->arch && !rt_parse_arch(cli->arch, &rq->target))
         usage_error("unknown --arch '%s' (use sm_80, sm_86, sm_89, sm_90 or sm_90a)", cli->arch);
     if (cli->num_warps) {

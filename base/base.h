@@ -123,10 +123,15 @@ typedef struct Ctx {
      * the disk cache can tell when an imported module was edited */
     const SrcFile **imported;
     int n_imported, cap_imported;
+    bool internal;            /* the error that unwound was an internal one (TRIC_ASSERT) */
 } Ctx;
 
 Ctx *ctx_new(const Target *t);    /* heap; owns a fresh arena */
 void ctx_free(Ctx *c);
+/* Makes c (whose bail is set) the context that internal errors on this
+ * thread unwind to, until the entry point restores the previous one (NULL
+ * when none) with another ctx_guard; returns that previous one. */
+Ctx *ctx_guard(Ctx *c);
 
 /* ---- diag.c ---- */
 /* "path:line:col: error: message\n<source line>\n<caret>\n" into ctx->diag,
@@ -143,8 +148,12 @@ _Noreturn void diag_fatal(Ctx *c, const char *what, const char *fmt, ...)
  * tests): appends to out. kind is "error" or "note". */
 void diag_format(Buf *out, SrcLoc loc, const char *kind, const char *msg);
 
-/* A broken invariant inside tric (not a user error): prints file:line and
- * aborts. Only for bugs in tric itself. */
+/* A broken invariant inside tric (not a user error; out of memory too).
+ * Under a guarded context (ctx_guard) "internal error at file:line: cond"
+ * is recorded in it, c->internal set, and the compilation unwinds to its
+ * entry point as a user error does: the process that embeds the library
+ * survives. Elsewhere (no entry point on this thread's stack) it prints
+ * the message and aborts. */
 #define TRIC_ASSERT(cond)                                                          \
     do {                                                                           \
         if (!(cond)) tric_internal_error(__FILE__, __LINE__, #cond);               \

@@ -8,7 +8,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The context an internal error unwinds to. An assertion has no context
+ * parameter (it sits in layout algebra and arenas as well as passes), so
+ * this one pointer per thread is the exception to "no global state": set
+ * and restored, strictly nested, by the entry points only. */
+static _Thread_local Ctx *guarded;
+
+Ctx *ctx_guard(Ctx *c) {
+    Ctx *prev = guarded;
+    guarded = c;
+    return prev;
+}
+
 _Noreturn void tric_internal_error(const char *file, int line, const char *what) {
+    Ctx *c = guarded;
+    if (c && c->bail) {
+        guarded = NULL;   /* an error while reporting this one aborts */
+        buf_printf(&c->diag, "tric: internal error at %s:%d: %s (a bug in tric; please report it)\n", file,
+                   line, what);
+        c->n_errors++;
+        c->internal = true;
+        guarded = c;
+        longjmp(*c->bail, 1);
+    }
     fprintf(stderr, "tric: internal error at %s:%d: %s\n", file, line, what);
     abort();
 }

@@ -435,7 +435,8 @@ static const char header_prelude[] =
     "    TRIC_ERR_NO_DRIVER = 3,   /* libcuda.so.1 missing, or no CUDA device */\n"
     "    TRIC_ERR_CUDA = 4,        /* a driver call failed, or no image runs on the device */\n"
     "    TRIC_ERR_INTERPRET = 5,\n"
-    "    TRIC_ERR_RESOURCES = 6\n"
+    "    TRIC_ERR_RESOURCES = 6,\n"
+    "    TRIC_ERR_INTERNAL = 7\n"
     "} tric_status;\n#endif\n\n";
 
 bool rt_emit_c(const RtAotRequest *rq, RtAotResult *out) {

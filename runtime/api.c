@@ -205,7 +205,7 @@ static int compile_common(const char *path, const char *source, const char *kern
         buf_puts(&msg, res.diag);
         rt_result_free(&res);
         free(text);
-        return finish(TRIC_ERR_COMPILE, &msg, errors);
+        return finish(res.internal ? TRIC_ERR_INTERNAL : TRIC_ERR_COMPILE, &msg, errors);
     }
     *out = kernel_new(&res, &rq);
     (*out)->cache_hit = hit;
@@ -493,6 +493,7 @@ int tric_interpret_print(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, 
     Ctx *c = ctx_new(&k->target);
     jmp_buf bail;
     c->bail = &bail;
+    Ctx *outer = ctx_guard(c);
     /* in the arena, not locals: both are written between setjmp and longjmp */
     Buf *err = arena_alloc(c->arena, sizeof *err);
     Buf *prints = arena_alloc(c->arena, sizeof *prints);
@@ -505,8 +506,9 @@ int tric_interpret_print(tric_kernel *k, unsigned gx, unsigned gy, unsigned gz, 
     } else {
         /* it compiled before, so only a changed build could get here */
         buf_puts(&msg, buf_str(&c->diag));
-        *result = TRIC_ERR_COMPILE;
+        *result = c->internal ? TRIC_ERR_INTERNAL : TRIC_ERR_COMPILE;
     }
+    ctx_guard(outer);
     st = *result;
     if (print && prints->len) print(prints->data, prints->len, user);
     buf_free(prints);

@@ -190,6 +190,16 @@ static void emit_ptx(Ctx *c, IrFunc *fn, RtResult *out) {
     collect_params(fn, out);
 }
 
+bool rt_is_pass(const char *name) {
+    for (int i = 0; i < opt_n_passes; i++)
+        if (strcmp(opt_passes[i].name, name) == 0) return true;
+    return false;
+}
+
+void rt_pass_names(Buf *out) {
+    for (int i = 0; i < opt_n_passes; i++) buf_printf(out, "%s%s", i ? ", " : "", opt_passes[i].name);
+}
+
 /* One named pass with tric's own dump and verification, so the result is
  * the same whether or not opt_run_pass dumps by itself. */
 static void run_one_pass(Ctx *c, IrFunc *fn, const char *name) {
@@ -198,9 +208,9 @@ static void run_one_pass(Ctx *c, IrFunc *fn, const char *name) {
     bool known = opt_run_pass(fn, name);
     c->dump_after = dump_after;
     if (!known) {
-        const char *list = "all";
-        for (int i = 0; i < opt_n_passes; i++) list = arena_printf(c->arena, "%s, %s", list, opt_passes[i].name);
-        diag_fatal(c, NULL, "unknown pass '%s' (passes: %s)", name, list);
+        Buf list = {.arena = c->arena};
+        rt_pass_names(&list);
+        diag_fatal(c, NULL, "unknown pass '%s' (passes: all, %s)", name, list.data);
     }
     if (c->verify_each) verify_after(c, fn, arena_printf(c->arena, "pass '%s'", name));
     if (dump_after && c->dump_out && (strcmp(dump_after, "all") == 0 || strcmp(dump_after, name) == 0)) {
@@ -312,6 +322,7 @@ bool rt_compile(const RtRequest *rq, RtResult *out) {
     c->verify_each = want_verify(rq);
     c->search_path = rq->search_path;
     c->n_search_path = rq->n_search_path;
+    Ctx *outer = ctx_guard(c);
     if (setjmp(bail) == 0) {
         check_target(c, &rq->target);
         if (rq->is_ir) compile_ir(c, rq, out);
@@ -330,6 +341,8 @@ bool rt_compile(const RtRequest *rq, RtResult *out) {
         out->est_regs = out->est_preds = 0;
         out->ok = false;
     }
+    ctx_guard(outer);
+    out->internal = c->internal;
     out->num_warps = rq->target.num_warps;
     out->diag = buf_take(&c->diag);
     out->dumps = buf_take(dumps);
@@ -412,6 +425,7 @@ static Ctx *stage_ctx(const RtRequest *rq, jmp_buf *bail) {
 bool rt_each_stage(const RtRequest *rq, RtStageFn each, void *ud, char **diag) {
     jmp_buf bail;
     Ctx *c = stage_ctx(rq, &bail);
+    Ctx *outer = ctx_guard(c);
     bool ok = false;
     if (setjmp(bail) == 0) {
         check_target(c, &rq->target);
@@ -426,6 +440,7 @@ bool rt_each_stage(const RtRequest *rq, RtStageFn each, void *ud, char **diag) {
         }
         ok = true;
     }
+    ctx_guard(outer);
     *diag = buf_take(&c->diag);
     ctx_free(c);
     return ok;
@@ -497,6 +512,7 @@ bool rt_interpret(const RtRequest *rq, const RtInterpRequest *irq, RtResult *out
     memset(out, 0, sizeof *out);
     jmp_buf bail;
     Ctx *c = stage_ctx(rq, &bail);
+    Ctx *outer = ctx_guard(c);
     if (setjmp(bail) == 0) {
         check_target(c, &rq->target);
         interpret(c, rq, irq, out);
@@ -506,6 +522,8 @@ bool rt_interpret(const RtRequest *rq, const RtInterpRequest *irq, RtResult *out
         out->kernel_name = NULL;
         out->ok = false;
     }
+    ctx_guard(outer);
+    out->internal = c->internal;
     out->num_warps = rq->target.num_warps;
     out->diag = buf_take(&c->diag);
     out->dumps = rt_strdup("");

@@ -59,6 +59,7 @@ typedef struct RtBaked {
 /* Everything a compilation leaves behind; all heap, freed by rt_result_free. */
 typedef struct RtResult {
     bool ok;
+    bool internal;           /* not ok because of a bug in tric (an internal error) */
     char *text;              /* the requested stage (PTX, IR, tokens, AST) */
     char *dumps;             /* --dump-after output, possibly empty */
     char *diag;              /* every message, formatted; empty when none */
@@ -117,6 +118,10 @@ bool rt_interpret(const RtRequest *rq, const RtInterpRequest *irq, RtResult *out
  * rt_default_target); false if not a supported arch. rt_compile and
  * rt_each_stage reject an incomplete Target with a message. */
 bool rt_parse_arch(const char *s, Target *t);
+/* name is a pass of the pass table (what --passes and --dump-after take) */
+bool rt_is_pass(const char *name);
+/* the pass names, ", "-separated, into out */
+void rt_pass_names(Buf *out);
 void rt_default_target(Target *t);   /* sm_80, 4 warps, 3 stages */
 
 /* ---- aot.c: C launchers ahead of time (tric --emit c) ----

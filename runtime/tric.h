@@ -54,9 +54,11 @@ typedef enum tric_status {
     TRIC_ERR_INTERPRET = 5,  /* tric_interpret: the kernel went wrong on the CPU (an
                                 out-of-bounds access, a division by zero, ...; the
                                 message says where in the source) */
-    TRIC_ERR_RESOURCES = 6   /* the kernel needs more of the device than it has (shared
+    TRIC_ERR_RESOURCES = 6,  /* the kernel needs more of the device than it has (shared
                                 memory per block): "kernel 'K' needs N bytes of shared
                                 memory; device D allows M per block" */
+    TRIC_ERR_INTERNAL = 7    /* a bug in tric: an internal check failed ("tric: internal
+                                error at FILE:LINE: ..."); the process goes on */
 } tric_status;
 #endif
 

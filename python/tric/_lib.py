@@ -17,6 +17,7 @@ TRIC_ERR_NO_DRIVER = 3
 TRIC_ERR_CUDA = 4
 TRIC_ERR_INTERPRET = 5
 TRIC_ERR_RESOURCES = 6
+TRIC_ERR_INTERNAL = 7
 
 PARAM_POINTER = 0
 PARAM_INT = 1
@@ -195,6 +196,9 @@ def raise_status(status, err):
         # as in Triton, the cause holds the language's own message (tests and tools read it there)
         first = msg.split("\n", 1)[0]
         raise CompilationError(msg) from ValueError(first.split(" error: ", 1)[-1])
+    if status == TRIC_ERR_INTERNAL:
+        # a bug in tric: the kernel did not compile, the process goes on
+        raise CompilationError(msg)
     if status == TRIC_ERR_ARG:
         raise ValueError(msg)
     if status == TRIC_ERR_INTERPRET:
