@@ -483,8 +483,8 @@ bool layout_scan_parts(const Layout *l, int axis, int32_t n, int *parts, int *ki
 }
 
 /* ---- dot: mma.sync fragments and the FMA path ----
- * The fragment tables (ptx-notes section 6, PTX ISA "Matrix Fragments for
- * mma.m16n8k*"), with g = lane / 4 and t = lane % 4:
+ * The fragment tables (doc/ptx.md, "mma.sync fragments"; PTX ISA "Matrix
+ * Fragments for mma.m16n8k*"), with g = lane / 4 and t = lane % 4:
  *   C/D (16 x 8, f32 or f16)  c0,c1 = (g, 2t), (g, 2t+1);  c2,c3 = (g+8, 2t), (g+8, 2t+1)
  *   A m16n8k16 (16-bit)       a-reg0 = (g, 2t..2t+1)  a-reg1 = (g+8, 2t..)  a-reg2 = (g, 2t+8..)  a-reg3 = (g+8, 2t+8..)
  *   B m16n8k16 (16-bit)       b-reg0 = (2t..2t+1, g)  b-reg1 = (2t+8..2t+9, g)
@@ -574,13 +574,13 @@ void layout_wgmma_warps(const int32_t *shape, int num_warps, int32_t *warps) {
     }
 }
 
-/* The wgmma accumulator (ptx-notes 8.1: warp w of a warpgroup holds rows
- * 16w .. 16w + 15, each 8-column slice as mma.m16n8's C fragment): the
- * 16 x 8 fragment bits as layout_mma_acc's, warps along M 16 rows apart
- * (the first four a warpgroup), then warps along N in slices of N / wn,
- * registers along N within the slice (so registers 4j .. 4j + 3 are n8
- * tile j of one wgmma's d), then along M beyond the warps (one wgmma per
- * 64 rows). It is also an mma.sync accumulator: mma.sync runs it where
+/* The wgmma accumulator (doc/ptx.md, "wgmma accumulator": warp w of a
+ * warpgroup holds rows 16w .. 16w + 15, each 8-column slice as mma.m16n8's
+ * C fragment): the 16 x 8 fragment bits as layout_mma_acc's, warps along M
+ * 16 rows apart (the first four a warpgroup), then warps along N in slices
+ * of N / wn, registers along N within the slice (so registers 4j .. 4j + 3
+ * are n8 tile j of one wgmma's d), then along M beyond the warps (one wgmma
+ * per 64 rows). It is also an mma.sync accumulator: mma.sync runs it where
  * wgmma does not. */
 Layout layout_wgmma_acc(const int32_t *shape, int num_warps) {
     int m = 0, n = 1, w = 0;

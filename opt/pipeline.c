@@ -1,7 +1,7 @@
 /* Software pipelining. A `for` gets, per pipelined load, a ring of
  * shared-memory slots filled by async copies S - 1 iterations ahead of the
- * op that reads them (ptx-notes section 7). S is the loop's own num_stages
- * (tl.range's) or else the kernel's. Two kinds of loop:
+ * op that reads them (doc/ptx.md, "cp.async"). S is the loop's own
+ * num_stages (tl.range's) or else the kernel's. Two kinds of loop:
  *
  *  - dot loops: the loads whose tiles reach a dot operand through one
  *    convert_layout, trans (`b.T`) and elementwise ops of one operand (a

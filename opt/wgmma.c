@@ -8,14 +8,15 @@
  *
  * so the tensor cores read the operands from shared memory where the async
  * copies left them, with no ldmatrix into registers (ptxgen lays such a
- * buffer out as wgmma's canonical swizzled layout, ptx-notes 8.2). The
- * local_loads it no longer needs are left to dce. A dot whose B is in
- * registers stays a dot (mma.sync runs the same layouts), as does one whose
- * B the tensor cores cannot read: an 8-bit B that is N-major (wgmma
- * transposes 16-bit operands only), a contiguous dim under 32 bytes; an A
- * like that is read from registers. An accumulator select(splat(p), c, 0)
- * (a flattened loop restarting it at each tile) is c with wgmma's use_acc
- * p. In a K loop the wait keeps the group in flight (keep_in_flight).
+ * buffer out as wgmma's canonical swizzled layout: doc/ptx.md, "Matrix
+ * descriptor"). The local_loads it no longer needs are left to dce. A dot
+ * whose B is in registers stays a dot (mma.sync runs the same layouts), as
+ * does one whose B the tensor cores cannot read: an 8-bit B that is
+ * N-major (wgmma transposes 16-bit operands only), a contiguous dim under
+ * 32 bytes; an A like that is read from registers. An accumulator
+ * select(splat(p), c, 0) (a flattened loop restarting it at each tile) is
+ * c with wgmma's use_acc p. In a K loop the wait keeps the group in flight
+ * (keep_in_flight).
  *
  * cp.async writes shared memory through the generic proxy and wgmma reads
  * it through the async proxy: the writes are ordered before the reads only

@@ -800,18 +800,18 @@ void ptx_smem_read(Ptx *P, IrOp *op, ValId v) {
  * row-major tile: a column-major B is a row-major B^T, read without .trans.
  *
  * A buffer wgmma reads (ptxgen/wgmma.c) gets the canonical layout the
- * tensor cores read (ptx-notes 8.2, PTX ISA "shared memory matrix
- * layout"): with S the swizzle span (128, 64 or 32 bytes: the largest that
- * the contiguous dim fills), rows of E = S / bytes elements of the
- * contiguous dim, 16-byte chunk c of row r at c ^ ((r >> (7 - log2 S)) &
- * (S / 16 - 1)), and a contiguous dim longer than E split into blocks of E
- * stored one after another: the view is the tile reshaped to split that
- * dim (blocks, E) and permuted to (blocks, the other dim, E). Its slots
- * are 1024-byte aligned (the swizzle repeats every 1024 bytes at most).
- * A buffer TMA fills (tma_copy) gets that layout too, whoever reads it:
- * it is how TMA writes a box with the swizzle (ir/tmap.h), one box per
- * block of S bytes. Its readers other than wgmma read it element by
- * element. A ring of mbarriers (mbarrier_alloc) is 8 bytes a barrier.
+ * tensor cores read (doc/ptx.md, "Matrix descriptor"; PTX ISA "shared
+ * memory matrix layout"): with S the swizzle span (128, 64 or 32 bytes: the
+ * largest that the contiguous dim fills), rows of E = S / bytes elements of
+ * the contiguous dim, 16-byte chunk c of row r at c ^ ((r >> (7 - log2 S))
+ * & (S / 16 - 1)), and a contiguous dim longer than E split into blocks of
+ * E stored one after another: the view is the tile reshaped to split that
+ * dim (blocks, E) and permuted to (blocks, the other dim, E). Its slots are
+ * 1024-byte aligned (the swizzle repeats every 1024 bytes at most). A
+ * buffer TMA fills (tma_copy) gets that layout too, whoever reads it: it is
+ * how TMA writes a box with the swizzle (ir/tmap.h), one box per block of S
+ * bytes. Its readers other than wgmma read it element by element. A ring of
+ * mbarriers (mbarrier_alloc) is 8 bytes a barrier.
  *
  * Allocation by liveness: ops are numbered in program order (pre-order);
  * a buffer lives from its local_alloc to the end of the outermost op of
@@ -1291,12 +1291,12 @@ int32_t ptx_wgmma_offset(Ptx *P, ValId buf, int32_t row, int32_t col) {
     return view_offset(P, find_buf(P, buf), row, col);
 }
 
-/* The 64-bit matrix descriptor of buf's slot (ptx-notes 8.2): the slot's
- * address >> 4, and the layout: the swizzle mode (128 B: 1, 64 B: 2,
- * 32 B: 3), SBO = the stride of 8 rows of the view (8 x S), and for an
- * MN-major operand LBO = the stride of its blocks of S bytes along M or N
- * (K-major: unused, 1). *mn_major: the operand's M or N dim is the
- * contiguous one (wgmma's imm-trans). */
+/* The 64-bit matrix descriptor of buf's slot (doc/ptx.md, "Matrix
+ * descriptor"): the slot's address >> 4, and the layout: the swizzle mode
+ * (128 B: 1, 64 B: 2, 32 B: 3), SBO = the stride of 8 rows of the view
+ * (8 x S), and for an MN-major operand LBO = the stride of its blocks of
+ * S bytes along M or N (K-major: unused, 1). *mn_major: the operand's M
+ * or N dim is the contiguous one (wgmma's imm-trans). */
 Reg ptx_wgmma_slot_desc(Ptx *P, ValId buf, ValId slot, bool *mn_major) {
     SmemBuf *sb = find_buf(P, buf);
     TRIC_ASSERT(sb->wgmma && sb->swz_bytes >= 32);

@@ -896,7 +896,7 @@ static void load_params(Ptx *P) {
         TRIC_ASSERT(P->fn->vals[prm->val].type.rank == 0);
         Reg d = ptx_def(P, NULL, prm->val)[0];
         const char *name = param_name(P, i);
-        if (prm->tensormap) {   /* by value: TMA takes its generic address (ptx-notes 8.4) */
+        if (prm->tensormap) {   /* by value: TMA takes its generic address (doc/ptx.md, "TMA") */
             ptx_ins(P, "mov.b64 %R, %s;", d, name);
             ptx_ins(P, "cvta.param.u64 %R, %R;", d, d);
         } else if (e == ET_PTR) {

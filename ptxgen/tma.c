@@ -1,6 +1,7 @@
 /* TMA rings (opt/pipeline.c): the mbarriers that track each slot and the
- * cp.async.bulk.tensor copies that fill it (ptx-notes 8.4, 8.5); and the
- * tensor maps of descriptors made in the kernel.
+ * cp.async.bulk.tensor copies that fill it (doc/ptx.md, "TMA" and
+ * "mbarrier"); and the tensor maps of descriptors made in the kernel
+ * (doc/ptx.md, "Tensor maps built in the kernel").
  *
  * One thread (thread 0) initializes and ends the barriers and issues every
  * copy; every thread waits. A copy of a slot is, for each box of the block

@@ -4,9 +4,9 @@
  * warps of a warpgroup 16 rows apart, further warpgroups along M, then
  * along N in slices; each thread's registers 4 (t + T i) .. 4 (t + T i) + 3
  * are n8 tile t of its slice (T tiles) in the M repeat i, which is exactly
- * how a wgmma.m64nN's d registers lie (ptx-notes 8.1). So one op issues,
- * per k-step in ascending order, per 64-row repeat and per N-instruction
- * (the slice, or 256 columns of it), one
+ * how a wgmma.m64nN's d registers lie (doc/ptx.md, "wgmma accumulator").
+ * So one op issues, per k-step in ascending order, per 64-row repeat and
+ * per N-instruction (the slice, or 256 columns of it), one
  *
  *   wgmma.mma_async.sync.aligned.m64nNkK.f32.A.B {d}, descA | {a}, descB, p, 1, 1[, transA], transB;
  *

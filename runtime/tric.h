@@ -132,7 +132,8 @@ typedef struct tric_param {
 } tric_param;
 
 /* Compile kernel `kernel` of a Python file, specialized by a Triton-style
- * signature ("*fp32:16, i32, 1024"; see DESIGN.md). opt may be NULL.
+ * signature ("*fp32:16, i32, 1024"; README.md, "A tour of the command",
+ * gives the format). opt may be NULL.
  * A constexpr parameter whose value is a dtype is written dtype(fp16); a
  * value for a parameter that is not tl.constexpr bakes it in.
  * The text may also be a units text (it starts "tric-units 1"): the

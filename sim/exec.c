@@ -573,10 +573,10 @@ __attribute__((noinline)) static bool mma_warp(Cta *c, const SimIns *in, uint32_
  * threads of a warpgroup execute each wgmma instruction or none does. A
  * wgmma.mma_async is computed when issued, warp by warp: warp w of the
  * group owns rows 16w .. 16w + 15 of the 64 x N result, which is, per n8
- * tile, one mma.sync's C/D fragment (ptx-notes 8.1), so sim_mma does the
- * arithmetic on fragments gathered from shared memory through the
- * descriptors (wgmma.c: the canonical layouts) or, for A, from the
- * registers. The descriptors must be the same in every thread of the
+ * tile, one mma.sync's C/D fragment (doc/ptx.md, "wgmma accumulator"), so
+ * sim_mma does the arithmetic on fragments gathered from shared memory
+ * through the descriptors (wgmma.c: the canonical layouts) or, for A, from
+ * the registers. The descriptors must be the same in every thread of the
  * group. fence, commit_group and wait_group change nothing here. */
 
 typedef struct WgRead {

@@ -568,9 +568,9 @@ static bool decode_cp(Loader *L, SimIns *in, const char *parts) {
 
 /* wgmma.fence / commit_group / wait_group / mma_async, each .sync.aligned;
  * mma_async.m64nNkK.D.A.B in the forms ptxas takes for dense operands
- * (ptx-notes 8.1): f16/bf16 k16 into f32 (f16 for f16), e4m3/e5m2 k32
- * into f32 or f16, s8/u8 k32 into s32, N a multiple of 8 up to 256
- * (int8: 8, 16, 24, 32, then multiples of 16) */
+ * (doc/ptx.md, "wgmma instructions"): f16/bf16 k16 into f32 (f16 for
+ * f16), e4m3/e5m2 k32 into f32 or f16, s8/u8 k32 into s32, N a multiple
+ * of 8 up to 256 (int8: 8, 16, 24, 32, then multiples of 16) */
 static bool decode_wgmma(Loader *L, SimIns *in, const char *parts) {
     char *p[10];
     int n = 0;

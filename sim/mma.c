@@ -2,15 +2,15 @@
  *
  * One mma.sync.aligned.m16n8K.row.col is D = A * B + C for one warp, A
  * 16 x K, B K x 8, C and D 16 x 8, each spread over the 32 lanes' registers
- * as ptx-notes section 6 gives them (verified on an H100). The arithmetic is
- * the contract of doc/ir.md's dot, which the IR interpreter shares: each
- * D[m][n] starts as C[m][n]; then for k ascending it becomes
- * round(D + A[m][k] * B[k][n]), the product exact, the sum rounded once to
- * the accumulator type (f32, or f16). Integers add exactly with 32-bit
- * wrap-around (.satfinite clamps the exact total instead). The real tensor
- * cores sum in their own order and width; this order makes code that
- * chains its mma instructions in ascending k bit-identical to the
- * interpreter. */
+ * as doc/ptx.md, "mma.sync fragments", gives them (the 16-bit and tf32
+ * ones verified on an H100). The arithmetic is the contract of doc/ir.md's
+ * dot, which the IR interpreter shares: each D[m][n] starts as C[m][n];
+ * then for k ascending it becomes round(D + A[m][k] * B[k][n]), the
+ * product exact, the sum rounded once to the accumulator type (f32, or
+ * f16). Integers add exactly with 32-bit wrap-around (.satfinite clamps
+ * the exact total instead). The real tensor cores sum in their own order
+ * and width; this order makes code that chains its mma instructions in
+ * ascending k bit-identical to the interpreter. */
 #include "simops.h"
 #include "../interp/scalar.h"
 
@@ -88,8 +88,8 @@ static double element(int t, uint32_t reg, int j) {
 }
 
 /* Where register r of lane l holds its element j of each operand
- * (ptx-notes section 6, with g = l / 4, t = l % 4, e elements per
- * register):
+ * (doc/ptx.md, "mma.sync fragments", with g = l / 4, t = l % 4, e
+ * elements per register):
  *   A: row g + 8 (r % 2), col (r / 2) 4e + t e + j
  *   B: row r 4e + t e + j, col g
  *   C, D: element q = 2 r + j (f16) or q = r: row g + 8 (q / 2), col 2 t + q % 2 */

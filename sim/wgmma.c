@@ -1,8 +1,8 @@
 /* wgmma's operands: where an element of a shared-memory matrix lives, as
  * the PTX ISA defines the canonical layouts ("Shared Memory Matrix Layout"
- * of wgmma; ptx-notes 8.2), and the mma.sync fragments a warp's part of a
- * wgmma is computed with (exec.c: one warp's 16 rows, per n8 tile, by
- * sim_mma, so wgmma and mma.sync share their arithmetic).
+ * of wgmma; doc/ptx.md, "Matrix descriptor"), and the mma.sync fragments
+ * a warp's part of a wgmma is computed with (exec.c: one warp's 16 rows,
+ * per n8 tile, by sim_mma, so wgmma and mma.sync share their arithmetic).
  *
  * A descriptor (64 bits): start address >> 4 in bits 0-13, LBO >> 4 in
  * 16-29, SBO >> 4 in 32-45, base offset in 49-51, the swizzle in 62-63

@@ -564,7 +564,7 @@ static void test_shape_layouts(void) {
 }
 
 
-/* ---- dot: mma.sync layouts against the fragment tables of ptx-notes ---- */
+/* ---- dot: mma.sync layouts against the fragment tables of doc/ptx.md ---- */
 
 /* Element (row, col) of fragment element e in lane l, by the PTX tables: A
  * (M x K) and B (K x N) for p = 32 / bits elements per 32-bit register

@@ -1,8 +1,8 @@
 /* ldmatrix and swizzled shared memory in convert_layout (ptxgen/convert.c)
  * and the simulator's ldmatrix (sim/ldmatrix.c).
  *
- * 1. The simulator's ldmatrix against the facts of docs/ptx-notes.md
- *    section 6 (verified on an H100): a 16x16 f16 tile whose element (r, c)
+ * 1. The simulator's ldmatrix against doc/ptx.md, "ldmatrix and
+ *    stmatrix" (verified on an H100): a 16x16 f16 tile whose element (r, c)
  *    holds 16 r + c, read with lane l at row l % 16, column 8 (l / 16):
  *    lane 0 gets 0x00010000, 0x00810080, 0x00090008, 0x00890088, and every
  *    lane the mma A fragment; .x2.trans from rows 0..15 gives the B

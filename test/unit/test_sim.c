@@ -6,7 +6,7 @@
  *    unknown instruction; vprintf's formatting from .global strings and
  *    .local argument buffers, and a failing __assertfail's message;
  *    every mma.sync form on every element of D against a sequential C
- *    reference (fragments packed by the ISA's tables; ptx-notes' global
+ *    reference (fragments packed by the ISA's tables; doc/ptx.md's global
  *    memory example), cvt.rna.tf32.f32, cp.async's zero fill, groups and
  *    late completion, and the exact messages for what is refused; a TMA
  *    box (swizzled, NaN-filled past the tensor, negative coordinates) on
@@ -681,12 +681,12 @@ static void test_mma(void) {
     }
 }
 
-/* ptx-notes section 6's global-memory example, the addresses computed in
- * PTX: A row-major 16 x 16 f16 at byte 0 (a-reg0 = the word at
- * (16 g + 2 t) 2, a-reg1 at +256, a-reg2 at +16, a-reg3 at +272), B stored
- * transposed (Bt[n][k]) at 512 (b-reg0 at (16 g + 2 t) 2, b-reg1 at +16),
- * D row-major 16 x 8 f32 at 768, holding C before: {d0, d1} at
- * (8 g + 2 t) 4, {d2, d3} at +256. d is c's registers. */
+/* The global-memory example of doc/ptx.md, "mma.sync fragments", the
+ * addresses computed in PTX: A row-major 16 x 16 f16 at byte 0 (a-reg0 =
+ * the word at (16 g + 2 t) 2, a-reg1 at +256, a-reg2 at +16, a-reg3 at
+ * +272), B stored transposed (Bt[n][k]) at 512 (b-reg0 at (16 g + 2 t) 2,
+ * b-reg1 at +16), D row-major 16 x 8 f32 at 768, holding C before: {d0, d1}
+ * at (8 g + 2 t) 4, {d2, d3} at +256. d is c's registers. */
 static const char mma_global_ptx[] =
     ".version 7.0\n.target sm_80\n.address_size 64\n\n"
     ".visible .entry k(\n\t.param .u64 out,\n\t.param .u32 n\n)\n{\n"

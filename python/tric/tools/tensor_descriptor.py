@@ -5,7 +5,8 @@ NaN with padding="nan") and is not written.
 
 tric passes it as its base pointer, its shape (int32) and its strides but
 the last (int64); the signature entry is "tensordesc<fp16[64, 64]>", the
-element type and block shape (see tric's DESIGN notes on signatures)."""
+element type and block shape (README.md, "A tour of the command", gives
+the signature format)."""
 
 from .. import language as tl
 from ..jit import dtype_sig
