@@ -150,21 +150,21 @@ static char *read_source_text(const char *path) {
  * very text that is compiled (read once here), so a file edited meanwhile
  * cannot be stored under the old text's key. *hit says where it came from. */
 static bool compile_cached(RtRequest *rq, RtResult *res, bool *hit) {
-    Buf dir = {0};
+    RtCache cache;
     char *text = NULL;
     *hit = false;
-    bool use_cache = rt_cache_dir(&dir);
+    bool use_cache = rt_cache_open(&cache);
     if (use_cache && !rq->source) rq->source = text = read_source(rq->path);
     use_cache = use_cache && rq->source;
     char key[65];
     if (use_cache) {
         rt_cache_key(rq, rq->source, key);
-        *hit = rt_cache_load(dir.data, key, rq, res);
+        *hit = rt_cache_load(&cache, key, rq, res);
     }
     bool ok = *hit || rt_compile(rq, res);
-    if (ok && use_cache && !*hit) rt_cache_store(dir.data, key, res);
+    if (ok && use_cache && !*hit) rt_cache_store(&cache, key, res);
     free(text);
-    buf_free(&dir);
+    rt_cache_close(&cache);
     return ok;
 }
 

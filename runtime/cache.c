@@ -35,15 +35,31 @@
  * An entry that fails any check (truncated, edited, from an older format)
  * is a miss; the recompiled kernel then replaces it. Writes go to a
  * temporary file in the same directory, renamed over the entry, so a reader
- * never sees half an entry and concurrent writers do not corrupt it. */
+ * never sees half an entry and concurrent writers do not corrupt it.
+ *
+ * Trust. The checksum only catches damage: anyone who can write an entry can
+ * write its checksum too, and an entry's PTX (or a cubin) runs as the user's
+ * GPU code. So the directory is used only when it is owned by the user (or
+ * root) and not writable by group or others, as ssh does with ~/.ssh; the
+ * directories made for it are 0700. Otherwise the compile goes on without
+ * the cache (nothing read, nothing written) and says so in one line on
+ * stderr. The directory is opened once and everything else is done relative
+ * to that descriptor, so swapping a directory on the path after the check
+ * changes nothing. Entries are held to the same rule; besides, a file is
+ * read only if it is a regular file (never through a symbolic link, never
+ * blocking on a FIFO) of at most RT_CACHE_MAX_BYTES, and so are the module
+ * files an entry lists, which are otherwise anybody's. */
 #include "rt.h"
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CACHE_FORMAT "tric-cache 5"
@@ -220,7 +236,10 @@ void rt_cache_key(const RtRequest *rq, const char *source, char hex[65]) {
     hex_digest(digest, hex);
 }
 
-bool rt_cache_dir(Buf *dir) {
+/* ---- the directory ---- */
+
+/* $TRIC_CACHE_DIR, else ~/.cache/tric; false when the cache is off. */
+static bool cache_path(Buf *dir) {
     const char *env = getenv("TRIC_CACHE_DIR");
     if (env && strcmp(env, "off") == 0) return false;
     if (env && *env) {
@@ -233,17 +252,141 @@ bool rt_cache_dir(Buf *dir) {
     return true;
 }
 
-/* ---- reading an entry ---- */
+const char *rt_cache_untrusted(uid_t owner, mode_t mode, uid_t user) {
+    /* root can change anything the user runs anyway: a cache root made
+     * (read-only, say in a container image) is as good as the user's */
+    if (owner != user && owner != 0) return "it is owned by another user";
+    if (mode & (S_IWGRP | S_IWOTH)) return "it is writable by group or others";
+    return NULL;
+}
 
-static char *read_whole(const char *path, size_t *n) {
+/* What a user of TRIC_CACHE_DIR=/shared/dir sees: why the cache is not used,
+ * and how to have one again (or silence this). */
+static void dir_note(const char *path, const char *why) {
+    fprintf(stderr,
+            "tric: note: compiling without the kernel cache %s: %s (it must be yours and writable only by you: "
+            "chmod go-w it, or set TRIC_CACHE_DIR to a directory of your own, or to off)\n",
+            path, why);
+}
+
+/* mkdir -p with 0700 for each directory it makes; a directory made that
+ * is then not the user's alone (someone raced for the name) stops it with
+ * a note. Failures to make one are left to the open that follows. */
+static bool make_dirs(const char *dir) {
+    char *path = rt_strndup(dir, strlen(dir));
+    bool ok = true;
+    for (char *p = path + 1;; p++) {
+        bool last = *p == 0;
+        if (!last && *p != '/') continue;
+        *p = 0;
+        struct stat st;
+        if (mkdir(path, 0700) == 0) {
+            const char *why = lstat(path, &st) ? strerror(errno)
+                              : !S_ISDIR(st.st_mode) ? "it is not a directory"
+                                                     : rt_cache_untrusted(st.st_uid, st.st_mode, geteuid());
+            if (why) {
+                dir_note(path, why);
+                ok = false;
+            }
+        }
+        if (last || !ok) break;
+        *p = '/';
+    }
+    free(path);
+    return ok;
+}
+
+bool rt_cache_open(RtCache *c) {
+    c->fd = -1;
+    c->path = (Buf){0};
+    if (!cache_path(&c->path)) return false;
+    /* O_NONBLOCK: a FIFO at the name fails O_DIRECTORY instead of waiting */
+    int fd = make_dirs(c->path.data) ? open(c->path.data, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC) : -1;
+    struct stat st;
+    const char *why = fd < 0 ? NULL
+                      : fstat(fd, &st) ? strerror(errno)
+                                       : rt_cache_untrusted(st.st_uid, st.st_mode, geteuid());
+    if (why) {
+        dir_note(c->path.data, why);
+        close(fd);
+        fd = -1;
+    }
+    if (fd < 0) {
+        buf_free(&c->path);
+        return false;
+    }
+    c->fd = fd;
+    return true;
+}
+
+void rt_cache_close(RtCache *c) {
+    if (c->fd >= 0) close(c->fd);
+    c->fd = -1;
+    buf_free(&c->path);
+}
+
+/* ---- reading a file ---- */
+
+typedef enum ReadStatus { READ_OK, READ_NONE, READ_REFUSED } ReadStatus;
+
+/* name (relative to the directory dir, or AT_FDCWD) appended to out, if it
+ * is a regular file of at most RT_CACHE_MAX_BYTES, and with `owned` also
+ * trusted by rt_cache_untrusted. It is looked at before it is opened
+ * (a device is never opened), opened without following a symbolic link
+ * and without waiting on a FIFO (in case it was swapped meanwhile), and
+ * must then still be the same file. READ_NONE: there is none or it cannot
+ * be read; READ_REFUSED: *why says what is wrong with it. */
+static ReadStatus read_file_at(int dir, const char *name, bool owned, Buf *out, const char **why) {
+    struct stat before, st;
+    *why = NULL;
+    if (fstatat(dir, name, &before, AT_SYMLINK_NOFOLLOW)) return READ_NONE;
+    if (S_ISLNK(before.st_mode)) *why = "it is a symbolic link";
+    else if (!S_ISREG(before.st_mode)) *why = "it is not a regular file";
+    if (*why) return READ_REFUSED;
+    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno != ELOOP) return READ_NONE;
+        *why = "it is a symbolic link";
+        return READ_REFUSED;
+    }
+    if (fstat(fd, &st)) *why = strerror(errno);
+    else if (!S_ISREG(st.st_mode) || st.st_dev != before.st_dev || st.st_ino != before.st_ino)
+        *why = "it was replaced while being opened";
+    else if (st.st_size > RT_CACHE_MAX_BYTES) *why = "it is larger than " RT_CACHE_MAX_TEXT;
+    else if (owned) *why = rt_cache_untrusted(st.st_uid, st.st_mode, geteuid());
+    size_t start = out->len;
+    char chunk[65536];
+    for (ssize_t got = 1; !*why && got != 0;) {
+        got = read(fd, chunk, sizeof chunk);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) *why = strerror(errno);
+        else if (out->len - start + (size_t)got > RT_CACHE_MAX_BYTES) *why = "it is larger than " RT_CACHE_MAX_TEXT;
+        else buf_putn(out, chunk, (size_t)got);
+    }
+    close(fd);
+    return *why ? READ_REFUSED : READ_OK;
+}
+
+static void entry_note(const RtCache *c, const char *name, const char *why) {
+    fprintf(stderr, "tric: note: ignoring kernel cache entry %s/%s: %s\n", c->path.data, name, why);
+}
+
+/* The entry or blob `name` of the cache, heap, NULL if there is none (or it
+ * is empty); one refused gets a note. */
+static char *read_entry(const RtCache *c, const char *name, size_t *n) {
     Buf b = {0};
-    if (!buf_read_file(&b, path) || !b.len) {
+    const char *why;
+    ReadStatus st = read_file_at(c->fd, name, true, &b, &why);
+    if (st == READ_REFUSED) entry_note(c, name, why);
+    if (st != READ_OK || !b.len) {
         buf_free(&b);
         return NULL;
     }
     *n = b.len;
     return buf_take(&b);
 }
+
+/* ---- reading an entry ---- */
 
 typedef struct Reader {
     const char *p, *end;
@@ -397,7 +540,8 @@ void rt_cache_imports(Buf *out, const RtRequest *rq, const SrcFile *const *files
 }
 
 /* imports were looked up where rq looks for them, and every "<sha256>
- * <path>" line names a file that still holds that text. */
+ * <path>" line names a file that still holds that text. The paths are
+ * realpath's, so one that is now a symbolic link has changed too. */
 static bool imports_current(const char *imports, const RtRequest *rq) {
     const char *p = imports;
     if (!*p) return true;
@@ -409,7 +553,10 @@ static bool imports_current(const char *imports, const RtRequest *rq) {
         if (!nl || nl - p < 66 || p[64] != ' ') return false;
         char *path = rt_strndup(p + 65, (size_t)(nl - p - 65));
         Buf text = {0};
-        bool read = buf_read_file(&text, path);   /* an empty __init__.py is fine */
+        const char *why;
+        /* anybody's module will do (a shared library of kernels): only its
+         * text counts; an empty __init__.py is fine */
+        bool read = read_file_at(AT_FDCWD, path, false, &text, &why) == READ_OK;
         free(path);
         uint8_t digest[32];
         char hex[65];
@@ -422,18 +569,18 @@ static bool imports_current(const char *imports, const RtRequest *rq) {
     return true;
 }
 
-static char *entry_path(const char *dir, const char *hex) {
+static char *entry_name(const char *hex) {
     Buf b = {0};
-    buf_printf(&b, "%s/%s.tric", dir, hex);
+    buf_printf(&b, "%s.tric", hex);
     return buf_take(&b);
 }
 
-bool rt_cache_load(const char *dir, const char *hex, const RtRequest *rq, RtResult *out) {
+bool rt_cache_load(const RtCache *c, const char *hex, const RtRequest *rq, RtResult *out) {
     memset(out, 0, sizeof *out);
-    char *path = entry_path(dir, hex);
+    char *name = entry_name(hex);
     size_t n = 0, body = 0;
-    char *data = read_whole(path, &n);
-    free(path);
+    char *data = read_entry(c, name, &n);
+    free(name);
     if (!data) return false;
     Reader r = {data, data, false};
     if (!entry_checksum_ok(data, n, &body)) r.bad = true;
@@ -471,20 +618,6 @@ static void write_entry(Buf *b, const RtResult *res) {
     buf_printf(b, "sha256 %s\n", hex);
 }
 
-/* mkdir -p; true if dir exists afterwards. */
-static bool make_dirs(const char *dir) {
-    char *path = rt_strndup(dir, strlen(dir));
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = 0;
-        mkdir(path, 0755);
-        *p = '/';
-    }
-    bool ok = mkdir(path, 0755) == 0 || errno == EEXIST;
-    free(path);
-    return ok;
-}
-
 static bool write_all(int fd, const char *data, size_t n) {
     while (n > 0) {
         ssize_t w = write(fd, data, n);
@@ -495,27 +628,50 @@ static bool write_all(int fd, const char *data, size_t n) {
     return true;
 }
 
-bool rt_cache_store(const char *dir, const char *hex, const RtResult *res) {
-    if (!res->ok || !res->text || !res->kernel_name || !make_dirs(dir)) return false;
+/* head then data as the file `name` of the cache, atomically: written to
+ * a new file of the user's alone (0600, O_EXCL, a random name) in the
+ * same directory, renamed over name. One too big to be read back is not
+ * written. */
+static bool write_file_at(const RtCache *c, const char *name, const void *head, size_t head_n, const void *data,
+                          size_t n) {
+    if (head_n > RT_CACHE_MAX_BYTES || n > RT_CACHE_MAX_BYTES - head_n) return false;
+    Buf tmp = {0};
+    int fd = -1;
+    for (int attempt = 0; fd < 0 && attempt < 16; attempt++) {
+        uint64_t r;
+        if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            r = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15u ^ (uint64_t)ts.tv_sec << 32 ^ (uint64_t)getpid() ^
+                (uint64_t)attempt << 56;
+        }
+        tmp.len = 0;
+        buf_printf(&tmp, ".%s.tmp.%016llx", name, (unsigned long long)r);
+        fd = openat(c->fd, tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    bool ok = fd >= 0;
+    if (ok) {
+        ok = write_all(fd, head, head_n) && write_all(fd, data, n);
+        ok = close(fd) == 0 && ok;
+        ok = ok && renameat(c->fd, tmp.data, c->fd, name) == 0;
+        if (!ok) unlinkat(c->fd, tmp.data, 0);
+    }
+    buf_free(&tmp);
+    return ok;
+}
+
+bool rt_cache_store(const RtCache *c, const char *hex, const RtResult *res) {
+    if (!res->ok || !res->text || !res->kernel_name) return false;
     /* names and types go on one line each: refuse what would not read back */
     for (int i = 0; i < res->n_params; i++)
         if (strpbrk(res->params[i].name, " \n") || !res->params[i].name[0] || strlen(res->params[i].name) > 255)
             return false;
     Buf entry = {0};
     write_entry(&entry, res);
-    Buf tmp = {0};
-    buf_printf(&tmp, "%s/.%s.tmp.XXXXXX", dir, hex);
-    int fd = mkstemp(tmp.data);
-    bool ok = fd >= 0;
-    if (ok) {
-        ok = write_all(fd, entry.data, entry.len);
-        ok = close(fd) == 0 && ok;
-        char *path = entry_path(dir, hex);
-        ok = ok && rename(tmp.data, path) == 0;
-        if (!ok) unlink(tmp.data);
-        free(path);
-    }
-    buf_free(&tmp);
+    char *name = entry_name(hex);
+    bool ok = write_file_at(c, name, entry.data, entry.len, "", 0);
+    free(name);
     buf_free(&entry);
     return ok;
 }
@@ -523,12 +679,9 @@ bool rt_cache_store(const char *dir, const char *hex, const RtResult *res) {
 /* ---- blobs: a cubin the driver made (driver.c's JIT cache) ----
  * "tric-blob 1 <bytes> <sha256 of them>\n" then the bytes; a file that
  * does not match is not read. */
-bool rt_cache_load_blob(const char *dir, const char *name, Buf *out) {
-    Buf path = {0};
-    buf_printf(&path, "%s/%s", dir, name);
+bool rt_cache_load_blob(const RtCache *c, const char *name, Buf *out) {
     size_t n = 0;
-    char *data = read_whole(path.data, &n);
-    buf_free(&path);
+    char *data = read_entry(c, name, &n);
     if (!data) return false;
     char *nl = memchr(data, '\n', n);
     unsigned long long len = 0;
@@ -545,27 +698,14 @@ bool rt_cache_load_blob(const char *dir, const char *name, Buf *out) {
     return ok;
 }
 
-bool rt_cache_store_blob(const char *dir, const char *name, const void *data, size_t n) {
-    if (!make_dirs(dir)) return false;
+bool rt_cache_store_blob(const RtCache *c, const char *name, const void *data, size_t n) {
     uint8_t digest[32];
     char hex[65];
     rt_sha256(data, n, digest);
     hex_digest(digest, hex);
-    Buf head = {0}, tmp = {0};
+    Buf head = {0};
     buf_printf(&head, "tric-blob 1 %llu %s\n", (unsigned long long)n, hex);
-    buf_printf(&tmp, "%s/.%s.tmp.XXXXXX", dir, name);
-    int fd = mkstemp(tmp.data);
-    bool ok = fd >= 0;
-    if (ok) {
-        ok = write_all(fd, head.data, head.len) && write_all(fd, data, n);
-        ok = close(fd) == 0 && ok;
-        Buf path = {0};
-        buf_printf(&path, "%s/%s", dir, name);
-        ok = ok && rename(tmp.data, path.data) == 0;
-        if (!ok) unlink(tmp.data);
-        buf_free(&path);
-    }
+    bool ok = write_file_at(c, name, head.data, head.len, data, n);
     buf_free(&head);
-    buf_free(&tmp);
     return ok;
 }

@@ -452,7 +452,7 @@ static void apply_register_cap(RtModule *m, const char *ptx, const char *entry, 
 /* ---- the JIT cache ----
  * The driver's JIT of a PTX module runs again in every process: most of a
  * dot kernel's cold start (0.2-0.6 s, against 2-9 ms for tric's compile).
- * With the disk cache on (rt_cache_dir), a module is made through the
+ * With the disk cache on (rt_cache_open), a module is made through the
  * driver's linker, which hands back the cubin, and the cubin (after the
  * register cap's choice) is kept as jit-<sha256>-sm<cc>-<driver>.cubin; the
  * hash covers the PTX, the entry, the block size and the shared memory
@@ -472,9 +472,9 @@ static char *jit_cache_name(const RtDevice *d, const char *ptx, const char *entr
 }
 
 /* The cached cubin loaded into m; false when there is none (or the driver refuses it). */
-static bool jit_cache_load(RtModule *m, const char *dir, const char *name, const char *entry) {
+static bool jit_cache_load(RtModule *m, const RtCache *cache, const char *name, const char *entry) {
     Buf cubin = {0};
-    bool ok = rt_cache_load_blob(dir, name, &cubin) &&
+    bool ok = rt_cache_load_blob(cache, name, &cubin) &&
               rt_drv.cuModuleLoadDataEx(&m->mod, cubin.data, 0, NULL, NULL) == CUDA_SUCCESS;
     if (ok && rt_drv.cuModuleGetFunction(&m->fn, m->mod, entry) != CUDA_SUCCESS) {
         rt_drv.cuModuleUnload(m->mod);
@@ -498,20 +498,21 @@ static int module_load(CUcontext ctx, uint64_t context, const void *image, size_
     m->device = d;
     m->shared_bytes = shared_bytes;
     const char *ptx = image;
-    Buf dir = {0}, cubin = {0};
-    char *name = !cubin_bytes && rt_cache_dir(&dir) ? jit_cache_name(d, ptx, entry, threads, shared_bytes) : NULL;
+    RtCache cache = {.fd = -1};
+    Buf cubin = {0};
+    char *name = !cubin_bytes && rt_cache_open(&cache) ? jit_cache_name(d, ptx, entry, threads, shared_bytes) : NULL;
     int st = TRIC_OK;
     if (cubin_bytes) {   /* made ahead of time: no JIT */
         st = cu_check(rt_drv.cuModuleLoadDataEx(&m->mod, image, 0, NULL, NULL), "cuModuleLoadDataEx (cubin)", err);
         if (!st) st = cu_check(rt_drv.cuModuleGetFunction(&m->fn, m->mod, entry), "cuModuleGetFunction", err);
         if (st && m->mod) rt_drv.cuModuleUnload(m->mod);
-    } else if (!name || !jit_cache_load(m, dir.data, name, entry)) {
+    } else if (!name || !jit_cache_load(m, &cache, name, entry)) {
         st = jit(ptx, entry, &m->mod, &m->fn, name ? &cubin : NULL, err);
         if (!st) apply_register_cap(m, ptx, entry, threads, name ? &cubin : NULL);
-        if (!st && name && cubin.len) rt_cache_store_blob(dir.data, name, cubin.data, cubin.len);
+        if (!st && name && cubin.len) rt_cache_store_blob(&cache, name, cubin.data, cubin.len);
     }
     free(name);
-    buf_free(&dir);
+    rt_cache_close(&cache);
     buf_free(&cubin);
     if (st) {
         free(m);

@@ -8,6 +8,8 @@
 #ifndef TRIC_RT_H
 #define TRIC_RT_H
 
+#include <sys/types.h>
+
 #include "../base/base.h"
 #include "../ir/ir.h"
 #include "../ir/tmap.h"
@@ -225,11 +227,31 @@ int rt_event_elapsed_ms(void *start, void *end, float *ms, Buf *err);
 /* ---- cache.c ----
  * The disk cache of compiled kernels: one file per (source text, kernel,
  * signature, target, options, tric version, build of tric) under
- * $TRIC_CACHE_DIR (default ~/.cache/tric; "off" disables it). */
+ * $TRIC_CACHE_DIR (default ~/.cache/tric; "off" disables it). Only a
+ * directory of the user's alone is used (rt_cache_untrusted), and only
+ * regular files of at most RT_CACHE_MAX_BYTES are read from it: a bound
+ * far above any kernel's PTX and IR (a few MiB for the largest), so that a
+ * file planted there cannot make a compile read without end. */
+#define RT_CACHE_MAX_BYTES (64 << 20)
+#define RT_CACHE_MAX_TEXT "64 MiB"
 void rt_sha256(const void *data, size_t n, uint8_t digest[32]);
-/* The cache directory into dir; false when the cache is off (or there is
- * no HOME to put it under). */
-bool rt_cache_dir(Buf *dir);
+typedef struct RtCache {
+    int fd;     /* the directory, opened once and checked; -1 when not in use */
+    Buf path;   /* its path, for notes */
+} RtCache;
+/* Opens the cache directory, making it (and the directories above it that
+ * are missing) 0700 when there is none. False, with fd -1, when the cache
+ * is off, there is no HOME to put it under, it cannot be made or opened,
+ * or it is not trusted: then a one-line note on stderr says why, and the
+ * compile goes on without reading or writing it. rt_cache_close ends
+ * either (c is then ready for another open). */
+bool rt_cache_open(RtCache *c);
+void rt_cache_close(RtCache *c);
+/* Why a file or directory of the cache, with this owner and mode, is not
+ * to be trusted by the user `user` (a static phrase: "it is owned by
+ * another user", "it is writable by group or others"); NULL when it is:
+ * owned by the user or root, and writable by nobody else. */
+const char *rt_cache_untrusted(uid_t owner, mode_t mode, uid_t user);
 char *rt_strndup(const char *s, size_t n);   /* heap; out of memory is an internal error */
 /* The entry's key: 64 hex digits and a NUL into hex. */
 void rt_cache_key(const RtRequest *rq, const char *source, char hex[65]);
@@ -240,14 +262,18 @@ void rt_cache_key(const RtRequest *rq, const char *source, char hex[65]);
 void rt_cache_imports(Buf *out, const RtRequest *rq, const SrcFile *const *files, int n);
 /* Fills out (ok, PTX, name, params, IR, warps, shared, imports) from the
  * entry; false if there is none or it is unreadable, truncated or corrupt,
- * or a module it imported no longer holds the text it was compiled from. */
-bool rt_cache_load(const char *dir, const char *hex, const RtRequest *rq, RtResult *out);
-/* Writes the entry atomically (temporary file + rename); false on failure,
- * which only costs a later recompilation. */
-bool rt_cache_store(const char *dir, const char *hex, const RtResult *res);
-/* A file of bytes under dir (written atomically, with their checksum);
- * load appends them to *out, false if the file is missing or damaged. */
-bool rt_cache_load_blob(const char *dir, const char *name, Buf *out);
-bool rt_cache_store_blob(const char *dir, const char *name, const void *data, size_t n);
+ * or a module it imported no longer holds the text it was compiled from
+ * (or is no longer a regular file, or is now a symbolic link). An entry
+ * that is not a regular file, is too big, or is not trusted is skipped
+ * with a note on stderr. */
+bool rt_cache_load(const RtCache *c, const char *hex, const RtRequest *rq, RtResult *out);
+/* Writes the entry atomically (a new 0600 temporary file + rename); false
+ * on failure, which only costs a later recompilation. */
+bool rt_cache_store(const RtCache *c, const char *hex, const RtResult *res);
+/* A file of bytes under the directory (written atomically, with their
+ * checksum); load appends them to *out, false if the file is missing or
+ * damaged (or refused as rt_cache_load refuses an entry). */
+bool rt_cache_load_blob(const RtCache *c, const char *name, Buf *out);
+bool rt_cache_store_blob(const RtCache *c, const char *name, const void *data, size_t n);
 
 #endif

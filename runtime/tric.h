@@ -151,7 +151,12 @@ typedef struct tric_param {
  * same directory keeps the cubin the driver's JIT makes of a kernel's PTX
  * at its first launch on a device (jit-HASH-smXY-DRIVER.cubin, named by
  * the device's arch and the driver's version, checksummed), so a later
- * process loads that and skips the JIT. */
+ * process loads that and skips the JIT. The directories made for the cache
+ * are 0700, and one that is not the user's (or root's) or that group or
+ * others can write is not used, nor is such an entry: its code would run
+ * as the user's. tric then compiles without it and says so in one line on
+ * stderr. Only regular files of at most 64 MiB are read, never through a
+ * symbolic link. */
 TRIC_API int tric_compile_file(const char *path, const char *kernel, const char *signature,
                       const tric_options *opt, tric_kernel **out, char **errors);
 /* The same from source text in memory; path_for_messages names it in errors. */
