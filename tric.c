@@ -85,6 +85,14 @@ static _Noreturn void usage_error(const char *fmt, const char *arg) {
     exit(1);
 }
 
+static _Noreturn void unknown_arch(const char *arch) {
+    Buf msg = {0};
+    buf_printf(&msg, "unknown --arch '%s' (use ", arch);
+    target_names(&msg, " or ");
+    buf_puts(&msg, ")");
+    usage_error("%s", msg.data);
+}
+
 /* "--name VALUE", "--name=VALUE" or "-k VALUE"; advances *i past the value. */
 static bool take_value(int argc, char **argv, int *i, const char *lng, const char *shrt, const char **dst) {
     const char *a = argv[*i];
@@ -243,8 +251,7 @@ static void build_request(const Cli *cli, RtRequest *rq) {
         buf_puts(&msg, ")");
         usage_error("%s", msg.data);
     }
-    if (cli->arch && !rt_parse_arch(cli->arch, &rq->target))
-        usage_error("unknown --arch '%s' (use sm_80, sm_86, sm_89, sm_90 or sm_90a)", cli->arch);
+    if (cli->arch && !rt_parse_arch(cli->arch, &rq->target)) unknown_arch(cli->arch);
     if (cli->num_warps) {
         int w = int_option("--num-warps", cli->num_warps, 1, 32);
         if (w & (w - 1)) usage_error("--num-warps must be a power of two (1, 2, 4, 8, 16, 32), not %s", cli->num_warps);
@@ -354,8 +361,7 @@ static int emit_c(Cli *cli) {
     const char *const *archs = n_arch ? cli->archs : &default_arch;
     for (int i = 0; i < n_arch; i++) {
         Target t;
-        if (!rt_parse_arch(cli->archs[i], &t))
-            usage_error("unknown --arch '%s' (use sm_80, sm_86, sm_89, sm_90 or sm_90a)", cli->archs[i]);
+        if (!rt_parse_arch(cli->archs[i], &t)) unknown_arch(cli->archs[i]);
     }
     char *name = strdup(cli->output);
     size_t len = strlen(name);

@@ -101,6 +101,30 @@ typedef struct Target {
                           fma (Triton's enable_fp_fusion=False) */
 } Target;
 
+/* ---- target.c: what each arch has ---- */
+typedef struct TargetInfo {
+    const char *name;  /* "sm_90a" */
+    int sm;
+    bool arch_a;
+    int ptx;           /* the .version a module for it declares at least, x10 */
+    bool bf16_cvt;     /* cvt between f32 and bf16 in one instruction */
+    bool bf16_arith;   /* bf16 compares, conversions from integers, f16 and f64,
+                          and bf16 atomics as instructions of their own */
+    bool fp8;          /* e4m3 / e5m2 conversions and mma.sync */
+    int fp8_ptx;       /* the .version those conversions need, x10 */
+    bool hopper;       /* TMA and mbarrier transactions, stmatrix, f16 atomic
+                          min/max, f32 -> fp8 in one conversion */
+    bool wgmma;        /* arch-specific sm_90a: wgmma, tensormap.replace */
+} TargetInfo;
+
+/* t's row (by sm and arch_a); when tric has none, a row with a NULL name
+ * and no capabilities (the entry points refuse such a target first) */
+const TargetInfo *target_info(const Target *t);
+/* the row named name ("sm_80"), NULL when none */
+const TargetInfo *target_find(const char *name);
+/* "sm_80, sm_86, ... <last_sep>sm_90a" into out */
+void target_names(Buf *out, const char *last_sep);
+
 /* ---- the compilation context: everything one compilation owns ----
  * No globals: every stage reaches state through this. A user error calls
  * diag_error, which records the message and longjmps to ctx->bail, set by

@@ -264,7 +264,7 @@ static bool device_tma_ok(Lower *L, const LVal *desc) {
     const Target *t = &L->ctx->target;
     int rank = desc_rank(desc), eb = elem_bytes((ElemType)desc->dtype.elem);
     TmapBox box;
-    if (t->sm != 90 || !t->arch_a || !tmap_box((ElemType)desc->dtype.elem, rank, desc->dtype.shape, &box)) return false;
+    if (!target_info(t)->wgmma || !tmap_box((ElemType)desc->dtype.elem, rank, desc->dtype.shape, &box)) return false;
     if (known_multiple(L, &desc->items[0]) % 16) return false;
     for (int d = 0; d + 1 < rank; d++)
         if ((known_multiple(L, &desc->items[1 + rank + d]) * eb) % 16) return false;
@@ -404,7 +404,7 @@ LVal lower_desc_param(Lower *L, const char *name, const SigEntry *e) {
         desc.items[1 + rank + d] = lval_tensor(L, v);
     }
     TmapBox box;
-    if (L->ctx->target.sm >= 90 && tmap_box(e->type, rank, e->block, &box)) {
+    if (target_info(&L->ctx->target)->hopper && tmap_box(e->type, rank, e->block, &box)) {
         ValId v = ir_param_add(L->fn, arena_printf(L->ctx->arena, "%s_tmap", name), ir_ptr(ET_I8), 1);
         p = &L->fn->params[L->fn->n_params - 1];
         p->arg = name, p->part = PARAM_DESC_TMAP, p->tensormap = true;
@@ -498,7 +498,7 @@ static LVal desc_atomic(Lower *L, SrcLoc loc, LArg *a, AtomicKind kind) {
     ElemType e = (ElemType)desc.dtype.elem;
     bool word = e == ET_U32 || e == ET_I32 || e == ET_U64, half = e == ET_F16 || e == ET_BF16;
     bool ok = kind == ATOM_ADD ? word || e == ET_F32 || half
-              : kind == ATOM_MIN || kind == ATOM_MAX ? word || e == ET_I64 || (half && L->ctx->target.sm >= 90)
+              : kind == ATOM_MIN || kind == ATOM_MAX ? word || e == ET_I64 || (half && target_info(&L->ctx->target)->hopper)
                                                      : word || e == ET_I64;
     if (!ok)
         diag_error(L->ctx, a[0].loc, "atomic_%s of a tensor descriptor does not support %s on sm_%d", name,

@@ -182,7 +182,7 @@ LVal bi_dot(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
                    lval_kind_name(&a[5].v));
     dot_check_shapes(L, loc, at, bt);
     ElemType re = dot_result_elem(L, loc, ae, &a[6]);
-    if (is_fp8(ae) && L->ctx->target.sm < 89)
+    if (is_fp8(ae) && !target_info(&L->ctx->target)->fp8)
         diag_error(L->ctx, loc, "tl.dot of fp8 operands needs sm_89 or newer; the target is sm_%d",
                    L->ctx->target.sm);
     int n = at.rank;

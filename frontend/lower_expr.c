@@ -193,7 +193,7 @@ static LVal lower_fp8_cast(Lower *L, SrcLoc loc, LVal v, ElemType src, ElemType 
     if (src == ET_F64 || dst == ET_F64)
         diag_error(L->ctx, loc, "cannot cast %s to %s: Triton has no fp64 <-> fp8 conversion (cast through fp32)",
                    sn, dn);
-    if (L->ctx->target.sm < 89)
+    if (!target_info(&L->ctx->target)->fp8)
         diag_error(L->ctx, loc, "%s conversions need sm_89 or newer; the target is sm_%d",
                    dtype_name(ir_scalar(f8)), L->ctx->target.sm);
     if (rounding == ROUND_RTZ && !(src == ET_F32 && dst == ET_F8E5M2))
@@ -210,7 +210,7 @@ static LVal lower_fp8_cast(Lower *L, SrcLoc loc, LVal v, ElemType src, ElemType 
     }
     if (src == ET_F32 && is_fp8(dst)) {
         if (rounding == ROUND_RTZ) return cast_op(L, loc, v, dst, ROUND_RTZ);   /* rz twice = rz once */
-        if (L->ctx->target.sm < 90) v = cast_op(L, loc, v, ET_F16, ROUND_RTZ);
+        if (!target_info(&L->ctx->target)->hopper) v = cast_op(L, loc, v, ET_F16, ROUND_RTZ);
     }
     return cast_op(L, loc, v, dst, ROUND_DEFAULT);
 }

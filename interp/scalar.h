@@ -20,7 +20,9 @@ uint64_t interp_elem_unary(Opcode opc, ElemType e, uint64_t a);
 /* *div_zero set (and 0 returned) for an integer division by zero */
 uint64_t interp_elem_binary(Opcode opc, ElemType e, int64_t attr_i, uint64_t a, uint64_t b, bool *div_zero);
 uint64_t interp_elem_cmp(CmpPred p, ElemType e, uint64_t a, uint64_t b);
-uint64_t interp_elem_cast(ElemType s, ElemType t, bool rz, int sm, uint64_t a);
+/* bf16_arith: the target's (TargetInfo); without it an integer reaches bf16
+ * through f32, rounding twice */
+uint64_t interp_elem_cast(ElemType s, ElemType t, bool rz, bool bf16_arith, uint64_t a);
 uint64_t interp_elem_bitcast(ElemType s, ElemType t, uint64_t a);
 /* What memory holds after atomic `kind` of val on old (e the element type;
  * doc/interp.md): f32 add flushes subnormals as atom.add.f32 does, float

@@ -438,9 +438,10 @@ int layout_mma_kstep(int elem_bits);
 void layout_wgmma_warps(const int32_t *shape, int num_warps, int32_t *warps);
 Layout layout_wgmma_acc(const int32_t *shape, int num_warps);
 int layout_dot_wgmma_bits(const IrFunc *fn, const IrOp *op);
-/* The operand bits of the mma.sync that multiplies a by b into acc on
- * sm_<sm> (f16/bf16 16, tf32 32, i8/fp8 8), 0 if none does. */
-int layout_dot_mma_bits(ElemType a, ElemType b, ElemType acc, int precision, int sm);
+/* The operand bits of the mma.sync that multiplies a by b into acc on a
+ * target with (fp8) or without fp8 mma (f16/bf16 16, tf32 32, i8/fp8 8),
+ * 0 if none does. */
+int layout_dot_mma_bits(ElemType a, ElemType b, ElemType acc, int precision, bool fp8);
 /* dot op fits mma.sync on fn's target: types (layout_dot_mma_bits), and
  * M >= 16, N >= 8, K >= the k-step (dims are powers of two). */
 bool layout_dot_mma_ok(const IrFunc *fn, const IrOp *op);

@@ -672,12 +672,12 @@ Layout layout_fma_operand(const Layout *acc, int which, int32_t k) {
 
 static bool is_fp8(ElemType e) { return e == ET_F8E4M3 || e == ET_F8E5M2; }
 
-int layout_dot_mma_bits(ElemType a, ElemType b, ElemType acc, int precision, int sm) {
+int layout_dot_mma_bits(ElemType a, ElemType b, ElemType acc, int precision, bool fp8) {
     if (a == ET_F16 && b == ET_F16 && (acc == ET_F32 || acc == ET_F16)) return 16;
     if (a == ET_BF16 && b == ET_BF16 && acc == ET_F32) return 16;
     if (a == ET_F32 && b == ET_F32 && acc == ET_F32 && precision != DOT_IEEE) return 32;
     if (a == ET_I8 && b == ET_I8 && acc == ET_I32) return 8;
-    if (is_fp8(a) && is_fp8(b) && (acc == ET_F32 || acc == ET_F16) && sm >= 89) return 8;
+    if (is_fp8(a) && is_fp8(b) && (acc == ET_F32 || acc == ET_F16) && fp8) return 8;
     return 0;
 }
 
@@ -686,8 +686,9 @@ int layout_dot_wgmma_bits(const IrFunc *fn, const IrOp *op) {
     IrType at = fn->vals[op->operands[0]].type, bt = fn->vals[op->operands[1]].type;
     IrType ct = fn->vals[op->operands[2]].type;
     ElemType a = (ElemType)at.elem, b = (ElemType)bt.elem, c = (ElemType)ct.elem;
-    if (t->sm != 90 || !t->arch_a || t->num_warps % 4 || at.rank != 2) return 0;
-    int bits = layout_dot_mma_bits(a, b, c, (int)op->attr.i, t->sm);
+    const TargetInfo *ti = target_info(t);
+    if (!ti->wgmma || t->num_warps % 4 || at.rank != 2) return 0;
+    int bits = layout_dot_mma_bits(a, b, c, (int)op->attr.i, ti->fp8);
     /* tf32 from shared memory would be truncated, not rounded as dot's
      * tf32 is (doc/ir.md); an f16 accumulator is packed in pairs: both
      * stay on mma.sync */
@@ -703,7 +704,7 @@ bool layout_dot_mma_ok(const IrFunc *fn, const IrOp *op) {
     IrType at = fn->vals[op->operands[0]].type, bt = fn->vals[op->operands[1]].type;
     IrType ct = fn->vals[op->operands[2]].type;
     int bits = layout_dot_mma_bits((ElemType)at.elem, (ElemType)bt.elem, (ElemType)ct.elem, (int)op->attr.i,
-                                   fn->ctx->target.sm);
+                                   target_info(&fn->ctx->target)->fp8);
     int n = at.rank;
     return bits && (n == 2 || n == 3) && at.shape[n - 2] >= 16 && bt.shape[n - 1] >= 8 &&
            at.shape[n - 1] >= layout_mma_kstep(bits);

@@ -926,7 +926,7 @@ static void check_wgmma(Verifier *V, IrOp *op) {
         verr(V, op, "shapes do not chain: %s @ %s into %s", tstr(V, at), tstr(V, bt), tstr(V, ct));
         return;
     }
-    int bits = layout_dot_mma_bits((ElemType)at.elem, (ElemType)bt.elem, (ElemType)ct.elem, (int)op->attr.i, 90);
+    int bits = layout_dot_mma_bits((ElemType)at.elem, (ElemType)bt.elem, (ElemType)ct.elem, (int)op->attr.i, true);
     if (!dot_types_ok(at.elem, bt.elem, ct.elem) || !bits || bits == 32 || ct.elem == ET_F16) {
         verr(V, op, "wgmma does not multiply %s by %s into %s (f16, bf16, fp8, i8 into f32 or i32)", tstr(V, at),
              tstr(V, bt), tstr(V, ct));

@@ -226,7 +226,7 @@ static bool chain_op(const IrOp *op) {
 
 /* A dot loop's load of a tensor descriptor's block that TMA can move */
 static bool by_tma(Pipe *Q, const IrOp *op) {
-    return !Q->plain && (op->attr.flags & LOADF_TMA) && Q->fn->ctx->target.sm >= 90;
+    return !Q->plain && (op->attr.flags & LOADF_TMA) && target_info(&Q->fn->ctx->target)->hopper;
 }
 
 /* Why cp.async (or TMA) cannot copy a load's tile for a later iteration

@@ -32,7 +32,7 @@ static const char *op_type(Ptx *P, IrOp *op, ElemType e) {
     const char *sign = elem_is_signed(e) ? "s" : "u";
     switch ((AtomicKind)op->attr.i) {
     case ATOM_ADD:
-        if (e == ET_BF16 && !P->sm90)
+        if (e == ET_BF16 && !P->ti->bf16_arith)
             diag_error(P->ctx, op->loc, "atomic_add of bf16 needs sm_90 or later (PTX has atom.add.bf16 from sm_90)");
         if (e == ET_F16 || e == ET_BF16) return arena_printf(P->arena, "add.noftz.%s", e == ET_F16 ? "f16" : "bf16");
         if (elem_is_float(e)) return arena_printf(P->arena, "add.f%d", bits);

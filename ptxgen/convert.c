@@ -719,7 +719,7 @@ void ptx_convert_layout(Ptx *P, IrOp *op) {
     int32_t lw = ptx_layout_index(P, op, src), lr = ptx_layout_index(P, op, res);
     uint32_t dup;
     ptx_layout_owner(P, lw, &dup);
-    SmemPlan plan = smem_plan(&ty, &P->fn->layouts[lw], dup, &P->fn->layouts[lr], false, P->ctx->target.sm >= 90);
+    SmemPlan plan = smem_plan(&ty, &P->fn->layouts[lw], dup, &P->fn->layouts[lr], false, P->ti->hopper);
     int64_t rows = ir_numel(ty) >> plan.shape.lb;
     int64_t size = rows * (((int64_t)1 << plan.shape.lb) + plan.shape.pad) * plan.shape.bytes;
     size += scratch_off(P);

@@ -122,7 +122,7 @@ typedef struct MmaShape {
 } MmaShape;
 
 static MmaShape mma_shape(Ptx *P, IrOp *op, ElemType ea, ElemType eb, ElemType ec) {
-    int bits = layout_dot_mma_bits(ea, eb, ec, (int)op->attr.i, P->ctx->target.sm);
+    int bits = layout_dot_mma_bits(ea, eb, ec, (int)op->attr.i, P->ti->fp8);
     TRIC_ASSERT(bits);
     bool fp8 = ea == ET_F8E4M3 || ea == ET_F8E5M2;
     if (fp8) {   /* ptxas 13: f32 accumulation needs PTX 8.4, f16 8.7 */
@@ -239,7 +239,7 @@ typedef enum FmaKind { FMA_F32, FMA_F16, FMA_S32, FMA_F64 } FmaKind;
 static Reg *fma_operand(Ptx *P, IrOp *op, ElemType e, FmaKind kind, const Reg *x, int n, Reg **lo) {
     Reg *out = arena_alloc(P->arena, sizeof(Reg) * (size_t)n);
     bool tf32 = e == ET_F32 && op->attr.i != DOT_IEEE, fp8 = e == ET_F8E4M3 || e == ET_F8E5M2;
-    if (fp8 && P->ctx->target.sm < 89)
+    if (fp8 && !P->ti->fp8)
         diag_error(P->ctx, op->loc, "dot of %s operands needs sm_89 or newer; the target is sm_%d", elem_triton_name(e),
                    P->ctx->target.sm);
     for (int i = 0; i < n; i++) {

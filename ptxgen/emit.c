@@ -915,9 +915,7 @@ static void load_params(Ptx *P) {
 }
 
 static int ptx_version(Ptx *P) {
-    const Target *t = &P->ctx->target;
-    /* sm_86 first appeared in PTX 7.1 */
-    int v = t->arch_a ? 80 : t->sm >= 89 ? 78 : t->sm >= 86 ? 71 : 70;
+    int v = P->ti->ptx;
     return v > P->version ? v : P->version;
 }
 
@@ -981,9 +979,11 @@ static char *assemble(Ptx *P) {
 
 static void check_target(Ctx *c) {
     const Target *t = &c->target;
-    if (t->sm != 80 && t->sm != 86 && t->sm != 89 && t->sm != 90)
-        diag_fatal(c, NULL, "unsupported target sm_%d (supported: sm_80, sm_86, sm_89, sm_90, sm_90a)", t->sm);
-    if (t->arch_a && t->sm != 90) diag_fatal(c, NULL, "sm_%da is not a target (only sm_90a)", t->sm);
+    if (!target_info(t)->name) {
+        Buf names = {.arena = c->arena};
+        target_names(&names, ", ");
+        diag_fatal(c, NULL, "unsupported target sm_%d%s (supported: %s)", t->sm, t->arch_a ? "a" : "", names.data);
+    }
     int w = t->num_warps;
     if (w < 1 || w > 32 || (w & (w - 1)))
         diag_fatal(c, NULL, "num_warps must be a power of two from 1 to 32, not %d", w);
@@ -1011,8 +1011,7 @@ char *ptx_emit(IrFunc *fn) {
     P->vn = arena_alloc(P->arena, sizeof(int32_t) * fn->n_vals);
     P->n_lregs = fn->n_layouts ? fn->n_layouts : 1;
     P->lregs = arena_alloc(P->arena, sizeof(LayoutRegs) * P->n_lregs);
-    P->sm90 = ctx->target.sm >= 90;
-    P->cvt_bf16_f32 = ctx->target.sm >= 86;   /* their .version (7.1+) has it */
+    P->ti = target_info(&ctx->target);
     /* A user error unwinds through here so the heap buffers are freed. */
     jmp_buf here;
     jmp_buf *outer = ctx->bail;

@@ -75,7 +75,7 @@ Reg ptx_to_f32(Ptx *P, ElemType e, Reg a) {
     if (e == ET_F32) return a;
     Reg f = ptx_reg(P, RC_F32);
     if (e == ET_F16) ptx_ins(P, "cvt.f32.f16 %R, %R;", f, a);
-    else if (P->cvt_bf16_f32) ptx_ins(P, "cvt.f32.bf16 %R, %R;", f, a);
+    else if (P->ti->bf16_cvt) ptx_ins(P, "cvt.f32.bf16 %R, %R;", f, a);
     else ptx_ins(P, "mov.b32 %R, {%R, %R};", f, ptx_const_reg(P, RC_B16, 0), a);   /* first = low */
     return f;
 }
@@ -106,8 +106,8 @@ enum {
 
 enum {
     R_NORM8 = 1,    /* result can leave 8 bits: re-extend */
-    R_SM90 = 2,     /* only on sm_90+ */
-    R_PRE90 = 4,    /* only before sm_90 */
+    R_SM90 = 2,     /* only where the target has bf16 arithmetic (sm_90+) */
+    R_PRE90 = 4,    /* only where it has none */
     R_NAN = 8,      /* only with attr.i == 1 (NaN-propagating min/max) */
     R_NONAN = 16,   /* only without */
 };
@@ -240,8 +240,8 @@ static const OpRow *find_row(Ptx *P, IrOp *op, ElemType e) {
     for (size_t i = 0; i < ARRAY_LEN(optab); i++) {
         const OpRow *r = &optab[i];
         if (r->opc != op->opc || !(r->types & g)) continue;
-        if ((r->flags & R_SM90) && !P->sm90) continue;
-        if ((r->flags & R_PRE90) && P->sm90) continue;
+        if ((r->flags & R_SM90) && !P->ti->bf16_arith) continue;
+        if ((r->flags & R_PRE90) && P->ti->bf16_arith) continue;
         if ((r->flags & R_NAN) && !nan) continue;
         if ((r->flags & R_NONAN) && nan) continue;
         return r;
@@ -344,7 +344,7 @@ static void emit_cmp(Ptx *P, IrOp *op, ElemType e, Reg d, Reg a, Reg b) {
         return;
     }
     if (is_f8(e) || (!group_of(e) && e != ET_PTR)) unsupported(P, op, e);
-    if (e == ET_BF16 && !P->sm90) {   /* setp.bf16 is sm_90+; widening is exact */
+    if (e == ET_BF16 && !P->ti->bf16_arith) {   /* setp.bf16 is sm_90+; widening is exact */
         a = ptx_to_f32(P, e, a);
         b = ptx_to_f32(P, e, b);
         e = ET_F32;
@@ -394,7 +394,7 @@ static void cast_to_bool(Ptx *P, IrOp *op, ElemType s, Reg d, Reg a) {
         ptx_ins(P, "setp.ne.%s %R, %R, 0;", ptx_arith_sfx(s), d, a);
         return;
     }
-    if (s == ET_BF16 && !P->sm90) {
+    if (s == ET_BF16 && !P->ti->bf16_arith) {
         a = ptx_to_f32(P, s, a);
         s = ET_F32;
     }
@@ -437,7 +437,7 @@ static void cast_int_int(Ptx *P, ElemType s, ElemType t, Reg d, Reg a) {
 }
 
 static void cast_int_float(Ptx *P, ElemType s, ElemType t, Reg d, Reg a) {
-    if (t == ET_BF16 && !P->sm90) {
+    if (t == ET_BF16 && !P->ti->bf16_arith) {
         /* no cvt.bf16 from integers before sm_90: through f32, which rounds
          * twice for |x| > 2^24 (may differ from one rounding in the last bit) */
         Reg f = ptx_reg(P, RC_F32);
@@ -486,7 +486,7 @@ static void cast_f64_bf16(Ptx *P, Reg d, Reg a, bool rz) {
 static void cast_float_float(Ptx *P, ElemType s, ElemType t, Reg d, Reg a, bool rz) {
     const char *rnd = rz ? "rz" : "rn";
     bool widen = elem_bits(t) > elem_bits(s);
-    if (s == ET_BF16 && (t == ET_F32 || !P->sm90 || t == ET_F16)) {
+    if (s == ET_BF16 && (t == ET_F32 || !P->ti->bf16_arith || t == ET_F16)) {
         Reg f = ptx_to_f32(P, s, a);
         if (t == ET_F32) ptx_mov(P, d, f);
         else if (t == ET_F64) ptx_ins(P, "cvt.f64.f32 %R, %R;", d, f);
@@ -497,7 +497,7 @@ static void cast_float_float(Ptx *P, ElemType s, ElemType t, Reg d, Reg a, bool 
         from_f32(P, t, d, ptx_to_f32(P, s, a), rz);
         return;
     }
-    if (s == ET_F64 && t == ET_BF16 && !P->sm90) {
+    if (s == ET_F64 && t == ET_BF16 && !P->ti->bf16_arith) {
         cast_f64_bf16(P, d, a, rz);
         return;
     }
@@ -513,11 +513,10 @@ static void cast_float_float(Ptx *P, ElemType s, ElemType t, Reg d, Reg a, bool 
 static const char *f8_name(ElemType e) { return e == ET_F8E4M3 ? "e4m3x2" : "e5m2x2"; }
 
 static void need_fp8_cvt(Ptx *P, IrOp *op, ElemType s, ElemType t) {
-    int sm = P->ctx->target.sm, v = sm >= 90 ? 78 : 81;
-    if (sm < 89)
+    if (!P->ti->fp8)
         diag_error(P->ctx, op->loc, "cast from %s to %s needs sm_89 or newer; the target is sm_%d",
-                   elem_triton_name(s), elem_triton_name(t), sm);
-    if (P->version < v) P->version = v;
+                   elem_triton_name(s), elem_triton_name(t), P->ctx->target.sm);
+    if (P->version < P->ti->fp8_ptx) P->version = P->ti->fp8_ptx;
 }
 
 /* fp8 -> f16 (exact) */

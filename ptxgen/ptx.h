@@ -63,8 +63,7 @@ typedef struct Ptx {
     int32_t *vn;            /* per ValId: how many (0 = not yet defined) */
     int n_labels;
     int version;            /* PTX ISA version needed, times 10 */
-    bool sm90;              /* bf16 arithmetic, cvt.bf16 from ints/f64, setp.bf16 */
-    bool cvt_bf16_f32;      /* cvt.f32.bf16 exists (PTX >= 7.1, which sm_89+ gets) */
+    const TargetInfo *ti;   /* the target's row (base/target.c) */
     bool uses_smem;
     Reg tid, lane, warp, tid0, smem_base;
     Reg l2_policy[2];       /* createpolicy results: evict_first, evict_last */

@@ -50,7 +50,9 @@ static int options_target(const tric_options *opt, Target *t, Buf *err) {
     rt_default_target(t);
     const char *arch = opt ? opt->arch : NULL;
     if (arch && !rt_parse_arch(arch, t)) {
-        buf_printf(err, "tric: unknown arch '%s' (use sm_80, sm_86, sm_89, sm_90 or sm_90a)", arch);
+        buf_printf(err, "tric: unknown arch '%s' (use ", arch);
+        target_names(err, " or ");
+        buf_puts(err, ")");
         return TRIC_ERR_ARG;
     }
     if (!arch) {

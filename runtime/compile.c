@@ -32,27 +32,22 @@ void rt_default_target(Target *t) {
 }
 
 bool rt_parse_arch(const char *s, Target *t) {
-    static const struct { const char *name; int sm; bool arch_a; } archs[] = {
-        {"sm_80", 80, false}, {"sm_86", 86, false}, {"sm_89", 89, false},
-        {"sm_90", 90, false}, {"sm_90a", 90, true},
-    };
-    for (size_t i = 0; i < ARRAY_LEN(archs); i++) {
-        if (strcmp(s, archs[i].name) == 0) {
-            t->sm = archs[i].sm;
-            t->arch_a = archs[i].arch_a;
-            return true;
-        }
-    }
-    return false;
+    const TargetInfo *ti = target_find(s);
+    if (!ti) return false;
+    t->sm = ti->sm;
+    t->arch_a = ti->arch_a;
+    return true;
 }
 
 /* A Target the pipeline can compile for, or an error that says what is
  * wrong: a Target filled by hand (or by rt_parse_arch alone, which sets
  * only sm and arch_a) would otherwise reach the layout pass with 0 warps. */
 static void check_target(Ctx *c, const Target *t) {
-    if (t->sm != 80 && t->sm != 86 && t->sm != 89 && t->sm != 90)
-        diag_fatal(c, NULL, "invalid target: sm_%d (supported: sm_80, sm_86, sm_89, sm_90, sm_90a)", t->sm);
-    if (t->arch_a && t->sm != 90) diag_fatal(c, NULL, "invalid target: sm_%da (only sm_90a)", t->sm);
+    if (!target_info(t)->name) {
+        Buf names = {.arena = c->arena};
+        target_names(&names, ", ");
+        diag_fatal(c, NULL, "invalid target: sm_%d%s (supported: %s)", t->sm, t->arch_a ? "a" : "", names.data);
+    }
     int w = t->num_warps;
     if (w < 1 || w > 32 || (w & (w - 1)))
         diag_fatal(c, NULL, "invalid target: num_warps is %d (a power of two from 1 to 32; rt_default_target "
