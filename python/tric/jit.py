@@ -415,13 +415,17 @@ def current_stream(device=-1):
 def _tensors_device(args):
     """The device the tensors of args, (name, value) pairs, live on (as their
     get_device() says); torch's current device when none says. A CPU tensor
-    or tensors on two devices are refused: the kernel could not read them."""
+    or tensors on two devices are refused: the kernel could not read them.
+    Pinned host memory is read through unified addressing, as in Triton: it
+    does not choose the device."""
     device = first = None
     for name, a in args:
         where = getattr(a, "get_device", None)
         if where is None:
             continue
         d = where()
+        if d < 0 and getattr(a, "is_pinned", lambda: False)():
+            continue
         if d < 0:
             raise ValueError("tric: argument '%s' is a CPU tensor; a kernel reads GPU memory only "
                              "(move it with .cuda())" % name)
@@ -1123,6 +1127,8 @@ class JITFunction(KernelInterface):
         maxnreg, fp_fusion, arch, cooperative = None, None, None, False
         for k, v in extra.items():
             if k == "num_warps":
+                # Triton's own check and message (its tests match them)
+                assert isinstance(v, int) and v > 0 and (v & (v - 1)) == 0, "num_warps must be a power of 2"
                 num_warps = v
             elif k == "num_stages":
                 num_stages = v

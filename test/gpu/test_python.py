@@ -485,6 +485,31 @@ def test_cuda_array_interface(torch, tric, seed, res):
     res.record("__cuda_array_interface__ arguments, lambda grid", problems)
 
 
+def test_pinned_host(torch, tric, seed, res):
+    """Pinned host tensors are read and written by the kernel through unified
+    addressing, as in Triton; a plain CPU tensor is refused."""
+    torch.manual_seed(seed)
+    problems = []
+    try:
+        kernel = vector_add_fn(tric)
+        n = 4099
+        x = torch.rand(n, pin_memory=True)
+        y = torch.rand(n, device="cuda")
+        out = torch.full((n,), float("nan"), pin_memory=True)
+        kernel[(tric.cdiv(n, 512),)](x, y, out, n, BLOCK_SIZE=512)
+        torch.cuda.synchronize()
+        if not torch.equal(out, x + y.cpu()):
+            problems.append(f"{int((out != x + y.cpu()).sum())} of {n} elements wrong with pinned tensors")
+        try:
+            kernel[(1,)](torch.rand(n), y, y, n, BLOCK_SIZE=512)
+            problems.append("a plain CPU tensor was accepted")
+        except ValueError:
+            pass
+    except Exception as e:
+        problems = [f"{type(e).__name__}: {e}"]
+    res.record("pinned host tensors (unified addressing)", problems)
+
+
 def test_host_code(torch, tric, seed, res):
     """vector_add.py's own host function add(), which calls add_kernel[lambda meta: ...]
     and triton.cdiv, run unchanged with tric standing in for triton."""
@@ -685,6 +710,7 @@ def main(argv):
     test_drop_in(torch, tric, files, seed, res)
     test_cuda_array_interface(torch, tric, seed, res)
     test_host_code(torch, tric, seed, res)
+    test_pinned_host(torch, tric, seed, res)
     test_host_descriptors(torch, tric, seed, res)
     test_stream(torch, tric, seed, res)
     test_devices(torch, tric, seed, res)

@@ -366,6 +366,9 @@ def test_devices():
         e = raises(ValueError, lambda: m.add_kernel[(1,)](T.FakeTensor(0x10000, device=-1), y, out, 10))
         check(e and "argument 'x_ptr' is a CPU tensor; a kernel reads GPU memory only" in str(e), "a CPU tensor: %s" % e)
         check_eq(fake.fake_launch_count(), before, "neither launched")
+        # pinned host memory is read through unified addressing: launched, on the other tensors' device
+        m.add_kernel[(1,)](T.FakeTensor(0x10000, device=-1, pinned=True), T.FakeTensor(0x20000, device=1), out, 10)
+        check_eq((fake.fake_launch_count(), fake.fake_last_device()), (before + 1, 1), "a pinned host tensor")
     finally:
         del sys.modules["torch"]
 

@@ -80,10 +80,11 @@ class FakeTensor:
     """A tensor as tric sees one: data_ptr(), dtype (a torch-like name) and
     get_device() (its CUDA device)."""
 
-    def __init__(self, ptr, dtype="torch.float32", device=0):
+    def __init__(self, ptr, dtype="torch.float32", device=0, pinned=False):
         self.ptr = ptr
         self.dtype = dtype
         self.device_index = device
+        self.pinned = pinned
         self.zeroed = 0
         self.cloned = 0
         self.restored = 0
@@ -93,6 +94,9 @@ class FakeTensor:
 
     def get_device(self):
         return self.device_index
+
+    def is_pinned(self):
+        return self.pinned
 
     def zero_(self):
         self.zeroed += 1
