@@ -177,8 +177,8 @@ static void check_elementwise(Verifier *V, IrOp *op) {
 /* Which element types an arithmetic op accepts. */
 static bool elem_ok(Opcode opc, ElemType e) {
     switch (opc) {
-    case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_REM: case OP_MIN: case OP_MAX:
-    case OP_NEG: case OP_ABS:
+    case OP_ADD: case OP_SUB: case OP_MUL: return elem_is_int(e) || elem_is_float(e);   /* i1: modulo 2 */
+    case OP_DIV: case OP_REM: case OP_MIN: case OP_MAX: case OP_NEG: case OP_ABS:
         return is_int_nobool(e) || elem_is_float(e);
     case OP_AND: case OP_OR: case OP_XOR: case OP_NOT: return elem_is_int(e);
     case OP_SHL: case OP_SHR: return is_int_nobool(e);

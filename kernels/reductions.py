@@ -23,6 +23,18 @@ def sum_2d_kernel(x_ptr, rows_ptr, cols_ptr, all_ptr, M, N, BLOCK_M: tl.constexp
 
 
 @triton.jit
+def sum_bool_kernel(x_ptr, count_ptr, parity_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # a sum of bools counts them (int32); with dtype=tl.int1 it wraps, so it
+    # is their parity (Triton's test_sum_dtype)
+    offs_m = tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    x = tl.load(x_ptr + offs_m[:, None] * N + offs_n[None, :], mask=mask, other=0) != 0
+    tl.store(count_ptr + offs_m, tl.sum(x, axis=1), mask=offs_m < M)
+    tl.store(parity_ptr + offs_m, tl.sum(x, axis=1, dtype=tl.int1).to(tl.int32), mask=offs_m < M)
+
+
+@triton.jit
 def row_sum_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     # one long row per program: many registers per thread along the axis
     pid = tl.program_id(0)
@@ -171,6 +183,15 @@ def first_zero_kernel(x_ptr, y_ptr, idx_ptr, sum_ptr, n, BLOCK: tl.constexpr):
 # check: rows == x.reshape(M, N).sum(axis=1); cols == x.reshape(M, N).sum(axis=0); tot == x.sum().reshape(1)
 # tol: 0
 # triton_identical: rows cols
+#
+# kernel: sum_bool_kernel
+# signature: *i8, *i32, *i32, i32, i32, 32, 64
+# num_warps: 2
+# grid: 1
+# args: x = randint(0, 2, (M, N), i8); count = empty(M, i32); parity = empty(M, i32); M = 30; N = 61
+# check: count == x.reshape(M, N).sum(axis=1); parity == x.reshape(M, N).sum(axis=1) % 2
+# tol: 0
+# triton_identical: count parity
 #
 # kernel: row_sum_kernel
 # signature: *fp32, *fp32, i32, 8192

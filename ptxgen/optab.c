@@ -129,14 +129,17 @@ typedef struct OpRow {
 
 static const OpRow optab[] = {
     {OP_ADD, G_INT, R_NORM8, "add.%t %d, %a, %b"},
+    {OP_ADD, G_I1, 0, "xor.pred %d, %a, %b"},   /* modulo 2, as LLVM's add i1 */
     {OP_ADD, G_F16 | G_F32 | G_F64, 0, "add%r.%t %d, %a, %b"},
     {OP_ADD, G_BF16, R_SM90, "add.bf16 %d, %a, %b"},
     {OP_ADD, G_BF16, R_PRE90, "fma.rn.bf16 %d, %a, %K3F80, %b"},
     {OP_SUB, G_INT, R_NORM8, "sub.%t %d, %a, %b"},
+    {OP_SUB, G_I1, 0, "xor.pred %d, %a, %b"},
     {OP_SUB, G_F16 | G_F32 | G_F64, 0, "sub%r.%t %d, %a, %b"},
     {OP_SUB, G_BF16, R_SM90, "sub.bf16 %d, %a, %b"},
     {OP_SUB, G_BF16, R_PRE90, "fma.rn.bf16 %d, %b, %KBF80, %a"},
     {OP_MUL, G_INT, R_NORM8, "mul.lo.%t %d, %a, %b"},
+    {OP_MUL, G_I1, 0, "and.pred %d, %a, %b"},
     {OP_MUL, G_F16 | G_F32 | G_F64, 0, "mul%r.%t %d, %a, %b"},
     {OP_MUL, G_BF16, R_SM90, "mul.bf16 %d, %a, %b"},
     {OP_MUL, G_BF16, R_PRE90, "fma.rn.bf16 %d, %a, %b, %K8000"},   /* + (-0) keeps -0 */

@@ -705,7 +705,8 @@ static const EwOp ew_ops[] = {
 static bool ew_expected(Opcode opc, ElemType e) {
     bool f = elem_is_float(e), b = e == ET_I1, i = elem_is_int(e) && !b;
     switch (opc) {
-    case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_REM:
+    case OP_ADD: case OP_SUB: case OP_MUL: return i || f || b;   /* i1: modulo 2 */
+    case OP_DIV: case OP_REM:
     case OP_MIN: case OP_MAX: case OP_NEG: case OP_ABS: return i || f;
     case OP_AND: case OP_OR: case OP_XOR: case OP_NOT: return i || b;
     case OP_SHL: case OP_SHR: return i;
