@@ -995,26 +995,34 @@ static LVal lower_ifexp(Lower *L, AstNode *e) {
     IrBlock *parent = L->b.block, *blk[2];
     ValId res[2];
     IrType types[2];
+    bool none[2];   /* an arm of None: both are, or it is an error (arms run for their effects) */
     for (int k = 0; k < 2; k++) {
         blk[k] = ir_block_new(L->fn);
         L->b.block = blk[k];
-        LVal v = lval_to_tensor(L, e->loc, lower_expr(L, k ? e->rhs : e->lhs));
-        res[k] = v.id;
-        types[k] = ttype(L, &v);
+        LVal v = lower_expr(L, k ? e->rhs : e->lhs);
+        none[k] = v.kind == LV_NONE;
+        if (!none[k]) {
+            v = lval_to_tensor(L, e->loc, v);
+            res[k] = v.id;
+            types[k] = ttype(L, &v);
+        }
         L->b.loc = e->loc;
-        ir_build(&L->b, OP_YIELD, &res[k], 1, NULL, 0, 0);
+        ir_build(&L->b, OP_YIELD, &res[k], none[k] ? 0 : 1, NULL, 0, 0);
     }
     L->b.block = parent;
-    if (!ir_type_eq(types[0], types[1]))
+    if (none[0] != none[1])
+        diag_error(L->ctx, e->loc, "Ternary expression with dynamic condition has inconsistent types %s and %s",
+                   none[0] ? "None" : type_str(L, types[0]), none[1] ? "None" : type_str(L, types[1]));
+    if (!none[0] && !ir_type_eq(types[0], types[1]))
         diag_error(L->ctx, e->loc, "Ternary expression with dynamic condition has inconsistent types %s and %s",
                    type_str(L, types[0]), type_str(L, types[1]));
     L->b.loc = e->loc;
-    IrOp *op = ir_build(&L->b, OP_IF, &c.id, 1, types, 1, 2);
+    IrOp *op = ir_build(&L->b, OP_IF, &c.id, 1, types, none[0] ? 0 : 1, 2);
     for (int k = 0; k < 2; k++) {
         op->regions[k] = blk[k];
         blk[k]->parent = op;
     }
-    return lval_tensor(L, op->results[0]);
+    return none[0] ? lval_none() : lval_tensor(L, op->results[0]);
 }
 
 /* ---- calls ---- */
