@@ -921,7 +921,17 @@ static LVal tuple_index(Lower *L, AstNode *idx, LVal t) {
     return t.items[i];
 }
 
-static bool is_full_slice(const AstNode *n) { return n->kind == A_SLICE && !n->lhs && !n->rhs && !n->third; }
+/* a bound of a slice that is None: left out, or an expression of None */
+static bool none_bound(Lower *L, AstNode *b) {
+    if (!b || b->kind == A_NONE) return true;
+    return lower_expr(L, b).kind == LV_NONE;
+}
+
+/* ':', and as in Triton any slice whose start, stop and step are None
+ * (`None:`, `::None`) */
+static bool is_full_slice(Lower *L, AstNode *n) {
+    return n->kind == A_SLICE && none_bound(L, n->lhs) && none_bound(L, n->rhs) && none_bound(L, n->third);
+}
 
 /* x[:, None], x[None, :]: only None (a new dim of size 1 at that position)
  * and ':' (keep; as in Triton, one past the rank is fine too: a scalar
@@ -931,7 +941,7 @@ static LVal tensor_index(Lower *L, AstNode *idx, LVal v) {
     int n = idx->kind == A_TUPLE ? idx->args.n : 1;
     for (int i = 0; i < n; i++) {
         AstNode *it = items[i];
-        if (is_full_slice(it)) continue;
+        if (is_full_slice(L, it)) continue;
         if (it->kind != A_NONE)
             diag_error(L->ctx, it->loc, "unsupported tensor index: only None and ':' can index a tensor");
         int ndim = ttype(L, &v).rank + 1;   /* None at i: expand_dims(x, i), as Triton's */
@@ -1149,7 +1159,7 @@ static LVal lower_expr_inner(Lower *L, AstNode *e) {
     case A_CALL: return lower_call(L, e);
     case A_SUBSCRIPT: return lower_subscript(L, e);
     case A_SLICE: {
-        if (!is_full_slice(e)) unsupported_expr(L, e, "slice outside of a subscript");
+        if (!is_full_slice(L, e)) unsupported_expr(L, e, "slice outside of a subscript");
         LVal s = {0};
         s.kind = LV_SLICE;
         return s;
