@@ -58,9 +58,17 @@ typedef struct Binding {
     LVal val;
 } Binding;
 
+/* Lookups in a large scope go through a hash index over b by name, built
+ * by scope_find and extended there with the bindings pushed since (a
+ * kernel can bind thousands of names: Inductor's tmp0, tmp1, ...).
+ * index_of is the b it indexes: a scope_copy (a new b) or a grown b gets
+ * a fresh index; so does a removal (index_of reset). */
 typedef struct Scope {
     Binding *b;
     int n, cap;
+    HashIdx *index;           /* b by name */
+    int n_indexed;            /* b[0..n_indexed) are in it */
+    const Binding *index_of;
 } Scope;
 
 /* One @jit function being lowered: the kernel, or a helper being inlined. */

@@ -72,6 +72,7 @@ typedef struct Ptx {
     uint32_t n_lregs;
     ConstReg *consts;
     uint32_t n_consts, cap_consts;
+    HashIdx *const_at;      /* consts by (class, bits) */
     const SrcFile **files;
     uint32_t n_files, cap_files;
     int n_insts;            /* instructions written so far (to drop empty .loc lines) */
