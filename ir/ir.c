@@ -360,6 +360,49 @@ void ir_replace_uses_in(IrFunc *fn, IrBlock *b, ValId from, ValId to) {
     ir_walk(fn, b, replace_in_op, &r);
 }
 
+void ir_fwd_set(IrFwd *f, ValId from, ValId to) {
+    if (from == to) return;
+    if (from >= f->n) {
+        uint32_t n = f->fn->n_vals > 2 * f->n ? f->fn->n_vals : 2 * f->n;
+        f->to = arena_realloc(f->fn->ctx->arena, f->to, sizeof(ValId) * f->n, sizeof(ValId) * n);
+        f->n = n;
+    }
+    f->to[from] = to;
+    f->any = true;
+}
+
+ValId ir_fwd_get(IrFwd *f, ValId v) {
+    ValId r = v;
+    while (r < f->n && f->to[r]) r = f->to[r];
+    /* shorten the chain so that a long run of replacements stays linear */
+    while (v < f->n && f->to[v] && f->to[v] != r) {
+        ValId next = f->to[v];
+        f->to[v] = r;
+        v = next;
+    }
+    return r;
+}
+
+bool ir_fwd_op(IrFwd *f, IrOp *op) {
+    bool changed = false;
+    if (!f->any) return false;
+    for (uint32_t i = 0; i < op->n_operands; i++) {
+        ValId v = ir_fwd_get(f, op->operands[i]);
+        changed |= v != op->operands[i];
+        op->operands[i] = v;
+    }
+    return changed;
+}
+
+static void fwd_in_op(IrFunc *fn, IrOp *op, void *ud) {
+    (void)fn;
+    ir_fwd_op(ud, op);
+}
+
+void ir_fwd_apply(IrFwd *f) {
+    if (f->any) ir_walk(f->fn, f->fn->body, fwd_in_op, f);
+}
+
 static ValId clone_mapped(const ValId *map, uint32_t n_map, ValId v) { return v < n_map && map[v] ? map[v] : v; }
 
 IrOp *ir_clone_op(IrBuilder *b, const IrOp *op, ValId *map, uint32_t n_map) {
