@@ -272,21 +272,42 @@ ValId ir_param_add(IrFunc *fn, const char *name, IrType t, int32_t divisibility)
 }
 
 /* ---- ops ---- */
+
+/* Ops and their operand, result and region arrays come from chunks of
+ * their own, in creation order: a walk over a long function then reads
+ * memory in order, instead of hopping one page per op over the scratch
+ * that the lowering and the passes leave between them in the arena (a
+ * TLB miss per op per walk, the bulk of compiling a long kernel). Still
+ * arena memory, zeroed. */
+#define IR_MEM_CHUNK 65536
+
+static void *ir_mem(IrFunc *fn, size_t n) {
+    n = (n + 15) & ~(size_t)15;
+    if (fn->mem_left < n) {
+        size_t size = n > IR_MEM_CHUNK ? n : IR_MEM_CHUNK;
+        fn->mem = arena_alloc(fn->ctx->arena, size);
+        fn->mem_left = size;
+    }
+    void *p = fn->mem;
+    fn->mem += n;
+    fn->mem_left -= n;
+    return p;
+}
+
 IrOp *ir_op_new(IrFunc *fn, Opcode opc, SrcLoc loc, const ValId *operands, uint32_t n_operands,
                 const IrType *result_types, uint32_t n_results, uint32_t n_regions) {
-    Arena *a = fn->ctx->arena;
-    IrOp *op = arena_alloc(a, sizeof *op);
+    IrOp *op = ir_mem(fn, sizeof *op);
     op->opc = opc;
     op->loc = loc;
     ir_op_set_operands(fn, op, operands, n_operands);
     op->n_results = n_results;
-    op->results = arena_alloc(a, sizeof(ValId) * (n_results ? n_results : 1));
+    op->results = ir_mem(fn, sizeof(ValId) * (n_results ? n_results : 1));
     for (uint32_t i = 0; i < n_results; i++) {
         op->results[i] = ir_value_new(fn, result_types[i]);
         fn->vals[op->results[i]].def = op;
     }
     op->n_regions = n_regions;
-    op->regions = arena_alloc(a, sizeof(IrBlock *) * (n_regions ? n_regions : 1));
+    op->regions = ir_mem(fn, sizeof(IrBlock *) * (n_regions ? n_regions : 1));
     for (uint32_t i = 0; i < n_regions; i++) {
         op->regions[i] = ir_block_new(fn);
         op->regions[i]->parent = op;
@@ -296,7 +317,7 @@ IrOp *ir_op_new(IrFunc *fn, Opcode opc, SrcLoc loc, const ValId *operands, uint3
 
 void ir_op_set_operands(IrFunc *fn, IrOp *op, const ValId *operands, uint32_t n) {
     op->n_operands = n;
-    op->operands = arena_alloc(fn->ctx->arena, sizeof(ValId) * (n ? n : 1));
+    op->operands = ir_mem(fn, sizeof(ValId) * (n ? n : 1));
     if (n) memcpy(op->operands, operands, sizeof(ValId) * n);
 }
 

@@ -227,6 +227,9 @@ typedef struct IrFunc {
         int64_t int_value;
     } *baked;
     uint32_t n_baked, cap_baked;
+    /* ir.c: the chunk that ops and their arrays come from (ir_op_new) */
+    unsigned char *mem;
+    size_t mem_left;
 } IrFunc;
 
 /* ---- ir.c: construction and editing ---- */
