@@ -13,7 +13,10 @@
  *   identity  x = x * 1.0 - 0.0 + y: fold drops two ops per line
  *   loadstore a load and a store per pair of lines, a name and a constant
  *             each: the lowering's scope, pass_layout's anchors, ptxgen's
- *             constant registers */
+ *             constant registers
+ *   loops     a loop per pair of lines, each adding a load to one carried
+ *             accumulator: the lowering's loop memos, pass_pipeline's use
+ *             counts */
 #include "runtime/rt.h"
 
 #include <stdio.h>
@@ -56,10 +59,22 @@ static void loadstore(Buf *b, int n) {
                    i, 7 * i, 7 * i, i, i + 2);
 }
 
+static void loops(Buf *b, int n) {
+    buf_puts(b, "def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n"
+                "    offs = tl.arange(0, BLOCK)\n"
+                "    acc = tl.zeros([BLOCK], dtype=tl.float32)\n");
+    for (int i = 0; i < n / 2; i++)
+        buf_printf(b,
+                   "    for j in range(0, n):\n"
+                   "        acc += tl.load(x_ptr + offs + j * %d)\n",
+                   i + 1);
+    buf_puts(b, "    tl.store(y_ptr + offs, acc)\n");
+}
+
 static const struct {
     const char *name;
     void (*gen)(Buf *b, int n);
-} shapes[] = {{"chain", chain}, {"identity", identity}, {"loadstore", loadstore}};
+} shapes[] = {{"chain", chain}, {"identity", identity}, {"loadstore", loadstore}, {"loops", loops}};
 
 static double cpu_seconds(void) {
     struct timespec t;
