@@ -1071,24 +1071,48 @@ static bool scope_shape_same(Lower *L, const Scope *a, const Scope *b) {
  * real), exponential in the depth, so the answer is remembered per loop and
  * entry scope: entered again with the same kinds, types and constants, the
  * body re-binds the same names. */
+/* The index of loop's first memo, -1 if none: a hash, as a kernel may
+ * have thousands of loops. */
+static int first_memo(Lower *L, const AstNode *loop) {
+    for (uint32_t it = 0, k; (k = hidx_next(L->memo_at, hash_ptr(loop), &it));)
+        if (L->memo[k - 1].loop == loop) return (int)k - 1;
+    return -1;
+}
+
+static void add_memo(Lower *L, LoopMemo m) {
+    int first = first_memo(L, m.loop);
+    VEC_PUSH(L->ctx->arena, L->memo, L->n_memo, L->cap_memo, m);
+    if (first >= 0) {   /* the end of the loop's chain */
+        int i = first;
+        while (L->memo[i].next) i = L->memo[i].next - 1;
+        L->memo[i].next = L->n_memo;
+        return;
+    }
+    if (hidx_reserve(&L->memo_at, L->ctx->arena, 1, (uint32_t)L->n_memo)) {   /* every first memo again */
+        for (int i = 0; i < L->n_memo - 1; i++)
+            if (first_memo(L, L->memo[i].loop) < 0) hidx_put(L->memo_at, hash_ptr(L->memo[i].loop), (uint32_t)i);
+    }
+    hidx_put(L->memo_at, hash_ptr(m.loop), (uint32_t)L->n_memo - 1);
+}
+
 static const char **carried_names(Lower *L, const AstNode *loop, AstNode *cond, AstList *body, const char *target,
                                   IrType iv_type, int *n) {
-    for (int i = 0; i < L->n_memo; i++) {
+    for (int i = first_memo(L, loop); i >= 0; i = L->memo[i].next - 1) {
         LoopMemo *m = &L->memo[i];
-        if (m->loop == loop && scope_shape_same(L, &m->entry, L->scope)) {
+        if (scope_shape_same(L, &m->entry, L->scope)) {
             *n = m->n;
             return m->names;
         }
     }
     Scope after = dry_run(L, cond, body, target, iv_type);
-    LoopMemo m = {loop, scope_copy(L, L->scope), NULL, 0};
+    LoopMemo m = {loop, scope_copy(L, L->scope), NULL, 0, 0};
     int cap = 0;
     for (int i = 0; i < L->scope->n; i++) {
         Binding *b = &L->scope->b[i];
         if (target && !strcmp(b->name, target)) continue;
         if (!lval_same(&scope_find(L, &after, b->name)->val, &b->val)) VEC_PUSH(L->ctx->arena, m.names, m.n, cap, b->name);
     }
-    VEC_PUSH(L->ctx->arena, L->memo, L->n_memo, L->cap_memo, m);
+    add_memo(L, m);
     *n = m.n;
     return m.names;
 }

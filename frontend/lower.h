@@ -86,6 +86,7 @@ typedef struct LoopMemo {
     Scope entry;             /* the scope the loop was entered with */
     const char **names;      /* the names its body re-binds */
     int n;
+    int next;                /* the next memo of the same loop, index + 1 (0: none) */
 } LoopMemo;
 
 /* A module of the user's that the kernel imports (modules.c). */
@@ -110,6 +111,7 @@ typedef struct Lower {
     uint8_t *global_state;   /* 0 = not evaluated, 1 = evaluating, 2 = done */
     LoopMemo *memo;
     int n_memo, cap_memo;
+    HashIdx *memo_at;        /* the first memo of each loop, by loop */
     LModule *cur;            /* the module whose code is being lowered (mod, globals are its) */
     LModule **mods;          /* every module loaded so far; mods[0] is the kernel's */
     int n_mods, cap_mods;
