@@ -86,6 +86,7 @@ typedef struct Ptx {
     bool uses_vprintf, uses_assertfail;
     struct ReducePlan *reds;   /* reduce.c: reductions through shared memory */
     uint32_t n_reds, cap_reds;
+    HashIdx *red_at;        /* reds by op */
     int32_t red_bytes;      /* their buffers, at the start of shared memory */
     /* convert.c: pipeline buffers (local_alloc) and shared memory by
      * liveness: scratch (convert_layout, smem_share) at an op starts after
