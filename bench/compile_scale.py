@@ -13,7 +13,7 @@ Shapes (all straight-line, as torch Inductor's generated kernels are):
   scalar     integer chain on a scalar argument, s = s * 3 + i (distinct
              constants), then one store
 
-usage: compile_scale.py [-t TRIC] [-s SHAPE[,SHAPE]] [--arch A] [N ...]
+usage: compile_scale.py [-t TRIC] [-s SHAPE[,SHAPE]] [--arch A] [--timeout S] [N ...]
        (default sizes 1000 4000 16000 32000 100000; TRIC default build/tric)
 """
 import argparse
@@ -97,18 +97,21 @@ def children_cpu():
     return r.ru_utime + r.ru_stime
 
 
-def compile_time(tric, src, sig, arch, tmp):
+def compile_time(tric, src, sig, arch, tmp, timeout):
     """(wall, cpu) seconds, each the best of a few runs (one for long ones):
     the machine may be shared, and CPU time (user + system) is what a
-    loaded machine does not inflate."""
+    loaded machine does not inflate. None past timeout seconds."""
     py = os.path.join(tmp, "k.py")
     with open(py, "w") as f:
         f.write(HEADER + src)
     best = None
     for _ in range(3):
         t0, c0 = time.perf_counter(), children_cpu()
-        r = subprocess.run([tric, py, "-k", "k", "-s", sig, "--arch", arch, "-o", os.path.join(tmp, "k.ptx")],
-                           capture_output=True, text=True)
+        try:
+            r = subprocess.run([tric, py, "-k", "k", "-s", sig, "--arch", arch, "-o", os.path.join(tmp, "k.ptx")],
+                               capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
         t, c = time.perf_counter() - t0, children_cpu() - c0
         if r.returncode != 0:
             sys.exit(f"compile_scale: tric failed:\n{r.stderr}")
@@ -123,6 +126,7 @@ def main():
     ap.add_argument("-t", "--tric", default=os.path.join(ROOT, "build", "tric"))
     ap.add_argument("-s", "--shapes", default=",".join(SHAPES))
     ap.add_argument("--arch", default="sm_90a")
+    ap.add_argument("--timeout", type=float, default=None, help="give up on a compile after this many seconds")
     ap.add_argument("sizes", nargs="*", type=int, default=[1000, 4000, 16000, 32000, 100000])
     args = ap.parse_args()
     print(f"{'shape':<10} {'lines':>8} {'seconds':>9} {'cpu s':>9} {'us/line':>8}")
@@ -132,7 +136,11 @@ def main():
             for n in args.sizes:
                 src = gen(n)
                 lines = src.count("\n")
-                t, c = compile_time(args.tric, src, sig, args.arch, tmp)
+                r = compile_time(args.tric, src, sig, args.arch, tmp, args.timeout)
+                if r is None:
+                    print(f"{shape:<10} {lines:>8} {'>' + format(args.timeout, 'g'):>9}", flush=True)
+                    continue
+                t, c = r
                 print(f"{shape:<10} {lines:>8} {t:>9.3f} {c:>9.3f} {c / lines * 1e6:>8.1f}", flush=True)
 
 
