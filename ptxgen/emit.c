@@ -16,8 +16,17 @@ static const char *const reg_decl[RC_COUNT] = {".pred", ".b16", ".b32", ".f32", 
 
 /* ---- instruction text ---- */
 
+/* "%r12": by hand, not printf, as most of a kernel's text is registers */
 void ptx_put_reg(Buf *b, Reg r) {
-    buf_printf(b, "%%%s%u", reg_prefix[REG_CLASS(r)], (unsigned)(r & 0x0FFFFFFFu));
+    char s[16];
+    int n = 0;
+    s[n++] = '%';
+    for (const char *p = reg_prefix[REG_CLASS(r)]; *p; p++) s[n++] = *p;
+    char digits[10];
+    int k = 0;
+    for (uint32_t v = r & 0x0FFFFFFFu; k == 0 || v; v /= 10) digits[k++] = (char)('0' + v % 10);
+    while (k) s[n++] = digits[--k];
+    buf_putn(b, s, (size_t)n);
 }
 
 const char *ptx_guard(Ptx *P, Reg pred) {
