@@ -4,6 +4,7 @@
  * arena.c   arena_*          one arena per compilation, freed at once
  * buf.c     buf_*            growable strings (heap or arena backed)
  * diag.c    diag_*           user errors with file:line:col, source line, caret
+ * hidx.c    hidx_*, hash_*   hash indexes over arrays the caller keeps
  */
 #ifndef TRIC_BASE_H
 #define TRIC_BASE_H
@@ -48,6 +49,37 @@ size_t arena_bytes(const Arena *a);
         }                                                                          \
         (v)[(n)++] = (x);                                                          \
     } while (0)
+
+/* ---- hidx.c ---- an index by hash over an array the caller keeps, so
+ * that a lookup in a long kernel (its names, constants, ops) costs the
+ * same as in a short one. Open addressing with linear probing: a slot
+ * holds an array index + 1 (0 = empty). The caller hashes and compares:
+ * hidx_next gives the candidates under a hash, one per call (*it starts at
+ * 0; 0 = no more; h may be NULL). The table counts what is in it, so it
+ * stays at most half full even when struct copies of its owner share it
+ * (their entries are checked against their own arrays); it is never
+ * cleared in place. */
+typedef struct HashIdx {
+    uint32_t size;      /* a power of two */
+    uint32_t used;
+    uint32_t slot[];
+} HashIdx;
+HashIdx *hidx_new(Arena *a, uint32_t n);    /* empty, with room for n */
+/* Room in *h for `more` entries: if there is none, *h becomes a fresh
+ * table with room for twice `total` (so that growing one by one stays
+ * linear) and the result is true: the caller puts all its `total`
+ * entries again. */
+bool hidx_reserve(HashIdx **h, Arena *a, uint32_t more, uint32_t total);
+void hidx_put(HashIdx *h, uint32_t hash, uint32_t k);
+static inline uint32_t hidx_next(const HashIdx *h, uint32_t hash, uint32_t *it) {
+    if (!h) return 0;
+    uint32_t k = h->slot[(hash + *it) & (h->size - 1)];
+    if (k) (*it)++;
+    return k;
+}
+uint32_t hash_u64(uint64_t x);
+uint32_t hash_ptr(const void *p);
+uint32_t hash_str(const char *s);
 
 /* ---- buf.c ---- a growable NUL-terminated string, on the heap, or in an
  * arena when `arena` is set: `Buf b = {.arena = c->arena}` builds a string

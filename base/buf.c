@@ -28,12 +28,17 @@ void buf_puts(Buf *b, const char *s) { buf_putn(b, s, strlen(s)); }
 
 void buf_putc(Buf *b, char c) { buf_putn(b, &c, 1); }
 
+/* Formats into the room there is, and only when that is too small once
+ * more after growing: PTX and IR text are printed a piece at a time. */
 void buf_vprintf(Buf *b, const char *fmt, va_list ap) {
     va_list ap2;
     va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    buf_reserve(b, (size_t)n);
-    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
+    size_t room = b->cap - b->len;   /* with the NUL; 0 when there is no data yet */
+    int n = vsnprintf(room ? b->data + b->len : NULL, room, fmt, ap);
+    if ((size_t)n >= room) {
+        buf_reserve(b, (size_t)n);
+        vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
+    }
     va_end(ap2);
     b->len += (size_t)n;
 }

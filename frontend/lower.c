@@ -205,14 +205,37 @@ static bool lval_same(const LVal *a, const LVal *b) {
 
 /* ---- scopes ---- */
 
-static Binding *scope_find(Scope *s, const char *name) {
-    for (int i = s->n - 1; i >= 0; i--)
-        if (!strcmp(s->b[i].name, name)) return &s->b[i];
-    return NULL;
+/* Scopes this small are searched in a loop, without an index. */
+#define SCOPE_SCAN_MAX 16
+
+/* The last binding of name, as a search from the end finds it. Entries
+ * are checked against b, so one that a struct copy sharing the table
+ * added, or one past n, is skipped. */
+static Binding *scope_find(Lower *L, Scope *s, const char *name) {
+    if (s->n <= SCOPE_SCAN_MAX) {
+        for (int i = s->n - 1; i >= 0; i--)
+            if (!strcmp(s->b[i].name, name)) return &s->b[i];
+        return NULL;
+    }
+    if (s->index_of != s->b || s->n_indexed > s->n) {
+        s->index_of = s->b;
+        s->n_indexed = 0;
+        s->index = hidx_new(L->ctx->arena, (uint32_t)s->n);
+    }
+    if (hidx_reserve(&s->index, L->ctx->arena, (uint32_t)(s->n - s->n_indexed), (uint32_t)s->n)) s->n_indexed = 0;
+    for (; s->n_indexed < s->n; s->n_indexed++)
+        hidx_put(s->index, hash_str(s->b[s->n_indexed].name), (uint32_t)s->n_indexed);
+    int best = -1;
+    uint32_t h = hash_str(name);
+    for (uint32_t it = 0, k; (k = hidx_next(s->index, h, &it));) {
+        int i = (int)k - 1;
+        if (i < s->n && i > best && !strcmp(s->b[i].name, name)) best = i;
+    }
+    return best >= 0 ? &s->b[best] : NULL;
 }
 
 static void scope_set(Lower *L, const char *name, LVal v) {
-    Binding *b = scope_find(L->scope, name);
+    Binding *b = scope_find(L, L->scope, name);
     if (b) {
         b->val = v;
         return;
@@ -226,6 +249,7 @@ static void scope_remove(Scope *s, const char *name) {
         if (!strcmp(s->b[i].name, name)) {
             memmove(&s->b[i], &s->b[i + 1], sizeof(Binding) * (size_t)(s->n - i - 1));
             s->n--;
+            s->index_of = NULL;   /* the bindings moved: index them again */
             return;
         }
 }
@@ -541,7 +565,7 @@ static bool resolve_module_name_at(Lower *L, SrcLoc use, const char *name, LVal 
 }
 
 LVal lower_resolve_name(Lower *L, SrcLoc loc, const char *name) {
-    Binding *b = scope_find(L->scope, name);
+    Binding *b = scope_find(L, L->scope, name);
     if (b) return b->val;
     LVal v;
     if (resolve_module_name(L, loc, name, &v)) return v;
@@ -615,7 +639,7 @@ static void lower_annassign(Lower *L, AstNode *s) {
         return;
     }
     if (s->lhs->kind != A_NAME) diag_error(L->ctx, s->lhs->loc, "only a name can be annotated tl.constexpr");
-    if (scope_find(L->scope, s->lhs->str))
+    if (scope_find(L, L->scope, s->lhs->str))
         diag_error(L->ctx, s->lhs->loc, "%s is already defined. constexpr cannot be reassigned.", s->lhs->str);
     LVal v = lower_expr(L, s->rhs);
     if (v.kind == LV_TENSOR) {
@@ -762,7 +786,7 @@ static void bind_values(Lower *L, const Carried *c, const ValId *vals) {
 
 /* The value c's entry i yields: the name's value, or its leaf */
 static LVal carried_value(Lower *L, SrcLoc loc, const Carried *c, int i, bool loop) {
-    LVal v = scope_find(L->scope, c->names[i])->val;
+    LVal v = scope_find(L, L->scope, c->names[i])->val;
     if (c->leaf[i] < 0) return carried_tensor(L, loc, c->names[i], v, yield_where(loop));
     if (!same_structure(L, c->tmpl[i], &v))
         diag_error(L->ctx, loc, "%s changes from %s to %s %s", var_desc(L, c->names[i]), lval_kind_name(c->tmpl[i]),
@@ -818,14 +842,14 @@ static void lower_arm(Lower *L, const IfArm *a) {
         Binding *only = NULL;
         int n = 0;
         for (size_t i = 0; i < ARRAY_LEN(stop_flags); i++) {
-            Binding *b = scope_find(L->scope, stop_flags[i]);
+            Binding *b = scope_find(L, L->scope, stop_flags[i]);
             if (b && b->val.kind == LV_TENSOR) only = b, n++;
         }
         if (n == 1) only->val = lval_bool(true);
     }
     if (a->guard)
         for (size_t i = 0; i < ARRAY_LEN(stop_flags); i++) {
-            Binding *b = scope_find(L->scope, stop_flags[i]);
+            Binding *b = scope_find(L, L->scope, stop_flags[i]);
             if (b && b->val.kind == LV_TENSOR) b->val = lval_bool(false);
         }
     if (a->body) lower_block_from(L, a->body, a->from);
@@ -859,8 +883,8 @@ static void merge_names(Lower *L, const Scope *before, Scope after[2], IfMerge *
     for (int k = 0; k < 2; k++)
         for (int i = 0; i < after[k].n; i++) {
             const char *name = after[k].b[i].name;
-            Binding *old = scope_find((Scope *)before, name), *mine = &after[k].b[i];
-            Binding *other = scope_find(&after[1 - k], name);
+            Binding *old = scope_find(L, (Scope *)before, name), *mine = &after[k].b[i];
+            Binding *other = scope_find(L, &after[1 - k], name);
             if (k == 1 && other) continue;   /* seen from arm 0 */
             if (is_hidden(name) && other && lval_same(&mine->val, &other->val)) {
                 if (!old || !lval_same(&old->val, &mine->val)) {
@@ -997,7 +1021,7 @@ static const char *const loop_flags[2] = {FLAG_BRK, FLAG_CONT};
 static LoopFlags loop_flags_enter(Lower *L) {
     LoopFlags lf = {0};
     for (int i = 0; i < 2; i++) {
-        Binding *b = scope_find(L->scope, loop_flags[i]);
+        Binding *b = scope_find(L, L->scope, loop_flags[i]);
         lf.had[i] = b != NULL;
         if (b) lf.saved[i] = *b;
         scope_set(L, loop_flags[i], lval_bool(false));
@@ -1066,24 +1090,48 @@ static bool scope_shape_same(Lower *L, const Scope *a, const Scope *b) {
  * real), exponential in the depth, so the answer is remembered per loop and
  * entry scope: entered again with the same kinds, types and constants, the
  * body re-binds the same names. */
+/* The index of loop's first memo, -1 if none: a hash, as a kernel may
+ * have thousands of loops. */
+static int first_memo(Lower *L, const AstNode *loop) {
+    for (uint32_t it = 0, k; (k = hidx_next(L->memo_at, hash_ptr(loop), &it));)
+        if (L->memo[k - 1].loop == loop) return (int)k - 1;
+    return -1;
+}
+
+static void add_memo(Lower *L, LoopMemo m) {
+    int first = first_memo(L, m.loop);
+    VEC_PUSH(L->ctx->arena, L->memo, L->n_memo, L->cap_memo, m);
+    if (first >= 0) {   /* the end of the loop's chain */
+        int i = first;
+        while (L->memo[i].next) i = L->memo[i].next - 1;
+        L->memo[i].next = L->n_memo;
+        return;
+    }
+    if (hidx_reserve(&L->memo_at, L->ctx->arena, 1, (uint32_t)L->n_memo)) {   /* every first memo again */
+        for (int i = 0; i < L->n_memo - 1; i++)
+            if (first_memo(L, L->memo[i].loop) < 0) hidx_put(L->memo_at, hash_ptr(L->memo[i].loop), (uint32_t)i);
+    }
+    hidx_put(L->memo_at, hash_ptr(m.loop), (uint32_t)L->n_memo - 1);
+}
+
 static const char **carried_names(Lower *L, const AstNode *loop, AstNode *cond, AstList *body, const char *target,
                                   IrType iv_type, int *n) {
-    for (int i = 0; i < L->n_memo; i++) {
+    for (int i = first_memo(L, loop); i >= 0; i = L->memo[i].next - 1) {
         LoopMemo *m = &L->memo[i];
-        if (m->loop == loop && scope_shape_same(L, &m->entry, L->scope)) {
+        if (scope_shape_same(L, &m->entry, L->scope)) {
             *n = m->n;
             return m->names;
         }
     }
     Scope after = dry_run(L, cond, body, target, iv_type);
-    LoopMemo m = {loop, scope_copy(L, L->scope), NULL, 0};
+    LoopMemo m = {loop, scope_copy(L, L->scope), NULL, 0, 0};
     int cap = 0;
     for (int i = 0; i < L->scope->n; i++) {
         Binding *b = &L->scope->b[i];
         if (target && !strcmp(b->name, target)) continue;
-        if (!lval_same(&scope_find(&after, b->name)->val, &b->val)) VEC_PUSH(L->ctx->arena, m.names, m.n, cap, b->name);
+        if (!lval_same(&scope_find(L, &after, b->name)->val, &b->val)) VEC_PUSH(L->ctx->arena, m.names, m.n, cap, b->name);
     }
-    VEC_PUSH(L->ctx->arena, L->memo, L->n_memo, L->cap_memo, m);
+    add_memo(L, m);
     *n = m.n;
     return m.names;
 }
@@ -1244,7 +1292,7 @@ static void lower_for_as_while(Lower *L, AstNode *s, LVal vlb, LVal vub, LVal vs
     L->b.block = cond_blk;
     bind_block_args(L, &c, cond_blk, 1);
     LVal go = lower_compare(L, loc, ACMP_LT, lval_tensor(L, cond_blk->args[0]), vub);
-    LVal stop = lower_unary(L, loc, UN_NOT, scope_find(L->scope, FLAG_BRK)->val);
+    LVal stop = lower_unary(L, loc, UN_NOT, scope_find(L, L->scope, FLAG_BRK)->val);
     fwd[0] = lower_binop(L, loc, BIN_BITAND, go, stop).id;
     for (uint32_t i = 0; i < n; i++) fwd[1 + i] = cond_blk->args[i];
     L->b.loc = loc;
@@ -1342,7 +1390,7 @@ static void lower_while(Lower *L, AstNode *s) {
 /* The condition of a while loop: false once a break ran. */
 static ValId while_cond(Lower *L, AstNode *cond) {
     ValId c = scalar_cond(L, cond->loc, lower_expr(L, cond));
-    Binding *brk = scope_find(L->scope, FLAG_BRK);
+    Binding *brk = scope_find(L, L->scope, FLAG_BRK);
     if (brk->val.kind != LV_TENSOR) return c;
     L->b.loc = cond->loc;
     LVal go = lower_unary(L, cond->loc, UN_NOT, brk->val);
@@ -1394,7 +1442,7 @@ static void lower_return(Lower *L, AstNode *s) {
     LVal v = s->lhs ? lower_expr(L, s->lhs) : lval_none();
     if (L->frame->is_kernel && v.kind != LV_NONE) diag_error(L->ctx, s->loc, "a kernel cannot return a value");
     if (v.kind != LV_NONE) scope_set(L, FLAG_RETVAL, v);
-    else if (scope_find(L->scope, FLAG_RETVAL))
+    else if (scope_find(L, L->scope, FLAG_RETVAL))
         diag_error(L->ctx, s->loc, "this `return` gives no value but another `return` of '%s' gives one",
                    L->frame->func->node->str);
     scope_set(L, FLAG_RET, lval_bool(true));
@@ -1403,7 +1451,7 @@ static void lower_return(Lower *L, AstNode *s) {
 /* break / continue: set the innermost loop's flag. */
 static void lower_jump(Lower *L, AstNode *s) {
     bool brk = s->kind == A_BREAK;
-    Binding *b = scope_find(L->scope, brk ? FLAG_BRK : FLAG_CONT);
+    Binding *b = scope_find(L, L->scope, brk ? FLAG_BRK : FLAG_CONT);
     if (!b) diag_error(L->ctx, s->loc, "'%s' outside loop", brk ? "break" : "continue");
     b->val = lval_bool(true);
 }
@@ -1453,7 +1501,7 @@ static int flow_state(Lower *L, SrcLoc loc, ValId *stopped) {
     LVal acc = {0};
     bool have = false;
     for (size_t i = 0; i < ARRAY_LEN(stop_flags); i++) {
-        Binding *b = scope_find(L->scope, stop_flags[i]);
+        Binding *b = scope_find(L, L->scope, stop_flags[i]);
         if (!b) continue;
         if (b->val.kind != LV_TENSOR) {
             if (lower_truth(L, loc, &b->val)) return 0;
@@ -1469,7 +1517,7 @@ static int flow_state(Lower *L, SrcLoc loc, ValId *stopped) {
 
 static bool flow_stopped(Lower *L, SrcLoc loc) {
     for (size_t i = 0; i < ARRAY_LEN(stop_flags); i++) {
-        Binding *b = scope_find(L->scope, stop_flags[i]);
+        Binding *b = scope_find(L, L->scope, stop_flags[i]);
         if (b && b->val.kind != LV_TENSOR && lower_truth(L, loc, &b->val)) return true;
     }
     return false;
@@ -1536,7 +1584,7 @@ static void lower_callee_body(Lower *L, SrcLoc call, AstFunc *f) {
 /* What the inlined body of f returned: its return value once every path
  * returned one, None when no path did. */
 static LVal callee_result(Lower *L, AstFunc *f, Scope *scope) {
-    Binding *ret = scope_find(scope, FLAG_RET), *val = scope_find(scope, FLAG_RETVAL);
+    Binding *ret = scope_find(L, scope, FLAG_RET), *val = scope_find(L, scope, FLAG_RETVAL);
     if (!val) return lval_none();
     if (ret->val.kind == LV_TENSOR)
         diag_error(L->ctx, f->node->loc, "'%s' returns a value on some paths but falls off its end on others",

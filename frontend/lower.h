@@ -58,9 +58,17 @@ typedef struct Binding {
     LVal val;
 } Binding;
 
+/* Lookups in a large scope go through a hash index over b by name, built
+ * by scope_find and extended there with the bindings pushed since (a
+ * kernel can bind thousands of names: Inductor's tmp0, tmp1, ...).
+ * index_of is the b it indexes: a scope_copy (a new b) or a grown b gets
+ * a fresh index; so does a removal (index_of reset). */
 typedef struct Scope {
     Binding *b;
     int n, cap;
+    HashIdx *index;           /* b by name */
+    int n_indexed;            /* b[0..n_indexed) are in it */
+    const Binding *index_of;
 } Scope;
 
 /* One @jit function being lowered: the kernel, or a helper being inlined. */
@@ -78,6 +86,7 @@ typedef struct LoopMemo {
     Scope entry;             /* the scope the loop was entered with */
     const char **names;      /* the names its body re-binds */
     int n;
+    int next;                /* the next memo of the same loop, index + 1 (0: none) */
 } LoopMemo;
 
 /* A module of the user's that the kernel imports (modules.c). */
@@ -105,6 +114,7 @@ typedef struct Lower {
     uint8_t *global_state;   /* 0 = not evaluated, 1 = evaluating, 2 = done */
     LoopMemo *memo;
     int n_memo, cap_memo;
+    HashIdx *memo_at;        /* the first memo of each loop, by loop */
     LModule *cur;            /* the module whose code is being lowered (mod, globals are its) */
     LModule **mods;          /* every module loaded so far; mods[0] is the kernel's */
     int n_mods, cap_mods;

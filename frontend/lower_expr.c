@@ -1039,8 +1039,20 @@ static LVal lower_ifexp(Lower *L, AstNode *e) {
 
 void lower_call_args(Lower *L, AstNode *call, CallArgs *out) {
     Arena *a = L->ctx->arena;
-    int cap = 0, cap_l = 0, n_l = 0, cap_k = 0, cap_kv = 0, cap_kl = 0, n_kv = 0, n_kl = 0;
+    /* sized for the call as written (a starred tuple grows them), not
+     * VEC_PUSH's first 8: a long kernel makes tens of thousands of calls */
+    int cap = call->args.n, cap_l = cap, n_l = 0, cap_k = call->args2.n, cap_kv = cap_k, cap_kl = cap_k;
+    int n_kv = 0, n_kl = 0;
     *out = (CallArgs){0};
+    if (cap) {
+        out->args = arena_alloc(a, sizeof(LVal) * (size_t)cap);
+        out->locs = arena_alloc(a, sizeof(SrcLoc) * (size_t)cap);
+    }
+    if (cap_k) {
+        out->kw_names = arena_alloc(a, sizeof(const char *) * (size_t)cap_k);
+        out->kw_vals = arena_alloc(a, sizeof(LVal) * (size_t)cap_k);
+        out->kw_locs = arena_alloc(a, sizeof(SrcLoc) * (size_t)cap_k);
+    }
     for (int i = 0; i < call->args.n; i++) {
         AstNode *arg = call->args.items[i];
         if (arg->kind == A_STARRED) {

@@ -43,7 +43,10 @@ static Token *advance(Parser *p) {
     return t;
 }
 
+/* the first byte first: the parser asks this of each token many times
+ * (every keyword and operator it might be) */
 static bool tok_text_is(const Token *t, const char *s) {
+    if (t->len == 0 ? s[0] != 0 : t->text[0] != s[0]) return false;
     return (int)strlen(s) == t->len && memcmp(t->text, s, (size_t)t->len) == 0;
 }
 

@@ -272,21 +272,42 @@ ValId ir_param_add(IrFunc *fn, const char *name, IrType t, int32_t divisibility)
 }
 
 /* ---- ops ---- */
+
+/* Ops and their operand, result and region arrays come from chunks of
+ * their own, in creation order: a walk over a long function then reads
+ * memory in order, instead of hopping one page per op over the scratch
+ * that the lowering and the passes leave between them in the arena (a
+ * TLB miss per op per walk, the bulk of compiling a long kernel). Still
+ * arena memory, zeroed. */
+#define IR_MEM_CHUNK 65536
+
+static void *ir_mem(IrFunc *fn, size_t n) {
+    n = (n + 15) & ~(size_t)15;
+    if (fn->mem_left < n) {
+        size_t size = n > IR_MEM_CHUNK ? n : IR_MEM_CHUNK;
+        fn->mem = arena_alloc(fn->ctx->arena, size);
+        fn->mem_left = size;
+    }
+    void *p = fn->mem;
+    fn->mem += n;
+    fn->mem_left -= n;
+    return p;
+}
+
 IrOp *ir_op_new(IrFunc *fn, Opcode opc, SrcLoc loc, const ValId *operands, uint32_t n_operands,
                 const IrType *result_types, uint32_t n_results, uint32_t n_regions) {
-    Arena *a = fn->ctx->arena;
-    IrOp *op = arena_alloc(a, sizeof *op);
+    IrOp *op = ir_mem(fn, sizeof *op);
     op->opc = opc;
     op->loc = loc;
     ir_op_set_operands(fn, op, operands, n_operands);
     op->n_results = n_results;
-    op->results = arena_alloc(a, sizeof(ValId) * (n_results ? n_results : 1));
+    op->results = ir_mem(fn, sizeof(ValId) * (n_results ? n_results : 1));
     for (uint32_t i = 0; i < n_results; i++) {
         op->results[i] = ir_value_new(fn, result_types[i]);
         fn->vals[op->results[i]].def = op;
     }
     op->n_regions = n_regions;
-    op->regions = arena_alloc(a, sizeof(IrBlock *) * (n_regions ? n_regions : 1));
+    op->regions = ir_mem(fn, sizeof(IrBlock *) * (n_regions ? n_regions : 1));
     for (uint32_t i = 0; i < n_regions; i++) {
         op->regions[i] = ir_block_new(fn);
         op->regions[i]->parent = op;
@@ -296,7 +317,7 @@ IrOp *ir_op_new(IrFunc *fn, Opcode opc, SrcLoc loc, const ValId *operands, uint3
 
 void ir_op_set_operands(IrFunc *fn, IrOp *op, const ValId *operands, uint32_t n) {
     op->n_operands = n;
-    op->operands = arena_alloc(fn->ctx->arena, sizeof(ValId) * (n ? n : 1));
+    op->operands = ir_mem(fn, sizeof(ValId) * (n ? n : 1));
     if (n) memcpy(op->operands, operands, sizeof(ValId) * n);
 }
 
@@ -358,6 +379,49 @@ void ir_replace_uses(IrFunc *fn, ValId from, ValId to) { ir_replace_uses_in(fn, 
 void ir_replace_uses_in(IrFunc *fn, IrBlock *b, ValId from, ValId to) {
     ReplaceUses r = {from, to};
     ir_walk(fn, b, replace_in_op, &r);
+}
+
+void ir_fwd_set(IrFwd *f, ValId from, ValId to) {
+    if (from == to) return;
+    if (from >= f->n) {
+        uint32_t n = f->fn->n_vals > 2 * f->n ? f->fn->n_vals : 2 * f->n;
+        f->to = arena_realloc(f->fn->ctx->arena, f->to, sizeof(ValId) * f->n, sizeof(ValId) * n);
+        f->n = n;
+    }
+    f->to[from] = to;
+    f->any = true;
+}
+
+ValId ir_fwd_get(IrFwd *f, ValId v) {
+    ValId r = v;
+    while (r < f->n && f->to[r]) r = f->to[r];
+    /* shorten the chain so that a long run of replacements stays linear */
+    while (v < f->n && f->to[v] && f->to[v] != r) {
+        ValId next = f->to[v];
+        f->to[v] = r;
+        v = next;
+    }
+    return r;
+}
+
+bool ir_fwd_op(IrFwd *f, IrOp *op) {
+    bool changed = false;
+    if (!f->any) return false;
+    for (uint32_t i = 0; i < op->n_operands; i++) {
+        ValId v = ir_fwd_get(f, op->operands[i]);
+        changed |= v != op->operands[i];
+        op->operands[i] = v;
+    }
+    return changed;
+}
+
+static void fwd_in_op(IrFunc *fn, IrOp *op, void *ud) {
+    (void)fn;
+    ir_fwd_op(ud, op);
+}
+
+void ir_fwd_apply(IrFwd *f) {
+    if (f->any) ir_walk(f->fn, f->fn->body, fwd_in_op, f);
 }
 
 static ValId clone_mapped(const ValId *map, uint32_t n_map, ValId v) { return v < n_map && map[v] ? map[v] : v; }

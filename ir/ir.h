@@ -228,6 +228,9 @@ typedef struct IrFunc {
         int64_t int_value;
     } *baked;
     uint32_t n_baked, cap_baked;
+    /* ir.c: the chunk that ops and their arrays come from (ir_op_new) */
+    unsigned char *mem;
+    size_t mem_left;
 } IrFunc;
 
 /* ---- ir.c: construction and editing ---- */
@@ -258,6 +261,27 @@ void ir_replace_uses_in(IrFunc *fn, IrBlock *b, ValId from, ValId to);
  * order. */
 ValId ir_for_add_carried(IrFunc *fn, IrOp *loop, ValId init);
 void ir_for_add_yield(IrFunc *fn, IrOp *loop, ValId v);
+/* Replacements made while walking in program order, applied where the
+ * uses are reached instead of by a walk over the whole function per
+ * replacement (ir_replace_uses), which makes a pass that replaces once per
+ * op quadratic. A pass records from -> to (ir_fwd_set) when it replaces an
+ * op's result and resolves each op's operands when its walk reaches the op
+ * (ir_fwd_op), and whatever else it reads of an op it has not reached yet;
+ * in SSA every use of a value comes after its definition in a pre-order
+ * walk, so each op is resolved before the pass looks at it. ir_fwd_apply
+ * resolves every op of the function (one walk), as ir_replace_uses would
+ * have left them. The table grows as values are made; entries are 0 where
+ * unset. */
+typedef struct IrFwd {
+    IrFunc *fn;
+    ValId *to;
+    uint32_t n;       /* entries of to */
+    bool any;         /* something was replaced */
+} IrFwd;
+void ir_fwd_set(IrFwd *f, ValId from, ValId to);
+ValId ir_fwd_get(IrFwd *f, ValId v);          /* v after every replacement */
+bool ir_fwd_op(IrFwd *f, IrOp *op);           /* resolves op's operands; true if one changed */
+void ir_fwd_apply(IrFwd *f);
 /* Number of uses of every value, indexed by ValId (arena array). */
 uint32_t *ir_count_uses(IrFunc *fn);
 

@@ -14,13 +14,20 @@ typedef struct Report {
     const char *indent;
     SrcLoc *seen;
     uint32_t n_seen, cap_seen;
+    HashIdx *seen_at;
 } Report;
+
+static uint32_t loc_hash(SrcLoc loc) { return hash_ptr(loc.file) ^ hash_u64((uint64_t)(uint32_t)loc.line << 32 | (uint32_t)loc.col); }
 
 /* the prologue's copies and the loop's share the load's location: once */
 static bool first_time(Report *R, SrcLoc loc) {
-    for (uint32_t i = 0; i < R->n_seen; i++)
-        if (R->seen[i].file == loc.file && R->seen[i].line == loc.line && R->seen[i].col == loc.col) return false;
+    for (uint32_t it = 0, k; (k = hidx_next(R->seen_at, loc_hash(loc), &it));) {
+        const SrcLoc *s = &R->seen[k - 1];
+        if (s->file == loc.file && s->line == loc.line && s->col == loc.col) return false;
+    }
     VEC_PUSH(R->fn->ctx->arena, R->seen, R->n_seen, R->cap_seen, loc);
+    uint32_t from = hidx_reserve(&R->seen_at, R->fn->ctx->arena, 1, R->n_seen) ? 0 : R->n_seen - 1;
+    for (uint32_t k = from; k < R->n_seen; k++) hidx_put(R->seen_at, loc_hash(R->seen[k]), k);
     return true;
 }
 
@@ -53,6 +60,6 @@ static void report_op(IrFunc *fn, IrOp *op, void *ud) {
 }
 
 void ir_load_report(IrFunc *fn, Buf *out, const char *indent) {
-    Report R = {fn, out, indent, NULL, 0, 0};
+    Report R = {fn, out, indent, NULL, 0, 0, NULL};
     ir_walk(fn, fn->body, report_op, &R);
 }

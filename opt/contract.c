@@ -23,10 +23,11 @@ static IrOp *fusable_mul(IrFunc *fn, IrOp *add, int k, const uint32_t *uses) {
     return same_type(ir_type(fn, v), ir_type(fn, add->results[0])) ? mul : NULL;
 }
 
-static void contract_block(IrFunc *fn, IrBlock *b, const uint32_t *uses) {
+static void contract_block(IrFunc *fn, IrBlock *b, const uint32_t *uses, IrFwd *fwd) {
     for (IrOp *op = b->first, *next; op; op = next) {
         next = op->next;
-        for (uint32_t r = 0; r < op->n_regions; r++) contract_block(fn, op->regions[r], uses);
+        ir_fwd_op(fwd, op);
+        for (uint32_t r = 0; r < op->n_regions; r++) contract_block(fn, op->regions[r], uses, fwd);
         if (op->opc != OP_ADD) continue;
         ElemType e = (ElemType)ir_type(fn, op->results[0]).elem;
         if (e != ET_F32 && e != ET_F64) continue;
@@ -39,7 +40,7 @@ static void contract_block(IrFunc *fn, IrBlock *b, const uint32_t *uses) {
         IrOp *fma = ir_op_new(fn, OP_MATH, op->loc, args, 3, &t, 1, 0);
         fma->attr.i = MF_FMA;
         ir_insert_before(op, fma);
-        ir_replace_uses(fn, op->results[0], fma->results[0]);
+        ir_fwd_set(fwd, op->results[0], fma->results[0]);
         ir_op_unlink(op);
         ir_op_unlink(mul);
     }
@@ -47,5 +48,7 @@ static void contract_block(IrFunc *fn, IrBlock *b, const uint32_t *uses) {
 
 void pass_contract(IrFunc *fn) {
     if (fn->ctx->target.no_fp_fusion) return;
-    contract_block(fn, fn->body, ir_count_uses(fn));
+    IrFwd fwd = {fn, NULL, 0, false};
+    contract_block(fn, fn->body, ir_count_uses(fn), &fwd);
+    ir_fwd_apply(&fwd);
 }

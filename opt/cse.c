@@ -25,6 +25,7 @@ typedef struct Cse {
     uint32_t n, cap;
     uint32_t *buckets;
     uint32_t n_buckets;   /* a power of two */
+    IrFwd fwd;            /* the replacements, resolved as the walk reaches each op */
 } Cse;
 
 static uint32_t mix(uint32_t h, uint64_t x) {
@@ -103,7 +104,7 @@ static void cse_op(Cse *S, IrOp *op) {
     for (uint32_t i = S->buckets[bucket]; i; i = S->entries[i - 1].next) {
         CseEntry *e = &S->entries[i - 1];
         if (e->hash != h || !op_equal(fn, e->op, op)) continue;
-        for (uint32_t r = 0; r < op->n_results; r++) ir_replace_uses(fn, op->results[r], e->op->results[r]);
+        for (uint32_t r = 0; r < op->n_results; r++) ir_fwd_set(&S->fwd, op->results[r], e->op->results[r]);
         ir_op_unlink(op);
         return;
     }
@@ -116,6 +117,7 @@ static void cse_block(Cse *S, IrBlock *b) {
     uint32_t mark = S->n;
     for (IrOp *op = b->first, *next; op; op = next) {
         next = op->next;
+        ir_fwd_op(&S->fwd, op);
         if (cse_candidate(op)) {
             cse_op(S, op);
             continue;
@@ -137,10 +139,12 @@ static void count_op(IrFunc *fn, IrOp *op, void *ud) {
 void pass_cse(IrFunc *fn) {
     Cse S = {0};
     S.fn = fn;
+    S.fwd.fn = fn;
     uint32_t n_ops = 0;
     ir_walk(fn, fn->body, count_op, &n_ops);
     S.n_buckets = 64;
     while (S.n_buckets < 2 * n_ops) S.n_buckets *= 2;
     S.buckets = arena_alloc(fn->ctx->arena, sizeof(uint32_t) * S.n_buckets);
     cse_block(&S, fn->body);
+    ir_fwd_apply(&S.fwd);
 }

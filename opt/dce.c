@@ -11,6 +11,9 @@
  * yield operand are live. Result k of an `if` makes both yield operands k
  * live. A reduce with a live result keeps its operands and its whole
  * combine function; one with none is deleted. `while` keeps everything (it decides its own trip count).
+ * Marking is a worklist: one walk marks the roots, then each value that
+ * becomes live marks what it needs, once, so a long chain costs its
+ * length (a walk per step back would make it quadratic).
  *
  * The sweep deletes dead ops, removes dead carried values from `for`
  * (init operand, block argument, yield operand and result together) and dead
@@ -24,13 +27,17 @@
 typedef struct Dce {
     IrFunc *fn;
     bool *live;      /* per ValId */
-    bool changed;    /* marking: something became live; sweeping: IR changed */
+    ValId *work;     /* marked values whose consequences are not yet marked */
+    uint32_t n_work;
+    bool changed;    /* sweeping: IR changed */
 } Dce;
 
+/* Each value is pushed once, when it becomes live, so the worklist never
+ * holds more than fn->n_vals entries and marking is linear in the IR. */
 static void mark(Dce *D, ValId v) {
     if (!D->live[v]) {
         D->live[v] = true;
-        D->changed = true;
+        D->work[D->n_work++] = v;
     }
 }
 
@@ -43,54 +50,51 @@ static bool removable(IrOp *op) {
     return (ir_opinfo[op->opc].flags & F_PURE) && (op->n_regions == 0 || op->opc == OP_REDUCE || op->opc == OP_SCAN);
 }
 
-static bool any_result_live(Dce *D, IrOp *op) {
-    for (uint32_t i = 0; i < op->n_results; i++)
-        if (D->live[op->results[i]]) return true;
-    return false;
-}
-
-static void mark_for(Dce *D, IrOp *op) {
+/* Carried value k of `for` op is live: so are its result, its block
+ * argument, its init operand and its yield operand. */
+static void mark_carried(Dce *D, IrOp *op, uint32_t k) {
     IrBlock *body = op->regions[0];
     IrOp *y = body->last;
-    for (uint32_t i = 0; i < 3; i++) mark(D, op->operands[i]);
-    for (uint32_t k = 0; k < op->n_results; k++) {
-        if (!D->live[op->results[k]] && !D->live[body->args[k + 1]]) continue;
-        mark(D, op->results[k]);
-        mark(D, body->args[k + 1]);
-        mark(D, op->operands[3 + k]);
-        if (y && y->opc == OP_YIELD && k < y->n_operands) mark(D, y->operands[k]);
-    }
+    mark(D, op->results[k]);
+    mark(D, body->args[k + 1]);
+    mark(D, op->operands[3 + k]);
+    if (y && y->opc == OP_YIELD && k < y->n_operands) mark(D, y->operands[k]);
 }
 
-static void mark_if(Dce *D, IrOp *op) {
-    mark(D, op->operands[0]);
-    for (uint32_t k = 0; k < op->n_results; k++) {
-        if (!D->live[op->results[k]]) continue;
-        for (int r = 0; r < 2; r++) {
-            IrOp *y = op->regions[r]->last;
-            if (y && y->opc == OP_YIELD && k < y->n_operands) mark(D, y->operands[k]);
-        }
+/* Result k of an if is live: both yield operands k are. */
+static void mark_if_result(Dce *D, IrOp *op, uint32_t k) {
+    for (int r = 0; r < 2; r++) {
+        IrOp *y = op->regions[r]->last;
+        if (y && y->opc == OP_YIELD && k < y->n_operands) mark(D, y->operands[k]);
     }
 }
 
 /* A reduce (or scan) computes all its results at once: one live result keeps every
  * operand and the whole combine function. */
 static void mark_reduce(Dce *D, IrOp *op) {
-    if (!any_result_live(D, op)) return;
     for (uint32_t i = 0; i < op->n_operands; i++) mark(D, op->operands[i]);
     IrOp *y = op->regions[0]->last;
     if (y && y->opc == OP_YIELD)
         for (uint32_t i = 0; i < y->n_operands; i++) mark(D, y->operands[i]);
 }
 
-static void mark_op(IrFunc *fn, IrOp *op, void *ud) {
+static uint32_t index_of(const ValId *vals, uint32_t n, ValId v) {
+    uint32_t i = 0;
+    while (i < n && vals[i] != v) i++;
+    return i;
+}
+
+/* The roots: what is live whatever else is, one walk. */
+static void mark_roots(IrFunc *fn, IrOp *op, void *ud) {
     (void)fn;
     Dce *D = ud;
     switch (op->opc) {
     case OP_REDUCE:
-    case OP_SCAN: mark_reduce(D, op); return;
-    case OP_FOR: mark_for(D, op); return;
-    case OP_IF: mark_if(D, op); return;
+    case OP_SCAN: return;
+    case OP_FOR:
+        for (uint32_t i = 0; i < 3; i++) mark(D, op->operands[i]);
+        return;
+    case OP_IF: mark(D, op->operands[0]); return;
     case OP_YIELD:
         /* yields of for/if are marked by their parent; a while's are kept */
         if (op->parent->parent && op->parent->parent->opc == OP_WHILE)
@@ -102,8 +106,40 @@ static void mark_op(IrFunc *fn, IrOp *op, void *ud) {
         return;
     default: break;
     }
-    if (removable(op) && !any_result_live(D, op)) return;
+    if (removable(op)) return;
     for (uint32_t i = 0; i < op->n_operands; i++) mark(D, op->operands[i]);
+}
+
+/* Value v has become live: what that makes live. */
+static void mark_consequences(Dce *D, ValId v) {
+    IrValue *val = &D->fn->vals[v];
+    IrOp *op = val->def;
+    if (!op) {   /* a block argument: a for body's carried value */
+        IrOp *owner = val->block ? val->block->parent : NULL;
+        if (!owner || owner->opc != OP_FOR || val->block != owner->regions[0]) return;
+        uint32_t p = index_of(val->block->args, val->block->n_args, v);
+        if (p >= 1 && p - 1 < owner->n_results) mark_carried(D, owner, p - 1);
+        return;
+    }
+    switch (op->opc) {
+    case OP_REDUCE:
+    case OP_SCAN: mark_reduce(D, op); return;
+    case OP_FOR:
+    case OP_IF: {
+        uint32_t k = index_of(op->results, op->n_results, v);
+        if (k < op->n_results) (op->opc == OP_FOR ? mark_carried : mark_if_result)(D, op, k);
+        return;
+    }
+    case OP_WHILE: return;   /* a root: all marked */
+    default: break;
+    }
+    for (uint32_t i = 0; i < op->n_operands; i++) mark(D, op->operands[i]);
+}
+
+static bool any_result_live(Dce *D, IrOp *op) {
+    for (uint32_t i = 0; i < op->n_results; i++)
+        if (D->live[op->results[i]]) return true;
+    return false;
 }
 
 /* ---- sweep ---- */
@@ -186,13 +222,15 @@ static void sweep_block(Dce *D, IrBlock *b) {
     }
 }
 
-/* One mark-and-sweep round; true if the IR changed. */
+/* One mark-and-sweep round; true if the IR changed. Marking is a
+ * worklist: the roots, then what each live value makes live, each value
+ * once; liveness flows from uses back to definitions in one sweep of the
+ * worklist however long the chains are. */
 static bool dce_round(IrFunc *fn) {
-    Dce D = {fn, arena_alloc(fn->ctx->arena, fn->n_vals), true};
-    while (D.changed) {
-        D.changed = false;
-        ir_walk(fn, fn->body, mark_op, &D);
-    }
+    Arena *a = fn->ctx->arena;
+    Dce D = {fn, arena_alloc(a, fn->n_vals), arena_alloc(a, sizeof(ValId) * fn->n_vals), 0, false};
+    ir_walk(fn, fn->body, mark_roots, &D);
+    while (D.n_work) mark_consequences(&D, D.work[--D.n_work]);
     sweep_block(&D, fn->body);
     return D.changed;
 }

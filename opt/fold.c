@@ -428,9 +428,18 @@ static bool fold_chain(IrFunc *fn, IrOp *op) {
     return true;
 }
 
+/* A walk's state: whether it changed anything, and the replacements it
+ * made (resolved as the walk reaches each op). */
+typedef struct FoldWalk {
+    bool changed;
+    IrFwd *fwd;
+} FoldWalk;
+
 static void fold_op(IrFunc *fn, IrOp *op, void *ud) {
-    bool *changed = ud;
+    FoldWalk *w = ud;
+    bool *changed = &w->changed;
     Konst k;
+    ir_fwd_op(w->fwd, op);
     if (op->opc == OP_ASSUME && konst(fn, op->operands[0], &k) && k.i) {   /* promises nothing */
         ir_op_unlink(op);
         *changed = true;
@@ -444,7 +453,7 @@ static void fold_op(IrFunc *fn, IrOp *op, void *ud) {
     if (fold_chain(fn, op)) *changed = true;
     ValId x = identity_of(fn, op), r = op->results[0];
     if (x == VAL_NONE || !ir_type_eq(ir_type(fn, x), ir_type(fn, r)) || fn->vals[x].layout != fn->vals[r].layout) return;
-    ir_replace_uses(fn, r, x);
+    ir_fwd_set(w->fwd, r, x);
     ir_op_unlink(op);
     *changed = true;
 }
@@ -491,18 +500,23 @@ static ValId if_result_value(IrFunc *fn, IrOp *op, uint32_t i) {
 typedef struct FoldIf {
     bool changed;
     uint32_t *uses;   /* counted at the start of the round */
+    IrFwd *fwd;
 } FoldIf;
 
 static void fold_if(IrFunc *fn, IrOp *op, void *ud) {
     FoldIf *f = ud;
+    ir_fwd_op(f->fwd, op);
     if (op->opc != OP_IF) return;
+    /* the yields are read before the walk reaches them */
+    for (uint32_t r = 0; r < 2; r++)
+        if (op->regions[r]->last) ir_fwd_op(f->fwd, op->regions[r]->last);
     for (uint32_t i = 0; i < op->n_results; i++) {
         ValId r = op->results[i];
         if (!f->uses[r]) continue;   /* dce drops it */
         ValId x = if_result_value(fn, op, i);
         if (x == VAL_NONE || fn->vals[x].layout != fn->vals[r].layout || !ir_type_eq(ir_type(fn, x), ir_type(fn, r)))
             continue;
-        ir_replace_uses(fn, r, x);
+        ir_fwd_set(f->fwd, r, x);
         f->uses[r] = 0;
         f->changed = true;
     }
@@ -524,6 +538,7 @@ static void fold_if(IrFunc *fn, IrOp *op, void *ud) {
 typedef struct FoldUses {
     bool changed;
     uint32_t *uses;   /* counted at the start of the round, kept up to date */
+    IrFwd *fwd;
 } FoldUses;
 
 static bool zero_acc_dot(IrFunc *fn, ValId v, IrOp *add, const uint32_t *uses) {
@@ -533,6 +548,7 @@ static bool zero_acc_dot(IrFunc *fn, ValId v, IrOp *add, const uint32_t *uses) {
 
 static void fold_dot_add(IrFunc *fn, IrOp *op, void *ud) {
     FoldUses *f = ud;
+    ir_fwd_op(f->fwd, op);
     if (op->opc != OP_ADD) return;
     ValId r = op->results[0];
     if (elem_is_float((ElemType)ir_type(fn, r).elem)) return;
@@ -546,7 +562,7 @@ static void fold_dot_add(IrFunc *fn, IrOp *op, void *ud) {
         ir_op_set_operands(fn, d, ops, 3);
         ir_op_unlink(d);
         ir_insert_before(op, d);
-        ir_replace_uses(fn, r, dv);
+        ir_fwd_set(f->fwd, r, dv);
         ir_op_unlink(op);
         f->uses[dv] = f->uses[r];
         f->changed = true;
@@ -554,16 +570,21 @@ static void fold_dot_add(IrFunc *fn, IrOp *op, void *ud) {
     }
 }
 
+/* Each walk resolves every op it reaches, so the use counts taken
+ * between walks see every replacement. */
 void pass_fold(IrFunc *fn) {
+    IrFwd fwd = {fn, NULL, 0, false};
     bool changed = true;
     while (changed) {
-        changed = false;
-        ir_walk(fn, fn->body, fold_op, &changed);
-        FoldIf f = {false, ir_count_uses(fn)};
+        FoldWalk w = {false, &fwd};
+        ir_walk(fn, fn->body, fold_op, &w);
+        changed = w.changed;
+        FoldIf f = {false, ir_count_uses(fn), &fwd};
         ir_walk(fn, fn->body, fold_if, &f);
         changed |= f.changed;
-        FoldUses u = {false, ir_count_uses(fn)};
+        FoldUses u = {false, ir_count_uses(fn), &fwd};
         ir_walk(fn, fn->body, fold_dot_add, &u);
         changed |= u.changed;
     }
+    ir_fwd_apply(&fwd);
 }

@@ -55,6 +55,8 @@ typedef struct LayoutPass {
     uint32_t n_anchors, cap_anchors;
     Converted *converted;
     uint32_t n_converted, cap_converted;
+    HashIdx *anchor_at;      /* anchors by op */
+    HashIdx *converted_at;   /* converted by (value, layout, block) */
 } LayoutPass;
 
 static int64_t pow2_floor(int64_t x) {
@@ -161,9 +163,15 @@ static void add_anchor(IrFunc *fn, IrOp *op, void *ud) {
     VEC_PUSH(fn->ctx->arena, P->anchors, P->n_anchors, P->cap_anchors, a);
 }
 
+/* after every anchor is added */
+static void index_anchors(LayoutPass *P) {
+    P->anchor_at = hidx_new(P->fn->ctx->arena, P->n_anchors);
+    for (uint32_t k = 0; k < P->n_anchors; k++) hidx_put(P->anchor_at, hash_ptr(P->anchors[k].op), k);
+}
+
 static Anchor *find_anchor(LayoutPass *P, IrOp *op) {
-    for (uint32_t i = 0; i < P->n_anchors; i++)
-        if (P->anchors[i].op == op) return &P->anchors[i];
+    for (uint32_t it = 0, k; (k = hidx_next(P->anchor_at, hash_ptr(op), &it));)
+        if (P->anchors[k - 1].op == op) return &P->anchors[k - 1];
     return NULL;
 }
 
@@ -660,6 +668,25 @@ static int remat_ops(LayoutPass *P, ValId v, int budget) {
 
 static ValId in_layout(LayoutPass *P, IrOp *user, ValId v, int32_t l);
 
+static uint32_t converted_hash(const Converted *c) {
+    return hash_ptr(c->block) ^ hash_u64((uint64_t)c->from << 32 | (uint32_t)c->layout);
+}
+
+static Converted *find_converted(LayoutPass *P, ValId v, int32_t l, IrBlock *b) {
+    Converted key = {v, l, b, VAL_NONE};
+    for (uint32_t it = 0, k; (k = hidx_next(P->converted_at, converted_hash(&key), &it));) {
+        Converted *c = &P->converted[k - 1];
+        if (c->from == v && c->layout == l && c->block == b) return c;
+    }
+    return NULL;
+}
+
+static void add_converted(LayoutPass *P, Converted c) {
+    VEC_PUSH(P->fn->ctx->arena, P->converted, P->n_converted, P->cap_converted, c);
+    uint32_t from = hidx_reserve(&P->converted_at, P->fn->ctx->arena, 1, P->n_converted) ? 0 : P->n_converted - 1;
+    for (uint32_t k = from; k < P->n_converted; k++) hidx_put(P->converted_at, converted_hash(&P->converted[k]), k);
+}
+
 /* A copy of def (whose result is to have layout l) right before user, its
  * tile operands themselves brought into the layouts it needs. */
 static IrOp *clone_before(LayoutPass *P, IrOp *user, IrOp *def, int32_t l) {
@@ -681,10 +708,8 @@ static IrOp *clone_before(LayoutPass *P, IrOp *user, IrOp *def, int32_t l) {
 static ValId in_layout(LayoutPass *P, IrOp *user, ValId v, int32_t l) {
     if (!is_tile(P, v) || layout_of(P, v) == l) return v;
     IrFunc *fn = P->fn;
-    for (uint32_t i = 0; i < P->n_converted; i++) {
-        Converted *c = &P->converted[i];
-        if (c->from == v && c->layout == l && c->block == user->parent) return c->to;
-    }
+    Converted *done = find_converted(P, v, l, user->parent);
+    if (done) return done->to;
     IrOp *def = fn->vals[v].def;
     IrType t = ir_type(fn, v);
     IrOp *copy;
@@ -694,8 +719,7 @@ static ValId in_layout(LayoutPass *P, IrOp *user, ValId v, int32_t l) {
     ValId to = copy->results[0];
     fn->vals[to].layout = l;
     fn->vals[to].name = fn->vals[v].name;
-    Converted c = {v, l, user->parent, to};
-    VEC_PUSH(fn->ctx->arena, P->converted, P->n_converted, P->cap_converted, c);
+    add_converted(P, (Converted){v, l, user->parent, to});
     return to;
 }
 
@@ -749,9 +773,7 @@ static void fix_operands(IrFunc *fn, IrOp *op, void *ud) {
             break;
         }
     }
-    if (anchor >= 0 && !is_atomic(op->opc))
-        for (uint32_t i = 0; i < P->n_anchors; i++)
-            if (P->anchors[i].op == op) op->attr.vec = P->anchors[i].vec;
+    if (anchor >= 0 && !is_atomic(op->opc)) op->attr.vec = find_anchor(P, op)->vec;
 }
 
 /* requires: nothing (runs axis analysis itself). changes: gives every tile
@@ -771,6 +793,7 @@ void pass_layout(IrFunc *fn) {
     for (uint32_t v = 0; v < P.n_orig; v++) P.want[v] = -1;
     for (uint32_t v = 0; v < P.n_orig; v++) fn->vals[v].layout = -1;
     ir_walk(fn, fn->body, add_anchor, &P);
+    index_anchors(&P);
     back_block(&P, fn->body);
     fwd_block(&P, fn->body);
     ir_walk(fn, fn->body, fix_operands, &P);

@@ -638,21 +638,24 @@ static void mark_loads(IrBlock *body, const char *why) {
         if (op->opc == OP_LOAD) op->attr.str = why;
 }
 
-static void try_loop(IrFunc *fn, IrOp *loop, const uint32_t *uses) {
+/* *uses: the use counts of fn's values, counted here when first needed
+ * (NULL until then); true if the loop was pipelined (the IR changed, so
+ * the counts are stale). */
+static bool try_loop(IrFunc *fn, IrOp *loop, uint32_t **uses) {
     int S = loop->attr.i ? (int)loop->attr.i : fn->ctx->target.num_stages;
     IrBlock *body = loop->regions[0];
     bool plain = loop->attr.i && !has_dot(body);
     if (S < 2) {
         mark_loads(body, arena_printf(fn->ctx->arena, "num_stages is %d", S));
-        return;
+        return false;
     }
     if (!has_dot(body) && !plain) {
         mark_loads(body, "a loop without a dot pipelines only with its own num_stages (tl.range)");
-        return;
+        return false;
     }
     if (!opt_known_positive(fn, loop->operands[2])) {
         mark_loads(body, "the loop's step is not known to be positive");
-        return;
+        return false;
     }
     /* S > 65 would wait with more than the 63 pending groups SASS's DEPBAR counts */
     Pipe Q = {.fn = fn, .loop = loop, .body = body, .S = S > 65 ? 65 : S, .plain = plain};
@@ -661,21 +664,23 @@ static void try_loop(IrFunc *fn, IrOp *loop, const uint32_t *uses) {
     Q.need = arena_alloc(fn->ctx->arena, sizeof(bool) * Q.body->n_args);
     Cand *cands = NULL;
     uint32_t n = 0, cap = 0;
+    if (!*uses) *uses = ir_count_uses(fn);
     for (IrOp *op = Q.body->first; op; op = op->next) {
         Cand c = {0};
         if (op->opc != OP_LOAD) continue;
-        op->attr.str = obstacle(&Q, op, uses, &c);
+        op->attr.str = obstacle(&Q, op, *uses, &c);
         if (!op->attr.str) VEC_PUSH(fn->ctx->arena, cands, n, cap, c);
     }
-    if (!n) return;
+    if (!n) return false;
     if (!carried_ok(&Q)) {
         for (uint32_t i = 0; i < n; i++)
             cands[i].load->attr.str = "a loop-carried value its address needs is updated from a load or a nested region";
-        return;
+        return false;
     }
     Q.private_ = Q.plain && reads_private(fn, cands, n);
     Q.map = arena_alloc(fn->ctx->arena, sizeof(ValId) * fn->n_vals * 2 + 64);
     pipeline_loop(&Q, cands, n);
+    return true;
 }
 
 typedef struct Loops {
@@ -700,6 +705,10 @@ static void plain_load(IrFunc *fn, IrOp *op, void *ud) {
 void pass_pipeline(IrFunc *fn) {
     Loops loops = {0};
     ir_walk(fn, fn->body, collect_loop, &loops);
-    for (uint32_t i = 0; i < loops.n; i++) try_loop(fn, loops.ops[i], ir_count_uses(fn));
+    /* counted again only after a loop changed the IR: not per loop, which
+     * would be quadratic in a kernel of many loops */
+    uint32_t *uses = NULL;
+    for (uint32_t i = 0; i < loops.n; i++)
+        if (try_loop(fn, loops.ops[i], &uses)) uses = NULL;
     ir_walk(fn, fn->body, plain_load, NULL);
 }

@@ -16,8 +16,17 @@ static const char *const reg_decl[RC_COUNT] = {".pred", ".b16", ".b32", ".f32", 
 
 /* ---- instruction text ---- */
 
+/* "%r12": by hand, not printf, as most of a kernel's text is registers */
 void ptx_put_reg(Buf *b, Reg r) {
-    buf_printf(b, "%%%s%u", reg_prefix[REG_CLASS(r)], (unsigned)(r & 0x0FFFFFFFu));
+    char s[16];
+    int n = 0;
+    s[n++] = '%';
+    for (const char *p = reg_prefix[REG_CLASS(r)]; *p; p++) s[n++] = *p;
+    char digits[10];
+    int k = 0;
+    for (uint32_t v = r & 0x0FFFFFFFu; k == 0 || v; v /= 10) digits[k++] = (char)('0' + v % 10);
+    while (k) s[n++] = digits[--k];
+    buf_putn(b, s, (size_t)n);
 }
 
 const char *ptx_guard(Ptx *P, Reg pred) {
@@ -191,9 +200,18 @@ static Reg *values_regs(Ptx *P, const ValId *vals, uint32_t n_vals, int *total) 
 
 /* ---- constants (prologue, one register per distinct bit pattern) ---- */
 
+static uint32_t const_hash(RegClass c, uint64_t bits) { return hash_u64(bits) ^ (uint32_t)c; }
+
+/* a kernel can have many distinct constants: a hash, not a search */
+static void const_add(Ptx *P, ConstReg cr) {
+    VEC_PUSH(P->arena, P->consts, P->n_consts, P->cap_consts, cr);
+    uint32_t from = hidx_reserve(&P->const_at, P->arena, 1, P->n_consts) ? 0 : P->n_consts - 1;
+    for (uint32_t k = from; k < P->n_consts; k++) hidx_put(P->const_at, const_hash(P->consts[k].cls, P->consts[k].bits), k);
+}
+
 Reg ptx_const_reg(Ptx *P, RegClass c, uint64_t bits) {
-    for (uint32_t i = 0; i < P->n_consts; i++)
-        if (P->consts[i].cls == c && P->consts[i].bits == bits) return P->consts[i].reg;
+    for (uint32_t it = 0, k; (k = hidx_next(P->const_at, const_hash(c, bits), &it));)
+        if (P->consts[k - 1].cls == c && P->consts[k - 1].bits == bits) return P->consts[k - 1].reg;
     Reg r = ptx_reg(P, c);
     PrologueMark m = prologue_begin(P);
     switch (c) {
@@ -215,8 +233,7 @@ Reg ptx_const_reg(Ptx *P, RegClass c, uint64_t bits) {
     default: tric_unreachable();
     }
     prologue_end(P, m);
-    ConstReg cr = {c, bits, r};
-    VEC_PUSH(P->arena, P->consts, P->n_consts, P->cap_consts, cr);
+    const_add(P, (ConstReg){c, bits, r});
     return r;
 }
 

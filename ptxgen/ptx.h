@@ -71,6 +71,7 @@ typedef struct Ptx {
     uint32_t n_lregs;
     ConstReg *consts;
     uint32_t n_consts, cap_consts;
+    HashIdx *const_at;      /* consts by (class, bits) */
     const SrcFile **files;
     uint32_t n_files, cap_files;
     int n_insts;            /* instructions written so far (to drop empty .loc lines) */
@@ -84,6 +85,7 @@ typedef struct Ptx {
     bool uses_vprintf, uses_assertfail;
     struct ReducePlan *reds;   /* reduce.c: reductions through shared memory */
     uint32_t n_reds, cap_reds;
+    HashIdx *red_at;        /* reds by op */
     int32_t red_bytes;      /* their buffers, at the start of shared memory */
     /* convert.c: pipeline buffers (local_alloc) and shared memory by
      * liveness: scratch (convert_layout, smem_share) at an op starts after

@@ -104,9 +104,10 @@ static void collect(IrFunc *fn, IrOp *op, void *ud) {
     VEC_PUSH(P->arena, P->reds, P->n_reds, P->cap_reds, pl);
 }
 
+/* by hash: a kernel may reduce thousands of times */
 static ReducePlan *find_plan(Ptx *P, IrOp *op) {
-    for (uint32_t i = 0; i < P->n_reds; i++)
-        if (P->reds[i].op == op) return &P->reds[i];
+    for (uint32_t it = 0, k; (k = hidx_next(P->red_at, hash_ptr(op), &it));)
+        if (P->reds[k - 1].op == op) return &P->reds[k - 1];
     return NULL;
 }
 
@@ -156,6 +157,8 @@ bool ptx_reduce_slot(Ptx *P, IrOp *op, int32_t *offset, bool *bar_before) {
 
 void ptx_reduce_plan(Ptx *P) {
     ir_walk(P->fn, P->fn->body, collect, P);
+    P->red_at = hidx_new(P->arena, P->n_reds);
+    for (uint32_t i = 0; i < P->n_reds; i++) hidx_put(P->red_at, hash_ptr(P->reds[i].op), i);
     int32_t size[2] = {0, 0};
     for (uint32_t i = 0; i < P->n_reds; i++) {
         ReducePlan *pl = &P->reds[i];

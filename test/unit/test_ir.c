@@ -856,6 +856,56 @@ static void test_pipeline_dump(void) {
     ctx_free(c);
 }
 
+/* IrFwd leaves the IR as ir_replace_uses does: replacements chain (the
+ * second replaces what the first left), reach nested regions, and the
+ * table grows for values made after it was first set. */
+static void test_fwd(void) {
+    Ctx *c = new_ctx();
+    const char *src = "func @f(%n: i32, %p: ptr<i32>) {\n"
+                      "  %0 = const 1 : i32\n"
+                      "  %1 = add %n, %0 : i32\n"
+                      "  %2 = add %1, %0 : i32\n"
+                      "  %3 = for %4 = %0 to %n step %0 iter(%5 = %2) -> (i32) {\n"
+                      "    %6 = add %5, %2 : i32\n"
+                      "    yield %6\n"
+                      "  }\n"
+                      "  store %p, %3\n"
+                      "  store %p, %1\n"
+                      "  ret\n"
+                      "}\n";
+    IrFunc *fn[2] = {parse_str(c, src), parse_str(c, src)};
+    CHECK(fn[0] && fn[1]);
+    if (!fn[0] || !fn[1]) {
+        ctx_free(c);
+        return;
+    }
+    ValId add1[2], add2[2], n[2];
+    for (int k = 0; k < 2; k++) {
+        add1[k] = fn[k]->body->first->next->results[0];
+        add2[k] = fn[k]->body->first->next->next->results[0];
+        n[k] = fn[k]->params[0].val;
+    }
+    ir_replace_uses(fn[0], add2[0], add1[0]);
+    ir_replace_uses(fn[0], add1[0], n[0]);
+    IrFwd f = {fn[1], NULL, 0, false};
+    ir_fwd_set(&f, add2[1], add1[1]);
+    ir_fwd_set(&f, add1[1], n[1]);
+    CHECK(ir_fwd_get(&f, add2[1]) == n[1]);
+    IrOp *loop = fn[1]->body->first->next->next->next;
+    CHECK(ir_fwd_op(&f, loop) && loop->operands[3] == n[1]);   /* the init, before the rest */
+    CHECK(!ir_fwd_op(&f, loop));
+    ir_fwd_apply(&f);
+    char *want = print_fn(fn[0]), *got = print_fn(fn[1]);
+    if (strcmp(want, got) != 0) {
+        printf("fwd:\n--- ir_replace_uses\n%s--- IrFwd\n%s", want, got);
+        failures++;
+    }
+    ValId late = ir_value_new(fn[1], ir_scalar(ET_I32));   /* past the table */
+    ir_fwd_set(&f, late, add2[1]);
+    CHECK(f.n > late && ir_fwd_get(&f, late) == n[1] && ir_fwd_get(&f, n[1]) == n[1]);
+    ctx_free(c);
+}
+
 int main(void) {
     test_builder_roundtrip();
     test_text();
@@ -867,6 +917,7 @@ int main(void) {
     test_dce();
     test_dce_built();
     test_pipeline_dump();
+    test_fwd();
     if (failures) printf("test_ir: %d failed\n", failures);
     return failures != 0;
 }
