@@ -160,7 +160,7 @@ fuzz-lib: $(FUZZ_BIN) $(BT)/fuzz/cache_seeds
 		saved=; [ -d test/fuzz/$$t ] && saved=test/fuzz/$$t; \
 		echo "== fuzz_$$t for $(or $(FUZZ_SECONDS),10) s"; \
 		nice $(BF)/fuzz_$$t $(FUZZ_FLAGS) -max_total_time=$(or $(FUZZ_SECONDS),10) -print_final_stats=1 \
-			-artifact_prefix=$(BF)/artifacts/$$t/ $(BF)/corpus/$$t $(BF)/seeds/$$t $$saved || status=1; \
+			-artifact_prefix=$(BF)/artifacts/$$t/ -dict=$(BF)/seeds/$$t.dict $(BF)/corpus/$$t $(BF)/seeds/$$t $$saved || status=1; \
 	done; exit $$status
 
 bench: all

@@ -118,6 +118,20 @@ set +f
 IFS=$old_ifs
 "$CACHE_SEEDS" "$OUT/cache" "$@" || exit 1
 
+# ---- dictionaries for libFuzzer (-dict): the words each reader knows, from its sources ----
+dict() {   # target, files...
+    t=$1
+    shift
+    grep -oh '"[A-Za-z_][A-Za-z0-9_.]*"' "$@" | sort -u >"$OUT/$t.dict"
+}
+dict compile frontend/*.c
+printf '"%s"\n' def if elif else for while return import from as in not and or is pass break continue \
+    True False None lambda with assert global >>"$OUT/compile.dict"
+dict ir ir/ops.def ir/types.def ir/text.c
+dict signature frontend/signature.c ir/types.def
+dict args interp/args.c interp/check.c ir/types.def
+dict cache runtime/cache.c
+
 for t in compile ir signature args cache; do
     printf '%s: %s seeds\n' "$t" "$(ls "$OUT/$t" | wc -l)"
 done
