@@ -20,6 +20,7 @@ MAJOR   := $(firstword $(subst ., ,$(VERSION)))
 
 B  = build
 BT = build-test
+BF = build-fuzz
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o)
 TLIB_OBJ = $(LIB_SRC:%.c=$(BT)/%.o)
 TEST_SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -56,8 +57,8 @@ GEN = $(B)/gen
 $(GEN)/aot_launch.inc: runtime/aot_launch.c.in
 	@mkdir -p $(dir $@)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
-$(B)/runtime/aot.o $(BT)/runtime/aot.o: $(GEN)/aot_launch.inc
-$(B)/runtime/aot.o $(BT)/runtime/aot.o: CPPFLAGS += -I$(GEN)
+$(B)/runtime/aot.o $(BT)/runtime/aot.o $(BF)/runtime/aot.o: $(GEN)/aot_launch.inc
+$(B)/runtime/aot.o $(BT)/runtime/aot.o $(BF)/runtime/aot.o: CPPFLAGS += -I$(GEN)
 
 # the test build: sanitizers, IR verification after every pass
 $(BT)/%.o: %.c
@@ -81,7 +82,19 @@ $(BT)/aot/libcuda.so.1: test/aot/fake_cuda.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g $(WARN) -fPIC -shared -I. -o $@ $< $(LIB_OBJ) $(LIBS) -lpthread
 
-test: $(BT)/tric $(UNIT_BIN) $(BT)/aot/libcuda.so.1 all
+# the fuzz targets without libFuzzer: a main() that replays inputs
+# (test/fuzz/README), and the program that makes the cache seeds
+FUZZ_TARGETS = compile ir signature args cache
+FUZZ_SRC     = test/fuzz/targets
+FUZZ_REPLAY  = $(FUZZ_TARGETS:%=$(BT)/fuzz/replay_%)
+$(BT)/fuzz/replay_%: $(FUZZ_SRC)/fuzz_%.c $(FUZZ_SRC)/replay.c $(FUZZ_SRC)/fuzz.h $(BT)/libtric.a
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g $(WARN) $(TEST_SAN) -DTRIC_TEST=1 -I. -o $@ $< $(FUZZ_SRC)/replay.c $(BT)/libtric.a $(LIBS)
+$(BT)/fuzz/cache_seeds: $(FUZZ_SRC)/cache_seeds.c $(BT)/libtric.a
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g $(WARN) $(TEST_SAN) -DTRIC_TEST=1 -I. -o $@ $< $(BT)/libtric.a $(LIBS)
+
+test: $(BT)/tric $(UNIT_BIN) $(BT)/aot/libcuda.so.1 $(FUZZ_REPLAY) $(BT)/fuzz/cache_seeds all
 	@sh test/run.sh
 
 # the fast part of `make test` for the edit-compile loop: unit tests but
@@ -122,6 +135,38 @@ gpu-test: all $(B)/driver_smoke $(B)/aot_matmul
 # that fails is saved under test/fuzz/ and runs in every `make test` after
 fuzz: $(BT)/unit/test_kernelgen
 	$(BT)/unit/test_kernelgen --seconds $(or $(FUZZ_SECONDS),60) --save test/fuzz
+
+# coverage-guided fuzzing of the library with libFuzzer (clang): the
+# targets of test/fuzz/targets, built under build-fuzz/ with ASan+UBSan,
+# each run for FUZZ_SECONDS (default 10) on one core from its corpus
+# (build-fuzz/corpus/T, kept between runs), the seeds made from the tree
+# and the saved inputs of test/fuzz/T/. Crashes go to build-fuzz/artifacts/T/.
+FUZZ_CC  ?= clang
+FUZZ_SAN  = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FLIB_OBJ  = $(LIB_SRC:%.c=$(BF)/%.o)
+FUZZ_BIN  = $(FUZZ_TARGETS:%=$(BF)/fuzz_%)
+FUZZ_FLAGS ?= -max_len=16384 -timeout=10 -rss_limit_mb=2048
+
+$(BF)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -O1 -g $(CPPFLAGS) $(WARN) $(DEPFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -DTRIC_TEST=1 -c $< -o $@
+
+$(BF)/libtric.a: $(FLIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BF)/fuzz_%: $(FUZZ_SRC)/fuzz_%.c $(FUZZ_SRC)/fuzz.h $(BF)/libtric.a
+	$(FUZZ_CC) -O1 -g $(WARN) $(FUZZ_SAN) -fsanitize=fuzzer -DTRIC_TEST=1 -I. -o $@ $< $(BF)/libtric.a $(LIBS)
+
+fuzz-lib: $(FUZZ_BIN) $(BT)/fuzz/cache_seeds
+	sh test/fuzz/seeds.sh $(BF)/seeds $(BT)/fuzz/cache_seeds
+	@status=0; for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(BF)/corpus/$$t $(BF)/artifacts/$$t; \
+		saved=; [ -d test/fuzz/$$t ] && saved=test/fuzz/$$t; \
+		echo "== fuzz_$$t for $(or $(FUZZ_SECONDS),10) s"; \
+		nice $(BF)/fuzz_$$t $(FUZZ_FLAGS) -max_total_time=$(or $(FUZZ_SECONDS),10) -print_final_stats=1 \
+			-artifact_prefix=$(BF)/artifacts/$$t/ -dict=$(BF)/seeds/$$t.dict $(BF)/corpus/$$t $(BF)/seeds/$$t $$saved || status=1; \
+	done; exit $$status
 
 bench: all
 	python3 bench/bench.py
@@ -166,8 +211,8 @@ wc:
 	@for d in $(LIB_DIRS) test; do printf '%-10s %6s\n' $$d "$$(cat $$d/*.[ch] $$d/*/*.[ch] 2>/dev/null | wc -l)"; done
 
 clean:
-	rm -rf $(B) $(BT)
+	rm -rf $(B) $(BT) $(BF)
 
-.PHONY: all test check accept gpu-test fuzz bench bench-all demo wc clean install uninstall
+.PHONY: all test check accept gpu-test fuzz fuzz-lib bench bench-all demo wc clean install uninstall
 
--include $(LIB_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(B)/tric.d $(BT)/tric.d
+-include $(LIB_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(FLIB_OBJ:.o=.d) $(B)/tric.d $(BT)/tric.d

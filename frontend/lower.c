@@ -1172,9 +1172,10 @@ static Carried loop_carried(Lower *L, SrcLoc loc, const char **names, int n_name
     return c;
 }
 
-/* Binds c's names to the arguments of blk starting at first. */
+/* Binds c's names to the arguments of blk starting at first (a block with
+ * none has a null array: no arithmetic on it, which C leaves undefined). */
 static void bind_block_args(Lower *L, const Carried *c, IrBlock *blk, uint32_t first) {
-    bind_values(L, c, blk->args + first);
+    if (c->n) bind_values(L, c, blk->args + first);
 }
 
 static int64_t const_int_or_die(Lower *L, SrcLoc loc, const LArg *a, const char *what) {

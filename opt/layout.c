@@ -478,11 +478,13 @@ static bool narrowing_cast(LayoutPass *P, IrOp *op) {
 }
 
 /* loads take their anchor; a narrowing cast its operand's layout; everything
- * else its want, else a derived layout */
+ * else its want, else a derived layout. Shared-memory buffers have none (a
+ * pipeline ring's slot count need not be a power of two): they appear only
+ * when the passes run again over IR the pipeline already went through. */
 static void fwd_result(LayoutPass *P, IrOp *op) {
     ValId r = op->results[0];
     IrType t = ir_type(P->fn, r);
-    if (!t.rank) return;
+    if (!t.rank || op->opc == OP_LOCAL_ALLOC || op->opc == OP_MBAR_ALLOC) return;
     int32_t l = op->opc == OP_LOAD || is_atomic(op->opc) ? anchor_of(P, op) : -1;
     if (l < 0 && narrowing_cast(P, op)) l = layout_of(P, op->operands[0]);
     if (l < 0) l = want_of(P, r);

@@ -198,6 +198,12 @@ static Reg *values_regs(Ptx *P, const ValId *vals, uint32_t n_vals, int *total) 
     return all;
 }
 
+/* values_regs of vals[first, n): an empty array may be NULL, and C has no
+ * NULL + 0 */
+static Reg *values_regs_from(Ptx *P, const ValId *vals, uint32_t first, uint32_t n, int *total) {
+    return values_regs(P, first < n ? vals + first : NULL, first < n ? n - first : 0, total);
+}
+
 /* ---- constants (prologue, one register per distinct bit pattern) ---- */
 
 static uint32_t const_hash(RegClass c, uint64_t bits) { return hash_u64(bits) ^ (uint32_t)c; }
@@ -676,7 +682,7 @@ static void op_end(Ptx *P, OpMark m) {
 static void yield_into(Ptx *P, IrOp *term, Opcode want, uint32_t first, const Reg *dst, int n) {
     TRIC_ASSERT(term && term->opc == want);
     int m;
-    Reg *src = values_regs(P, term->operands + first, term->n_operands - first, &m);
+    Reg *src = values_regs_from(P, term->operands, first, term->n_operands, &m);
     TRIC_ASSERT(m == n);
     OpMark mark = op_begin(P, term);
     parallel_mov(P, dst, src, n);
@@ -685,8 +691,7 @@ static void yield_into(Ptx *P, IrOp *term, Opcode want, uint32_t first, const Re
 
 static Reg *def_args(Ptx *P, IrOp *op, IrBlock *b, uint32_t first, int *n) {
     for (uint32_t i = first; i < b->n_args; i++) ptx_def(P, op, b->args[i]);
-    /* no carried values: args may be NULL, and NULL + 0 is undefined */
-    return values_regs(P, b->n_args > first ? b->args + first : NULL, b->n_args - first, n);
+    return values_regs_from(P, b->args, first, b->n_args, n);
 }
 
 static void alias_results(Ptx *P, IrOp *op, IrBlock *b, uint32_t first) {

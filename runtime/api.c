@@ -447,7 +447,15 @@ static IrFunc *interp_ir(Ctx *c, const tric_kernel *k) {
 static void interpret_kernel(Ctx *c, const tric_kernel *k, const uint32_t grid[3], const uint64_t *slots,
                              int n_buffers, const tric_host_buffer *bufs, Buf *prints, Buf *err, int *st) {
     IrFunc *fn = interp_ir(c, k);
-    TRIC_ASSERT((int)fn->n_params == k->res.n_params);
+    /* the caller's slots follow k's parameters, which a disk cache entry
+     * gave: one not written for this source (edited by hand) must not make
+     * the interpreter read past them */
+    if ((int)fn->n_params != k->res.n_params) {
+        buf_printf(err, "tric_interpret: kernel '%s' has %u parameters, but the compiled kernel lists %d (a damaged "
+                   "disk cache entry? delete it from $TRIC_CACHE_DIR)", k->kernel, fn->n_params, k->res.n_params);
+        *st = TRIC_ERR_INTERPRET;
+        return;
+    }
     uint64_t *args = arena_alloc(c->arena, sizeof *args * (fn->n_params ? fn->n_params : 1));
     for (uint32_t i = 0; i < fn->n_params; i++)
         args[i] = interp_slot(ir_type(fn, fn->params[i].val).elem, slots[i]);

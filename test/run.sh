@@ -17,6 +17,8 @@
 #                                  lines) == NAME.expected
 #   ptxas  kernels/*.py            each "# kernel:" test block (not in _*.py files),
 #                                  compiled for sm_80, sm_90 and sm_90a, assembled by ptxas
+#   fuzz   test/fuzz/targets/fuzz_T.c  replay_T (make test) runs test/fuzz/seeds.sh's seeds and
+#          + test/fuzz/T/*             the saved inputs of test/fuzz/T/ without a crash
 #   python test/python/test_*.py   python3 FILE exits 0 (skipped without python3)
 #
 # ACCEPT=1 (make accept) rewrites NAME.err / NAME.expected / NAME.ptx from the
@@ -350,6 +352,34 @@ EOF2
     inst_check "install/cmake" sh -c "cd '$ex/build' && cmake -S .. -B . -DCMAKE_PREFIX_PATH='$INST' -DCMAKE_BUILD_TYPE=Release \
         && cmake --build . && FAKE_CUDA_REJECT_CUBIN=1 LD_LIBRARY_PATH='$BT/aot' ./vector_add 3000"
 }
+# fuzz targets: their seeds and saved inputs, replayed without libFuzzer
+# (test/fuzz/README)
+t_fuzz() {
+    if [ ! -x "$BT/fuzz/cache_seeds" ]; then
+        fail "fuzz/seeds (not built: run make test)"
+        return
+    fi
+    if ! sh test/fuzz/seeds.sh "$TMP/seeds" "$BT/fuzz/cache_seeds" >"$TMP/out" 2>&1; then
+        fail "fuzz/seeds"
+        indent "$TMP/out"
+        return
+    fi
+    for t in compile ir signature args cache; do
+        bin=$BT/fuzz/replay_$t
+        saved=
+        [ -d "test/fuzz/$t" ] && saved=test/fuzz/$t
+        if [ ! -x "$bin" ]; then
+            fail "fuzz/$t (not built: run make test)"
+        elif "$bin" "$TMP/seeds/$t" $saved >"$TMP/out" 2>&1; then
+            pass "fuzz/$t"
+        else
+            fail "fuzz/$t"
+            # the input that failed is the last "replay:" line; the report follows it
+            sed -n '/^replay: /h; /^replay: /!H; ${x; p}' "$TMP/out" | head -n 60 | sed 's/^/    /'
+        fi
+    done
+}
+
 # python (hook for the language tests): each file exits 0 to pass
 t_python() {
     t=test/python/$1.py
@@ -379,6 +409,7 @@ list_jobs() {
     if [ "$QUICK" != 1 ]; then
         echo aot
         echo install
+        echo fuzz
         if command -v python3 >/dev/null 2>&1; then
             for t in test/python/test_*.py; do [ -e "$t" ] && echo "python $(basename "$t" .py)"; done
         fi
