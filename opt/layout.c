@@ -65,12 +65,6 @@ static int64_t pow2_floor(int64_t x) {
     return p;
 }
 
-static int log2_int(int64_t x) {
-    int k = 0;
-    while ((1LL << k) < x) k++;
-    return k;
-}
-
 static bool is_tile(LayoutPass *P, ValId v) { return ir_type(P->fn, v).rank > 0; }
 static int32_t layout_of(LayoutPass *P, ValId v) { return P->fn->vals[v].layout; }
 static int32_t intern(LayoutPass *P, Layout l) { return ir_layout_intern(P->fn, &l); }
@@ -435,7 +429,7 @@ static Layout broadcast_from(const Layout *src, IrType t) {
     for (int d = 0; d < t.rank; d++) {
         l.shape[d] = t.shape[d];
         if (src->shape[d] != 1 || t.shape[d] == 1) continue;
-        int bits = log2_int(t.shape[d]), covered = 0;
+        int bits = log2_ceil(t.shape[d]), covered = 0;
         for (int kind = LL_LANE; kind <= LL_WARP; kind++)
             for (int k = 0; k < l.n_bits[kind] && covered < bits; k++) {
                 bool zero = true;

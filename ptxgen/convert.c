@@ -115,12 +115,6 @@ static int smem_vec(const Layout *l, ElemType e) {
     return 1 << k;
 }
 
-static int log2_dim(int32_t x) {   /* dims are powers of two */
-    int k = 0;
-    while ((1 << k) < x) k++;
-    return k;
-}
-
 /* ---- ldmatrix ----
  *
  * ldmatrix.m8n8.xN.b16 loads N 8x8 matrices of 16-bit values: lane 8j + i
@@ -308,7 +302,7 @@ static SmemPlan smem_plan(const IrType *ty, const Layout *lw, uint32_t dup, cons
                           bool stm) {
     ElemType e = (ElemType)ty->elem;
     int32_t last = ty->shape[ty->rank - 1];
-    SmemShape base = {elem_bytes(e), log2_dim(last), 0, 0, 0};
+    SmemShape base = {elem_bytes(e), log2_ceil(last), 0, 0, 0};
     int vw = smem_vec(lw, e), vr = smem_vec(lr, e);
     if (legacy && vw > 4) vw = 4;
     if (legacy && vr > 4) vr = 4;
@@ -770,7 +764,7 @@ void ptx_smem_share(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg owner) {
 
 void ptx_smem_write(Ptx *P, IrOp *op, ValId v) {
     IrType ty = P->fn->vals[v].type;
-    SmemShape shape = {elem_bytes((ElemType)ty.elem), log2_dim(ty.shape[ty.rank - 1]), 0, 0, 0};
+    SmemShape shape = {elem_bytes((ElemType)ty.elem), log2_ceil(ty.shape[ty.rank - 1]), 0, 0, 0};
     int64_t size = ir_numel(ty) * shape.bytes + scratch_off(P);
     TRIC_ASSERT(size <= INT32_MAX);
     if (size > P->fn->shared_bytes) P->fn->shared_bytes = (int32_t)size;
@@ -779,7 +773,7 @@ void ptx_smem_write(Ptx *P, IrOp *op, ValId v) {
 
 void ptx_smem_read(Ptx *P, IrOp *op, ValId v) {
     IrType ty = P->fn->vals[v].type;
-    SmemShape shape = {elem_bytes((ElemType)ty.elem), log2_dim(ty.shape[ty.rank - 1]), 0, 0, 0};
+    SmemShape shape = {elem_bytes((ElemType)ty.elem), log2_ceil(ty.shape[ty.rank - 1]), 0, 0, 0};
     read_tile(P, op, v, ptx_layout_index(P, op, v), (ElemType)ty.elem, &shape, 1);
 }
 
@@ -1013,16 +1007,16 @@ static void plan_buffer(Ptx *P, SmemBuf *sb) {
         lw = lr = ptx_intern_layout(P, &any);
     }
     if (lw < 0) {   /* neither written nor read: plain rows */
-        sb->plan.shape = (SmemShape){elem_bytes((ElemType)ty.elem), log2_dim(ty.shape[ty.rank - 1]), 0, 0, 0};
+        sb->plan.shape = (SmemShape){elem_bytes((ElemType)ty.elem), log2_ceil(ty.shape[ty.rank - 1]), 0, 0, 0};
     } else {
         if (sb->lw >= 0 || sb->tma) choose_view(P, sb, &ty);
         sb->vw = view_layout(P, sb, lw);
         sb->vr = view_layout(P, sb, lr);
         sb->plan = smem_plan(&ty, &fn->layouts[sb->vw], 0, &fn->layouts[sb->vr], false, false);
         if (sb->wgmma || sb->tma) {   /* the canonical swizzle, whatever the count says */
-            SmemShape w = {elem_bytes((ElemType)ty.elem), log2_dim(ty.shape[ty.rank - 1]), 0, 0, 0};
-            w.swz_mp = log2_dim(sb->swz_bytes / 16);
-            w.swz_pp = 7 - log2_dim(sb->swz_bytes);
+            SmemShape w = {elem_bytes((ElemType)ty.elem), log2_ceil(ty.shape[ty.rank - 1]), 0, 0, 0};
+            w.swz_mp = log2_ceil(sb->swz_bytes / 16);
+            w.swz_pp = 7 - log2_ceil(sb->swz_bytes);
             sb->plan.shape = w;
             sb->plan.ldm = false;
         }

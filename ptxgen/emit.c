@@ -280,13 +280,7 @@ Reg ptx_tid0(Ptx *P) {
     return P->tid0;
 }
 
-static int log2_int(int64_t x) {
-    int k = 0;
-    while (((int64_t)1 << k) < x) k++;
-    return k;
-}
-
-static int warp_bits(Ptx *P) { return log2_int(P->ctx->target.num_warps); }
+static int warp_bits(Ptx *P) { return log2_ceil(P->ctx->target.num_warps); }
 
 /* ---- linear layouts: register part at compile time ---- */
 

@@ -39,12 +39,6 @@ typedef struct ScanShape {
     int log_s;               /* log2 of the axis' row-major stride */
 } ScanShape;
 
-static int log2_of(int64_t x) {
-    int k = 0;
-    while (((int64_t)1 << k) < x) k++;
-    return k;
-}
-
 static ScanShape scan_shape(Ptx *P, IrOp *op) {
     ScanShape s;
     memset(&s, 0, sizeof s);
@@ -53,7 +47,7 @@ static ScanShape scan_shape(Ptx *P, IrOp *op) {
     int axis = (int)op->attr.i;
     s.li = ptx_layout_index(P, op, x);
     s.lx = &P->fn->layouts[s.li];
-    s.n_axis = log2_of(t.shape[axis]);
+    s.n_axis = log2_ceil(t.shape[axis]);
     if (!layout_scan_parts(s.lx, axis, t.shape[axis], s.parts, s.kinds, s.bits))
         diag_error(P->ctx, op->loc, "scan: the operand's layout does not hold the axis as scan needs (not supported)");
     s.R = 1 << s.parts[0], s.L = 1 << s.parts[1], s.W = 1 << s.parts[2], s.C = 1 << s.parts[3];
@@ -64,7 +58,7 @@ static ScanShape scan_shape(Ptx *P, IrOp *op) {
     s.rows = ir_numel(t) >> s.n_axis;
     int64_t stride = 1;
     for (int d = axis + 1; d < t.rank; d++) stride *= t.shape[d];
-    s.log_s = log2_of(stride);
+    s.log_s = log2_ceil(stride);
     return s;
 }
 
