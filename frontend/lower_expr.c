@@ -1020,12 +1020,9 @@ static LVal lower_ifexp(Lower *L, AstNode *e) {
         ir_build(&L->b, OP_YIELD, &res[k], none[k] ? 0 : 1, NULL, 0, 0);
     }
     L->b.block = parent;
-    if (none[0] != none[1])
+    if (none[0] != none[1] || (!none[0] && !ir_type_eq(types[0], types[1])))
         diag_error(L->ctx, e->loc, "Ternary expression with dynamic condition has inconsistent types %s and %s",
                    none[0] ? "None" : type_str(L, types[0]), none[1] ? "None" : type_str(L, types[1]));
-    if (!none[0] && !ir_type_eq(types[0], types[1]))
-        diag_error(L->ctx, e->loc, "Ternary expression with dynamic condition has inconsistent types %s and %s",
-                   type_str(L, types[0]), type_str(L, types[1]));
     L->b.loc = e->loc;
     IrOp *op = ir_build(&L->b, OP_IF, &c.id, 1, types, none[0] ? 0 : 1, 2);
     for (int k = 0; k < 2; k++) {

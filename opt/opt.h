@@ -93,5 +93,7 @@ extern const int opt_n_standard_pipeline;
 void opt_run_pipeline(IrFunc *fn);
 /* Runs one pass by name (tests). Returns false if no such pass. */
 bool opt_run_pass(IrFunc *fn, const char *name);
+/* the table's row of pass `name`, NULL if none */
+const PassInfo *opt_find_pass(const char *name);
 
 #endif

@@ -35,7 +35,7 @@ const char *const opt_standard_pipeline[] = {"fold",   "cse",      "flatten", "p
                                               "layout", "pipeline", "wgmma",   "cse",      "dce", "regs"};
 const int opt_n_standard_pipeline = (int)ARRAY_LEN(opt_standard_pipeline);
 
-static const PassInfo *find_pass(const char *name) {
+const PassInfo *opt_find_pass(const char *name) {
     for (int i = 0; i < opt_n_passes; i++)
         if (strcmp(opt_passes[i].name, name) == 0) return &opt_passes[i];
     return NULL;
@@ -44,7 +44,7 @@ static const PassInfo *find_pass(const char *name) {
 /* Every name is a pass and every pass's requirement ran before it. */
 static void check_pipeline(const char *const *names, int n) {
     for (int i = 0; i < n; i++) {
-        const PassInfo *p = find_pass(names[i]);
+        const PassInfo *p = opt_find_pass(names[i]);
         TRIC_ASSERT(p != NULL);
         if (!p->requires) continue;
         bool seen = false;
@@ -84,11 +84,11 @@ static void run(IrFunc *fn, const PassInfo *p) {
 
 void opt_run_pipeline(IrFunc *fn) {
     check_pipeline(opt_standard_pipeline, opt_n_standard_pipeline);
-    for (int i = 0; i < opt_n_standard_pipeline; i++) run(fn, find_pass(opt_standard_pipeline[i]));
+    for (int i = 0; i < opt_n_standard_pipeline; i++) run(fn, opt_find_pass(opt_standard_pipeline[i]));
 }
 
 bool opt_run_pass(IrFunc *fn, const char *name) {
-    const PassInfo *p = find_pass(name);
+    const PassInfo *p = opt_find_pass(name);
     if (!p) return false;
     run(fn, p);
     return true;

@@ -185,11 +185,7 @@ static void emit_ptx(Ctx *c, IrFunc *fn, RtResult *out) {
     collect_params(fn, out);
 }
 
-bool rt_is_pass(const char *name) {
-    for (int i = 0; i < opt_n_passes; i++)
-        if (strcmp(opt_passes[i].name, name) == 0) return true;
-    return false;
-}
+bool rt_is_pass(const char *name) { return opt_find_pass(name) != NULL; }
 
 void rt_pass_names(Buf *out) {
     for (int i = 0; i < opt_n_passes; i++) buf_printf(out, "%s%s", i ? ", " : "", opt_passes[i].name);

@@ -303,6 +303,14 @@ static void test_no_driver(void) {
     tric_kernel_free(k);
 }
 
+/* mkdtemp, counted as a failure when it fails */
+static bool make_temp_dir(char *tmpl) {
+    if (mkdtemp(tmpl)) return true;
+    perror("mkdtemp");
+    failures++;
+    return false;
+}
+
 static void remove_tree(const char *dir) {
     DIR *d = opendir(dir);
     struct dirent *e;
@@ -383,11 +391,7 @@ static void make_import_tree(const char *root, char helpers[4096]) {
  * the cache: the entry records the text of each module it imported. */
 static void test_imports(void) {
     char root[] = "/tmp/tric-cache-imports-XXXXXX";
-    if (!mkdtemp(root)) {
-        perror("mkdtemp");
-        failures++;
-        return;
-    }
+    if (!make_temp_dir(root)) return;
     char path[4096], helpers[4096];
     make_import_tree(root, helpers);
     int hit = -1;
@@ -521,11 +525,7 @@ static void test_untrusted_predicate(void) {
  * the missing ones above it, and the default ~/.cache/tric. */
 static void test_new_dirs(void) {
     char root[] = "/tmp/tric-cache-mkdir-XXXXXX";
-    if (!mkdtemp(root)) {
-        perror("mkdtemp");
-        failures++;
-        return;
-    }
+    if (!make_temp_dir(root)) return;
     chmod(root, 0755);
     char path[4096], entry[8192];
     snprintf(path, sizeof path, "%s/a/b/cache", root);
@@ -571,11 +571,7 @@ static void test_new_dirs(void) {
  * neither read nor written, with one note; the compile goes on. */
 static void test_untrusted_dir(void) {
     char dir[] = "/tmp/tric-cache-trust-XXXXXX";
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        failures++;
-        return;
-    }
+    if (!make_temp_dir(dir)) return;
     setenv("TRIC_CACHE_DIR", dir, 1);
     tric_options opt = {.arch = "sm_80", .num_warps = 4, .num_stages = 3};
     tric_options other = {.arch = "sm_80", .num_warps = 2, .num_stages = 3};
@@ -608,11 +604,7 @@ static void test_untrusted_dir(void) {
  * with a note, and is then rewritten as a regular 0600 file. */
 static void test_untrusted_entries(void) {
     char dir[] = "/tmp/tric-cache-entries-XXXXXX";
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        failures++;
-        return;
-    }
+    if (!make_temp_dir(dir)) return;
     setenv("TRIC_CACHE_DIR", dir, 1);
     tric_options opt = {.arch = "sm_80", .num_warps = 4, .num_stages = 3};
     char note[4096], entry[8192], aside[8192];
@@ -717,11 +709,7 @@ static bool pad_entry(const char *path, size_t pad) {
 /* An entry over RT_CACHE_MAX_BYTES is not read, however valid. */
 static void test_oversized_entry(void) {
     char dir[] = "/tmp/tric-cache-big-XXXXXX";
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        failures++;
-        return;
-    }
+    if (!make_temp_dir(dir)) return;
     setenv("TRIC_CACHE_DIR", dir, 1);
     tric_options opt = {.arch = "sm_80", .num_warps = 4, .num_stages = 3};
     char note[4096], entry[8192];
@@ -741,11 +729,7 @@ static void test_oversized_entry(void) {
  * read, and a module now behind a symbolic link is not the file recorded. */
 static void test_import_files(void) {
     char root[] = "/tmp/tric-cache-modfiles-XXXXXX";
-    if (!mkdtemp(root)) {
-        perror("mkdtemp");
-        failures++;
-        return;
-    }
+    if (!make_temp_dir(root)) return;
     char cache[4096], helpers[4096], moved[4096], k_py[4096], lib[4096];
     snprintf(cache, sizeof cache, "%s/cache", root);
     setenv("TRIC_CACHE_DIR", cache, 1);
