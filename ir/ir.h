@@ -415,6 +415,16 @@ int layout_contig_regs(const Layout *l, int dim);
 /* The dim along which vectors of vec elements run in l (the last when it
  * has them, or vec is 1), -1 if none. */
 int layout_vector_dim(const Layout *l, int vec);
+/* The row-major index of coord (of register reg, of the lane and warp
+ * bits): linear in the input bits, as dims are powers of two. */
+int32_t layout_flat(const Layout *l, const int32_t *coord);
+int32_t layout_reg_flat(const Layout *l, int reg);
+int32_t layout_thread_support(const Layout *l);   /* index bits the (lane, warp) part can set */
+/* The registers (reg_mask) and thread bits (tid_mask: lane bits 0-4, warp
+ * bits from 5) whose elements an earlier holder also has: a thread with
+ * none of tid_mask set holds each of its elements canonically in the
+ * registers outside reg_mask. */
+void layout_duplicates(const Layout *l, int num_warps, uint32_t *reg_mask, uint32_t *tid_mask);
 /* The inverse of layout_coord: the first (lowest warp, then lane, then reg)
  * holder of the element at coord. false if no thread holds it. */
 bool layout_find(const Layout *l, const int32_t *coord, int *reg, int *lane, int *warp);

@@ -288,7 +288,7 @@ int layout_n_regs(const Layout *l) { return 1 << l->n_bits[LL_REG]; }
 
 void layout_coord(const Layout *l, int reg, int lane, int warp, int32_t *coord) {
     int idx[LL_KINDS] = {reg, lane, warp};
-    for (int d = 0; d < l->rank; d++) coord[d] = 0;
+    for (int d = 0; d < IR_MAX_RANK; d++) coord[d] = 0;
     for (int kind = 0; kind < LL_KINDS; kind++)
         for (int k = 0; k < l->n_bits[kind]; k++)
             if (idx[kind] >> k & 1)
@@ -730,4 +730,52 @@ bool layout_dot_operands(const IrFunc *fn, const IrOp *op, const Layout *acc, La
         *lb = layout_fma_operand(acc, 1, k);
     }
     return mma;
+}
+
+/* ---- row-major indices of a layout's elements ----
+ *
+ * Dims are powers of two and coordinates stay below them, so the row-major
+ * index of a XOR of coordinates is the XOR of their indices: the index is
+ * itself a linear function of (register, lane, warp). */
+
+int32_t layout_flat(const Layout *l, const int32_t *coord) { return (int32_t)layout_flat_index(l->rank, l->shape, coord); }
+
+int32_t layout_reg_flat(const Layout *l, int reg) {
+    int32_t c[IR_MAX_RANK];
+    layout_coord(l, reg, 0, 0, c);
+    return layout_flat(l, c);
+}
+
+int32_t layout_thread_support(const Layout *l) {
+    int32_t s = 0;
+    for (int kind = LL_LANE; kind <= LL_WARP; kind++)
+        for (int k = 0; k < l->n_bits[kind]; k++) s |= layout_flat(l, l->basis[kind][k]);
+    return s;
+}
+
+/* Input bits whose basis index depends linearly on earlier ones (registers
+ * first, then lanes, then warps) name elements some other holder also has;
+ * the holder with all those bits clear is the canonical one. */
+void layout_duplicates(const Layout *l, int num_warps, uint32_t *reg_mask, uint32_t *tid_mask) {
+    int32_t pivot[32] = {0};
+    *reg_mask = *tid_mask = 0;
+    for (int kind = LL_REG; kind <= LL_WARP; kind++) {
+        for (int k = 0; k < l->n_bits[kind]; k++) {
+            uint32_t v = (uint32_t)layout_flat(l, l->basis[kind][k]);
+            while (v) {
+                int top = 31 - __builtin_clz(v);
+                if (!pivot[top]) {
+                    pivot[top] = (int32_t)v;
+                    break;
+                }
+                v ^= (uint32_t)pivot[top];
+            }
+            if (v) continue;
+            if (kind == LL_REG) *reg_mask |= 1u << k;
+            else if (kind == LL_LANE) *tid_mask |= 1u << k;
+            else *tid_mask |= 1u << (5 + k);
+        }
+    }
+    for (int k = l->n_bits[LL_LANE]; k < 5; k++) *tid_mask |= 1u << k;
+    for (int k = l->n_bits[LL_WARP]; k < log2_ceil(num_warps); k++) *tid_mask |= 1u << (5 + k);
 }

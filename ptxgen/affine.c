@@ -24,14 +24,14 @@ void ptx_constancy_reps(Ptx *P, IrOp *op, ValId v, int *rep, int n) {
     const Layout *l = &fn->layouts[ptx_layout_index(P, op, v)];
     /* per dim, the longest run (a power of two, at most the constancy)
      * whose coordinate bits are all register bits */
-    int32_t support = ptx_ll_thread_support(l), low[IR_MAX_RANK] = {0};
+    int32_t support = layout_thread_support(l), low[IR_MAX_RANK] = {0};
     bool any = false;
     for (int d = 0; d < l->rank; d++) {
         int64_t c = ai->constancy[d] < l->shape[d] ? ai->constancy[d] : l->shape[d];
         for (; c > 1; c /= 2) {
             int32_t one[IR_MAX_RANK] = {0};
             one[d] = (int32_t)c - 1;
-            if (!(ptx_ll_flat(l, one) & support)) break;
+            if (!(layout_flat(l, one) & support)) break;
         }
         low[d] = (int32_t)c - 1;
         any = any || c > 1;
@@ -40,10 +40,10 @@ void ptx_constancy_reps(Ptx *P, IrOp *op, ValId v, int *rep, int n) {
     int32_t *flat = arena_alloc(P->arena, sizeof(int32_t) * (size_t)n);
     for (int r = 0; r < n; r++) {
         int32_t c[IR_MAX_RANK];
-        ptx_ll_reg_coord(l, r, c);
-        flat[r] = ptx_ll_flat(l, c);
+        layout_coord(l, r, 0, 0, c);
+        flat[r] = layout_flat(l, c);
         for (int d = 0; d < l->rank; d++) c[d] &= ~low[d];
-        int32_t start = ptx_ll_flat(l, c);
+        int32_t start = layout_flat(l, c);
         for (int q = 0; q < r; q++)
             if (flat[q] == start) {
                 rep[r] = q;

@@ -117,9 +117,9 @@ static Reg both(Ptx *P, Reg mask, Reg owner) {
 /* The non-duplicate register of layout l that holds what register r holds
  * (the same thread: duplicate registers differ in register bits only). */
 static int same_element_reg(const Layout *l, int r, uint32_t dup) {
-    int32_t want = ptx_ll_reg_flat(l, r);
-    for (int k = 0; k < ptx_ll_nregs(l); k++)
-        if (!((uint32_t)k & dup) && ptx_ll_reg_flat(l, k) == want) return k;
+    int32_t want = layout_reg_flat(l, r);
+    for (int k = 0; k < layout_n_regs(l); k++)
+        if (!((uint32_t)k & dup) && layout_reg_flat(l, k) == want) return k;
     tric_unreachable();
 }
 

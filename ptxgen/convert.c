@@ -33,351 +33,6 @@ Reg ptx_smem_base(Ptx *P) {
     return P->smem_base;
 }
 
-/* ---- the buffer's shape ----
- *
- * The tile is stored row-major with each row (the last dim) padded, so a
- * thread's element at row-major index i lives at i + (i >> lb) * pad (lb =
- * log2 of the last dim). Without padding a warp that walks down a column
- * (a transpose: rows written, columns read) finds every element 64 x 4 B =
- * 256 B apart, all in one of the 32 four-byte banks: a 32-way conflict.
- * With one 4-byte word of padding a column walk steps 33 (mod 32: 1) banks
- * per row, so 32 rows hit 32 distinct banks.
- *
- * A side whose consecutive registers are consecutive along the last dim can
- * use ld/st.shared.v2/v4 (up to 16 bytes), but a vector must stay aligned
- * in every row, so the pad must then be a multiple of the vector (16 B for
- * v4.b32), and a column walk steps 4 banks per row: only partial relief.
- *
- * The other way, for a reader made of ldmatrix's 8x8 matrices, is an XOR
- * swizzle: the rows stay unpadded and 16-byte chunk c of row r is stored at
- * chunk c ^ ((r >> pp) & (mp - 1)) (per_phase 2^pp rows share a phase,
- * mp = max_phase phases). Chunks move whole, so 16-byte vectors and
- * ldmatrix rows stay contiguous, and eight rows read down one chunk column
- * land in eight chunks. The map is linear over the bits of the byte
- * offset, so a thread's address is its own part XOR the register's, and
- * the xor becomes an add (a compile-time offset) where the two parts'
- * bits cannot meet.
- *
- * Which is better depends on both layouts, so smem_plan counts it: for each
- * candidate (scalar or vector accesses, ldmatrix reads, no pad, the
- * smallest pad that keeps the accesses aligned, or a swizzle) it computes
- * the shared-memory wavefronts of warp 0's writes and reads exactly (32
- * banks of 4 bytes; 8-byte accesses are served a half warp, 16-byte a
- * quarter warp per wavefront, and each 8x8 matrix of an ldmatrix, eight
- * 16-byte rows, is one phase; the same word read twice is one access) and
- * keeps the cheapest, then the one with fewer instructions, then less
- * padding.
- */
-typedef struct SmemShape {
-    int bytes;      /* per element */
-    int lb;         /* log2 of the last dim */
-    int32_t pad;    /* elements added after every row */
-    int swz_mp;     /* log2 of max_phase; 0: not swizzled (then pad may be set) */
-    int swz_pp;     /* log2 of per_phase */
-} SmemShape;
-
-/* the row-major index i's slot in the padded buffer */
-static int32_t smem_slot(const SmemShape *s, int32_t i) { return i + (i >> s->lb) * s->pad; }
-
-/* the byte offset of row-major index i in the buffer */
-static int32_t smem_byte(const SmemShape *s, int32_t i) {
-    int32_t b = smem_slot(s, i) * s->bytes;
-    if (s->swz_mp) b ^= ((i >> s->lb >> s->swz_pp) & ((1 << s->swz_mp) - 1)) << 4;
-    return b;
-}
-
-/* How many registers of layout l go into one ld/st.shared: the first
- * register bits must step 1, 2, 4.. along the last dim, and no other bit
- * (thread or register) may touch those index bits, so every group starts
- * at a multiple of the width. Up to 16 bytes: 16-bit elements go 8 at a
- * time as four packed b32 (there is no .v8.b16). Not for i1 (stored
- * through selp/setp as bytes) and 8-bit ints (their registers are 16 bits
- * wide). */
-static int smem_vec(const Layout *l, ElemType e) {
-    int bytes = elem_bytes(e);
-    if (l->rank < 1 || bytes < 2 || e == ET_I1) return 1;
-    int max = bytes == 2 ? 8 : 16 / bytes > 4 ? 4 : 16 / bytes;
-    int last = l->rank - 1, k = 0;
-    while ((1 << (k + 1)) <= max && k < l->n_bits[LL_REG]) {
-        const int32_t *b = l->basis[LL_REG][k];
-        bool unit = b[last] == 1 << k;
-        for (int d = 0; d < last; d++) unit = unit && b[d] == 0;
-        if (!unit) break;
-        k++;
-    }
-    int32_t low = (1 << k) - 1;
-    int32_t others = ptx_ll_thread_support(l);
-    for (int j = k; j < l->n_bits[LL_REG]; j++) others |= ptx_ll_flat(l, l->basis[LL_REG][j]);
-    while (k > 0 && (others & low)) {
-        low >>= 1;
-        k--;
-    }
-    return 1 << k;
-}
-
-/* ---- ldmatrix ----
- *
- * ldmatrix.m8n8.xN.b16 loads N 8x8 matrices of 16-bit values: lane 8j + i
- * supplies the address of row i of matrix j (16 contiguous bytes), and lane
- * l receives in register j the 32 bits at row l / 4, bytes 4 (l % 4) ..
- * + 3 of matrix j; with .trans the two 16-bit halves are (rows 2 (l % 4)
- * and 2 (l % 4) + 1, column l / 4) instead. A layout fits when its input
- * bits say exactly that:
- *   non-trans (elements of s = 2 or 4 bytes): the first log2(4 / s)
- *     register bits and lane bits 0, 1 step the last dim by 1, 2, 4.. (the
- *     16 bytes of a row); lane bits 2, 3, 4 pick the row;
- *   .trans (s = 2): lane bits 2, 3, 4 step the last dim by 1, 2, 4;
- *     register bit 0 and lane bits 0, 1 pick the row;
- * every other bit (the rest of the registers, one matrix per value; the
- * warps; the row bits) leaves the low bits of the last dim below 16 bytes
- * alone, so each matrix row is one aligned 16-byte piece of a tile row.
- * mma.sync's A and B fragments are such layouts. */
-typedef struct LdmPat {
-    bool trans;
-    int nlow;                     /* register bits inside one 32-bit ldmatrix register */
-    int n_mat;                    /* matrices per thread */
-    int32_t row[3];               /* flat index of bit k of a matrix row's number */
-    int32_t mat[LL_MAX_BITS];     /* flat index of bit k of the matrix number */
-    int n_mat_bits;
-    int32_t warp[LL_MAX_BITS];    /* flat index of each warp bit */
-    int n_warp;
-} LdmPat;
-
-/* b is a unit step of `step` along the last dim of l */
-static bool ll_unit_last(const Layout *l, const int32_t *b, int32_t step) {
-    int last = l->rank - 1;
-    for (int d = 0; d < last; d++)
-        if (b[d]) return false;
-    return b[last] == step;
-}
-
-static bool ldm_match(const Layout *l, ElemType e, bool trans, LdmPat *p) {
-    int s = elem_bytes(e), last = l->rank - 1;
-    if (e == ET_I1 || l->rank < 2 || l->n_bits[LL_LANE] != 5 || !(s == 2 || (s == 4 && !trans))) return false;
-    int nlow = trans || s == 2 ? 1 : 0;
-    if (l->n_bits[LL_REG] < nlow) return false;
-    /* which input bits are the row's 16 bytes (in order) and which the row */
-    const int32_t *seg[3], *row[3];
-    int n_seg = 0;
-    if (trans) {
-        for (int k = 0; k < 3; k++) seg[n_seg++] = l->basis[LL_LANE][2 + k];
-        row[0] = l->basis[LL_REG][0], row[1] = l->basis[LL_LANE][0], row[2] = l->basis[LL_LANE][1];
-    } else {
-        for (int k = 0; k < nlow; k++) seg[n_seg++] = l->basis[LL_REG][k];
-        seg[n_seg++] = l->basis[LL_LANE][0];
-        seg[n_seg++] = l->basis[LL_LANE][1];
-        for (int k = 0; k < 3; k++) row[k] = l->basis[LL_LANE][2 + k];
-    }
-    for (int k = 0; k < n_seg; k++)
-        if (!ll_unit_last(l, seg[k], 1 << k)) return false;
-    int32_t low = (1 << n_seg) - 1;   /* 16 bytes of elements */
-    for (int k = 0; k < 3; k++)
-        if (row[k][last] & low) return false;
-    for (int k = nlow; k < l->n_bits[LL_REG]; k++)
-        if (l->basis[LL_REG][k][last] & low) return false;
-    for (int k = 0; k < l->n_bits[LL_WARP]; k++)
-        if (l->basis[LL_WARP][k][last] & low) return false;
-    p->trans = trans;
-    p->nlow = nlow;
-    p->n_mat_bits = l->n_bits[LL_REG] - nlow;
-    p->n_mat = 1 << p->n_mat_bits;
-    for (int k = 0; k < 3; k++) p->row[k] = ptx_ll_flat(l, row[k]);
-    for (int k = 0; k < p->n_mat_bits; k++) p->mat[k] = ptx_ll_flat(l, l->basis[LL_REG][nlow + k]);
-    p->n_warp = l->n_bits[LL_WARP];
-    for (int k = 0; k < p->n_warp; k++) p->warp[k] = ptx_ll_flat(l, l->basis[LL_WARP][k]);
-    return true;
-}
-
-static int ldm_x(const LdmPat *p) { return p->n_mat < 4 ? p->n_mat : 4; }
-
-/* The flat index each lane's ldmatrix address names, without the
- * instruction's matrices: lane bits 0..2 the row, lane bits 3, 4 the
- * matrix within an .x2/.x4. */
-static void ldm_lane_vals(const LdmPat *p, int32_t *vals) {
-    int x = ldm_x(p);
-    for (int k = 0; k < 3; k++) vals[k] = p->row[k];
-    vals[3] = x >= 2 ? p->mat[0] : 0;
-    vals[4] = x >= 4 ? p->mat[1] : 0;
-}
-
-/* the flat index of instruction q's first matrix */
-static int32_t ldm_inst_flat(const LdmPat *p, int q) {
-    int32_t c = 0;
-    int m = q * ldm_x(p);
-    for (int k = 0; k < p->n_mat_bits; k++)
-        if (m >> k & 1) c ^= p->mat[k];
-    return c;
-}
-
-/* ---- wavefronts ---- */
-
-/* Wavefronts of one shared-memory instruction: lane i (of n) accesses
- * `size` bytes at byte[i]. 16-byte accesses go 8 lanes per phase (an
- * ldmatrix matrix: its 8 row addresses), 8-byte ones 16, smaller ones
- * 32; within a phase the most distinct words one bank holds. */
-static int access_wavefronts(const int32_t *byte, int n, int size) {
-    int per_phase = size <= 4 ? 32 : 128 / size;
-    int words_per = size <= 4 ? 1 : size / 4;
-    int total = 0;
-    for (int p0 = 0; p0 < n; p0 += per_phase) {
-        int32_t words[32 * 4];
-        int n_words = 0, per_bank[32] = {0}, worst = 0;
-        for (int lane = p0; lane < p0 + per_phase && lane < n; lane++) {
-            for (int w = 0; w < words_per; w++) {
-                int32_t word = byte[lane] / 4 + w;
-                bool seen = false;
-                for (int i = 0; i < n_words && !seen; i++) seen = words[i] == word;
-                if (seen) continue;
-                words[n_words++] = word;
-                int b = word % 32;
-                if (++per_bank[b] > worst) worst = per_bank[b];
-            }
-        }
-        total += worst;
-    }
-    return total;
-}
-
-static void lane_flats(const int32_t *vals, int n, int32_t *flat) {
-    for (int lane = 0; lane < 32; lane++) {
-        flat[lane] = 0;
-        for (int k = 0; k < n; k++)
-            if (lane >> k & 1) flat[lane] ^= vals[k];
-    }
-}
-
-/* Shared-memory wavefronts warp 0 needs to access every register of l
- * (groups of vec; write: registers in dup are not written) with shape s. */
-static int smem_wavefronts(const Layout *l, const SmemShape *s, int vec, uint32_t dup) {
-    int32_t vals[5], flat[32], byte[32];
-    for (int k = 0; k < l->n_bits[LL_LANE]; k++) vals[k] = ptx_ll_flat(l, l->basis[LL_LANE][k]);
-    lane_flats(vals, l->n_bits[LL_LANE], flat);
-    int total = 0;
-    for (int r = 0; r < ptx_ll_nregs(l); r += vec) {
-        if ((uint32_t)r & dup) continue;
-        int32_t c = ptx_ll_reg_flat(l, r);
-        for (int lane = 0; lane < 32; lane++) byte[lane] = smem_byte(s, flat[lane] ^ c);
-        total += access_wavefronts(byte, 32, s->bytes * vec);
-    }
-    return total;
-}
-
-/* The same for warp 0's ldmatrix reads of pattern p */
-static int ldm_wavefronts(const LdmPat *p, const SmemShape *s) {
-    int32_t vals[5], flat[32], byte[32];
-    ldm_lane_vals(p, vals);
-    lane_flats(vals, 5, flat);
-    int x = ldm_x(p), total = 0;
-    for (int q = 0; q < p->n_mat / x; q++) {
-        int32_t c = ldm_inst_flat(p, q);
-        for (int lane = 0; lane < 8 * x; lane++) byte[lane] = smem_byte(s, flat[lane] ^ c);
-        total += access_wavefronts(byte, 8 * x, 16);
-    }
-    return total;
-}
-
-/* ---- the plan ---- */
-
-typedef struct SmemPlan {
-    SmemShape shape;
-    int vec_w, vec_r;
-    bool ldm;        /* the reads are ldmatrix (pattern in pat) */
-    LdmPat pat;
-    bool stm;        /* the writes are stmatrix (pattern in wpat; sm_90) */
-    LdmPat wpat;
-    int wave_w, wave_r;
-} SmemPlan;
-
-/* The cheapest way through shared memory for a tile of type ty from layout
- * lw (dup: its registers that need no write) to layout lr. The plain and
- * padded candidates use scalars on both sides or the widest vectors on
- * both; where lr fits ldmatrix, the reads may also be ldmatrix (.trans or
- * not) with scalar or vector writes, and where stm (sm_90) and lw fits
- * it the writes stmatrix (its mirror: an mma or wgmma accumulator cast to
- * 16 bits), with vector or ldmatrix reads, over the plain, padded or
- * swizzled buffer (any per_phase 1..8 and max_phase 2..8 that fits a row:
- * the count picks). legacy: only the candidates from before ldmatrix
- * (vectors up to 4 registers), for comparisons. */
-static SmemPlan smem_plan(const IrType *ty, const Layout *lw, uint32_t dup, const Layout *lr, bool legacy,
-                          bool stm) {
-    ElemType e = (ElemType)ty->elem;
-    int32_t last = ty->shape[ty->rank - 1];
-    SmemShape base = {elem_bytes(e), log2_ceil(last), 0, 0, 0};
-    int vw = smem_vec(lw, e), vr = smem_vec(lr, e);
-    if (legacy && vw > 4) vw = 4;
-    if (legacy && vr > 4) vr = 4;
-    if (dup & (uint32_t)(vw - 1)) vw = 1;   /* vector lanes must be distinct elements */
-    int32_t word = base.bytes >= 4 ? 1 : 4 / base.bytes;
-    bool can_pad = ty->rank >= 2 && ir_numel(*ty) > last;
-    SmemPlan best = {0};
-    int best_cost = -1, best_ins = 0;
-    int32_t best_pad = 0;
-    /* kind 0: scalars, 1: vectors, 2: ldmatrix with scalar writes, 3: with
-     * vector writes, 4: stmatrix writes with vector reads, 5: with ldmatrix */
-    bool stm_fits = stm && !dup && base.bytes == 2 && e != ET_I1;
-    for (int kind = 0; kind < 6; kind++) {
-        SmemPlan c = {0};
-        c.shape = base;
-        c.vec_w = kind == 1 || kind == 3 ? vw : 1;
-        c.vec_r = kind == 1 || kind == 4 ? vr : 1;
-        if (kind == 1 && c.vec_w == 1 && c.vec_r == 1) continue;
-        if (kind == 3 && c.vec_w == 1) continue;
-        if (kind >= 2) {
-            if (legacy || !can_pad) continue;
-            if (kind >= 4) {
-                c.stm = stm_fits && (ldm_match(lw, e, false, &c.wpat) || ldm_match(lw, e, true, &c.wpat));
-                if (!c.stm) continue;
-            }
-            if (kind != 4) {
-                c.ldm = ldm_match(lr, e, false, &c.pat) || ldm_match(lr, e, true, &c.pat);
-                if (!c.ldm) continue;
-            }
-        }
-        int32_t pad = c.ldm || c.stm ? 16 / base.bytes : c.vec_w > c.vec_r ? c.vec_w : c.vec_r;
-        if (pad < word) pad = word;
-        int row_bytes = base.bytes << base.lb;
-        /* shapes: 0 plain, 1 padded, then the swizzles (mp, pp) */
-        for (int sh = 0; sh < 2 + 3 * 4; sh++) {
-            c.shape = base;
-            if (sh == 1) {
-                if (!can_pad) continue;
-                c.shape.pad = pad;
-            } else if (sh >= 2) {
-                c.shape.swz_mp = 1 + (sh - 2) / 4;
-                c.shape.swz_pp = (sh - 2) % 4;
-                if (!(c.ldm || c.stm) || (16 << c.shape.swz_mp) > row_bytes) continue;
-            }
-            c.wave_w = c.stm ? ldm_wavefronts(&c.wpat, &c.shape) : smem_wavefronts(lw, &c.shape, c.vec_w, dup);
-            c.wave_r = c.ldm ? ldm_wavefronts(&c.pat, &c.shape) : smem_wavefronts(lr, &c.shape, c.vec_r, 0);
-            int cost = c.wave_w + c.wave_r;
-            int ins = (c.stm ? c.wpat.n_mat / ldm_x(&c.wpat) : ptx_ll_nregs(lw) / c.vec_w) +
-                      (c.ldm ? c.pat.n_mat / ldm_x(&c.pat) : ptx_ll_nregs(lr) / c.vec_r);
-            if (best_cost < 0 || cost < best_cost || (cost == best_cost && ins < best_ins) ||
-                (cost == best_cost && ins == best_ins && c.shape.pad < best_pad)) {
-                best = c;
-                best_cost = cost;
-                best_ins = ins;
-                best_pad = c.shape.pad;
-            }
-        }
-    }
-    return best;
-}
-
-void ptx_smem_plan_info(const IrType *ty, const Layout *lw, uint32_t dup, const Layout *lr, bool legacy,
-                        PtxSmemPlanInfo *out) {
-    SmemPlan p = smem_plan(ty, lw, dup, lr, legacy, false);
-    out->write_wavefronts = p.wave_w;
-    out->read_wavefronts = p.wave_r;
-    out->vec_w = p.vec_w;
-    out->vec_r = p.vec_r;
-    out->ldmatrix = p.ldm ? (p.pat.trans ? 2 : 1) : 0;
-    out->ldmatrix_x = p.ldm ? ldm_x(&p.pat) : 0;
-    out->pad = p.shape.pad;
-    out->swizzle_per_phase = p.shape.swz_mp ? 1 << p.shape.swz_pp : 0;
-    out->swizzle_max_phase = p.shape.swz_mp ? 1 << p.shape.swz_mp : 0;
-}
-
 /* ---- addresses ----
  *
  * A side's address for register (or ldmatrix) r is that of the element
@@ -466,7 +121,7 @@ static SmemAddr smem_addr_layout(Ptx *P, int32_t li, const SmemShape *shape) {
     const Layout *l = &P->fn->layouts[li];
     int32_t vals[LL_KINDS][LL_MAX_BITS];
     for (int kind = LL_LANE; kind <= LL_WARP; kind++)
-        for (int k = 0; k < l->n_bits[kind]; k++) vals[kind][k] = ptx_ll_flat(l, l->basis[kind][k]);
+        for (int k = 0; k < l->n_bits[kind]; k++) vals[kind][k] = layout_flat(l, l->basis[kind][k]);
     Reg flat = shape->swz_mp ? REG_NONE : ptx_layout_flat(P, li);
     return smem_addr_new(P, shape, vals[LL_LANE], l->n_bits[LL_LANE], vals[LL_WARP], l->n_bits[LL_WARP], flat);
 }
@@ -584,7 +239,7 @@ static void write_tile(Ptx *P, IrOp *op, ValId v, int32_t li, const Reg *regs, R
     const char *g = ptx_guard(P, guard);
     for (int r = 0; r < n; r += vec) {
         if ((uint32_t)r & dup_regs) continue;
-        int32_t c = ptx_ll_reg_flat(l, r);
+        int32_t c = layout_reg_flat(l, r);
         if (e == ET_I1) {
             Reg x = ptx_reg(P, RC_B16);
             ptx_ins(P, "selp.u16 %R, 1, 0, %R;", x, regs[r]);
@@ -613,7 +268,7 @@ static void read_tile(Ptx *P, IrOp *op, ValId v, int32_t li, ElemType e, const S
     int n = ptx_value_nregs(P, op, v);
     Reg *regs = ptx_def(P, op, v);
     for (int r = 0; r < n; r += vec) {
-        int32_t c = ptx_ll_reg_flat(l, r);
+        int32_t c = layout_reg_flat(l, r);
         if (e == ET_I1) {
             Reg x = ptx_reg(P, RC_B16);
             ptx_ins(P, "ld.shared.u8 %R, %s;", x, smem_addr(P, &a, c));
@@ -673,7 +328,7 @@ static void read_tile_ldm(Ptx *P, IrOp *op, ValId v, int32_t li, ElemType e, con
                           const LdmPat *p) {
     SmemAddr a = ldm_addr(P, shape, p);
     Reg *regs = ptx_def(P, op, v);
-    TRIC_ASSERT(ptx_ll_nregs(&P->fn->layouts[li]) == p->n_mat << p->nlow);
+    TRIC_ASSERT(layout_n_regs(&P->fn->layouts[li]) == p->n_mat << p->nlow);
     for (int q = 0; q < p->n_mat / ldm_x(p); q++) ldm_emit(P, &a, p, elem_bytes(e) == 2, regs, NULL, q);
 }
 
@@ -1120,7 +775,7 @@ void ptx_async_copy(Ptx *P, IrOp *op) {
     int n_sizes = 0;
     for (int r = 0; r < n; r += vec) {
         if ((uint32_t)r & dup) continue;
-        const char *dst = smem_addr(P, &a, ptx_ll_reg_flat(l, r));
+        const char *dst = smem_addr(P, &a, layout_reg_flat(l, r));
         Reg src = affine ? ptr[0] : ptr[r];
         int64_t off = affine ? delta[r] : 0;
         Buf sb_ = {0};

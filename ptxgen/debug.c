@@ -196,8 +196,8 @@ static PrintBuf print_buffer(Ptx *P, int bytes) {
  * li: the register's part XOR the thread's (as arange computes it). */
 static Reg element_flat(Ptx *P, int32_t li, int r) {
     const Layout *l = &P->fn->layouts[li];
-    int32_t c = ptx_ll_reg_flat(l, r);
-    if (!ptx_ll_thread_support(l)) return ptx_const_reg(P, RC_B32, (uint32_t)c);
+    int32_t c = layout_reg_flat(l, r);
+    if (!layout_thread_support(l)) return ptx_const_reg(P, RC_B32, (uint32_t)c);
     Reg t = ptx_layout_flat(P, li);
     if (!c) return t;
     Reg f = ptx_reg(P, RC_B32);

@@ -30,10 +30,10 @@ int32_t *ptx_reg_table(Ptx *P, const Layout *l) {
     for (int d = 0; d < l->rank; d++) numel *= l->shape[d];
     int32_t *t = arena_alloc(P->arena, sizeof(int32_t) * (size_t)numel);
     for (int64_t i = 0; i < numel; i++) t[i] = -1;
-    for (int r = ptx_ll_nregs(l) - 1; r >= 0; r--) {
+    for (int r = layout_n_regs(l) - 1; r >= 0; r--) {
         int32_t c[IR_MAX_RANK];
-        ptx_ll_reg_coord(l, r, c);
-        t[ptx_ll_flat(l, c)] = r;
+        layout_coord(l, r, 0, 0, c);
+        t[layout_flat(l, c)] = r;
     }
     return t;
 }
@@ -46,7 +46,7 @@ static int table_reg(const Layout *l, const int32_t *table, int32_t batch, int32
     if (n == 3) c[0] = batch;
     c[n - 2] = row;
     c[n - 1] = col;
-    int32_t r = table[ptx_ll_flat(l, c)];
+    int32_t r = table[layout_flat(l, c)];
     TRIC_ASSERT(r >= 0);
     return r;
 }
@@ -165,7 +165,7 @@ typedef struct DotRegs {
 int ptx_frag_reg(const Layout *l, const int32_t *t, int j, int p, int32_t batch, int32_t r0, int32_t c0) {
     int n = l->rank;
     int32_t f[IR_MAX_RANK];
-    ptx_ll_reg_coord(l, j * p, f);
+    layout_coord(l, j * p, 0, 0, f);
     int r = table_reg(l, t, batch, r0 ^ f[n - 2], c0 ^ f[n - 1]);
     TRIC_ASSERT(r % p == 0);
     return r / p;
@@ -210,7 +210,7 @@ static void emit_mma(Ptx *P, IrOp *op, const DotRegs *R) {
     for (int32_t k0 = 0; k0 < k; k0 += ks)
         for (int t = 0; t < tiles; t++) {
             int32_t oc[IR_MAX_RANK];
-            ptx_ll_reg_coord(R->lc, 4 * t, oc);
+            layout_coord(R->lc, 4 * t, 0, 0, oc);
             int ia[4], ib[2];
             frag_regs(R, ta, tb, oc, k0, p, ia, ib);
             Reg fa[4], fb[2], flo_a[4], flo_b[2];
@@ -281,7 +281,7 @@ static void emit_fma(Ptx *P, IrOp *op, const DotRegs *R) {
     int32_t k = R->la->shape[n - 1];
     for (int r = 0; r < R->nc; r++) {
         int32_t oc[IR_MAX_RANK];
-        ptx_ll_reg_coord(R->lc, r, oc);
+        layout_coord(R->lc, r, 0, 0, oc);
         int32_t batch = n == 3 ? oc[0] : 0;
         Reg acc = R->c[r];
         /* tf32x3 (doc/ir.md): per group of 8 k, hi*lo over the group, then

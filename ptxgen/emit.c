@@ -126,7 +126,7 @@ int32_t ptx_layout_index(Ptx *P, IrOp *op, ValId v) {
 
 int ptx_value_nregs(Ptx *P, IrOp *op, ValId v) {
     if (P->fn->vals[v].type.rank == 0) return 1;
-    return ptx_ll_nregs(&P->fn->layouts[ptx_layout_index(P, op, v)]);
+    return layout_n_regs(&P->fn->layouts[ptx_layout_index(P, op, v)]);
 }
 
 Reg *ptx_regs(Ptx *P, ValId v, int *n) {
@@ -282,47 +282,6 @@ Reg ptx_tid0(Ptx *P) {
 
 static int warp_bits(Ptx *P) { return log2_ceil(P->ctx->target.num_warps); }
 
-/* ---- linear layouts: register part at compile time ---- */
-
-int ptx_ll_nregs(const Layout *l) { return 1 << l->n_bits[LL_REG]; }
-
-static void ll_bits_coord(const Layout *l, int kind, uint32_t bits, int32_t *coord) {
-    for (int d = 0; d < IR_MAX_RANK; d++) coord[d] = 0;
-    for (int k = 0; k < l->n_bits[kind]; k++)
-        if (bits >> k & 1)
-            for (int d = 0; d < l->rank; d++) coord[d] ^= l->basis[kind][k][d];
-}
-
-void ptx_ll_reg_coord(const Layout *l, int reg, int32_t *coord) {
-    ll_bits_coord(l, LL_REG, (uint32_t)reg, coord);
-}
-
-/* Dims are powers of two and coordinates stay below them, so the row-major
- * index of a XOR of coordinates is the XOR of their indices: the index is
- * itself a linear function of (register, lane, warp). */
-int32_t ptx_ll_flat(const Layout *l, const int32_t *coord) {
-    int32_t idx = 0;
-    for (int d = 0; d < l->rank; d++) idx = idx * l->shape[d] + coord[d];
-    return idx;
-}
-
-int32_t ptx_ll_reg_flat(const Layout *l, int reg) {
-    int32_t c[IR_MAX_RANK];
-    ptx_ll_reg_coord(l, reg, c);
-    return ptx_ll_flat(l, c);
-}
-
-static int32_t ll_basis_flat(const Layout *l, int kind, int k) {
-    return ptx_ll_flat(l, l->basis[kind][k]);
-}
-
-int32_t ptx_ll_thread_support(const Layout *l) {
-    int32_t s = 0;
-    for (int kind = LL_LANE; kind <= LL_WARP; kind++)
-        for (int k = 0; k < l->n_bits[kind]; k++) s |= ll_basis_flat(l, kind, k);
-    return s;
-}
-
 /* ---- linear layouts: the thread part at run time ---- */
 
 /* XOR into acc the contribution of the bits of src (lane or warp): input bit
@@ -377,37 +336,10 @@ Reg ptx_layout_flat(Ptx *P, int32_t li) {
     const Layout *l = &P->fn->layouts[li];
     int32_t vals[LL_KINDS][LL_MAX_BITS];
     for (int kind = LL_LANE; kind <= LL_WARP; kind++)
-        for (int k = 0; k < l->n_bits[kind]; k++) vals[kind][k] = ll_basis_flat(l, kind, k);
+        for (int k = 0; k < l->n_bits[kind]; k++) vals[kind][k] = layout_flat(l, l->basis[kind][k]);
     lr->flat = ptx_thread_xor(P, vals[LL_LANE], l->n_bits[LL_LANE], vals[LL_WARP], l->n_bits[LL_WARP]);
     lr->flat_done = true;
     return lr->flat;
-}
-
-/* Input bits whose basis index depends linearly on earlier ones (registers
- * first, then lanes, then warps) name elements some other holder also has;
- * the holder with all those bits clear is the canonical one. */
-static void ll_duplicates(Ptx *P, const Layout *l, uint32_t *reg_mask, uint32_t *tid_mask) {
-    int32_t pivot[32] = {0};
-    *reg_mask = *tid_mask = 0;
-    for (int kind = LL_REG; kind <= LL_WARP; kind++) {
-        for (int k = 0; k < l->n_bits[kind]; k++) {
-            uint32_t v = (uint32_t)ll_basis_flat(l, kind, k);
-            while (v) {
-                int top = 31 - __builtin_clz(v);
-                if (!pivot[top]) {
-                    pivot[top] = (int32_t)v;
-                    break;
-                }
-                v ^= (uint32_t)pivot[top];
-            }
-            if (v) continue;
-            if (kind == LL_REG) *reg_mask |= 1u << k;
-            else if (kind == LL_LANE) *tid_mask |= 1u << k;
-            else *tid_mask |= 1u << (5 + k);
-        }
-    }
-    for (int k = l->n_bits[LL_LANE]; k < 5; k++) *tid_mask |= 1u << k;
-    for (int k = l->n_bits[LL_WARP]; k < warp_bits(P); k++) *tid_mask |= 1u << (5 + k);
 }
 
 int32_t ptx_intern_layout(Ptx *P, const Layout *l) {
@@ -426,7 +358,7 @@ Reg ptx_layout_owner(Ptx *P, int32_t li, uint32_t *dup_reg_mask) {
     LayoutRegs *lr = &P->lregs[li];
     if (!lr->owner_done) {
         uint32_t tid_mask;
-        ll_duplicates(P, &P->fn->layouts[li], &lr->owner_reg_mask, &tid_mask);
+        layout_duplicates(&P->fn->layouts[li], P->ctx->target.num_warps, &lr->owner_reg_mask, &tid_mask);
         if (tid_mask) {
             Reg tid = ptx_tid(P);
             PrologueMark m = prologue_begin(P);
@@ -507,14 +439,14 @@ static Reg *alias_mapped(Ptx *P, IrOp *op, ValId res, int which, const ValId *sr
                 if (m[d] != S->basis[kind][k][d]) return NULL;
         }
     }
-    int n = ptx_ll_nregs(L), ns = ptx_ll_nregs(S);
+    int n = layout_n_regs(L), ns = layout_n_regs(S);
     int32_t *src_flat = arena_alloc(P->arena, sizeof(int32_t) * (size_t)ns);
-    for (int r = 0; r < ns; r++) src_flat[r] = ptx_ll_reg_flat(S, r);
+    for (int r = 0; r < ns; r++) src_flat[r] = layout_reg_flat(S, r);
     Reg *regs = reg_array(P, n);
     for (int r = 0; r < n; r++) {
-        ptx_ll_reg_coord(L, r, c);
+        layout_coord(L, r, 0, 0, c);
         int k = map_coord(map, which, c, m);
-        int32_t want = ptx_ll_flat(S, m);
+        int32_t want = layout_flat(S, m);
         int found = -1;
         for (int q = 0; q < ns && found < 0; q++)
             if (src_flat[q] == want) found = q;
@@ -606,13 +538,13 @@ static void emit_arange(Ptx *P, IrOp *op) {
     ValId v = op->results[0];
     int li = ptx_layout_index(P, op, v);
     const Layout *l = &P->fn->layouts[li];
-    int n = ptx_ll_nregs(l);
-    int32_t support = ptx_ll_thread_support(l);
+    int n = layout_n_regs(l);
+    int32_t support = layout_thread_support(l);
     int64_t start = op->attr.i;
     Reg *regs = reg_array(P, n);
     Reg t = support ? ptx_layout_flat(P, li) : REG_NONE;
     for (int r = 0; r < n; r++) {
-        int32_t c = ptx_ll_reg_flat(l, r);
+        int32_t c = layout_reg_flat(l, r);
         if (!support) {
             regs[r] = ptx_const_reg(P, RC_B32, (uint32_t)(start + c));
             continue;

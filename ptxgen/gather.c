@@ -28,7 +28,7 @@ void ptx_gather(Ptx *P, IrOp *op) {
     bool wide = elem_bits((ElemType)xt.elem) == 64;
     for (int r = 0; r < n; r++) {
         Reg f = ptx_reg(P, RC_B32), keep = ptx_reg(P, RC_B32), at = ptx_reg(P, RC_B32), a = ptx_reg(P, RC_B32);
-        ptx_ins(P, "xor.b32 %R, %R, %d;", f, flat, (int)ptx_ll_reg_flat(l, r));
+        ptx_ins(P, "xor.b32 %R, %R, %d;", f, flat, (int)layout_reg_flat(l, r));
         /* the dims before the axis, moved to src's axis size; the dims after it */
         ptx_ins(P, "shr.u32 %R, %R, %d;", keep, f, lo + nx);
         ptx_ins(P, "shl.b32 %R, %R, %d;", keep, keep, lo + ns);

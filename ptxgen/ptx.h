@@ -18,6 +18,7 @@
 #define TRIC_PTX_H
 
 #include "ptxgen.h"
+#include "../ir/smem.h"
 
 typedef uint32_t Reg;
 #define REG_NONE 0u
@@ -124,12 +125,6 @@ uint64_t ptx_const_bits(Ptx *P, IrOp *op, ElemType e);  /* a const op's register
 void ptx_label(Ptx *P, const char *what, int n);   /* "$L_what_n:" */
 Reg ptx_tid(Ptx *P);
 Reg ptx_tid0(Ptx *P);                               /* pred: %tid.x == 0 */
-/* Layout helpers over the linear map (ir/ir.h struct Layout). */
-int ptx_ll_nregs(const Layout *l);
-void ptx_ll_reg_coord(const Layout *l, int reg, int32_t *coord);
-int32_t ptx_ll_flat(const Layout *l, const int32_t *coord);     /* row-major index */
-int32_t ptx_ll_reg_flat(const Layout *l, int reg);
-int32_t ptx_ll_thread_support(const Layout *l);     /* bits the (lane, warp) part can set */
 Reg ptx_layout_flat(Ptx *P, int32_t li);            /* b32: row-major offset of (lane, warp) */
 /* b32, in the prologue: the XOR of lane_vals[k] over the set bits k of the
  * lane id and of warp_vals[k] over the warp id's (any linear map of them) */
@@ -253,20 +248,6 @@ void ptx_debug_decls(Ptx *P, Buf *out);
 
 /* ---- convert.c ---- */
 void ptx_convert_layout(Ptx *P, IrOp *op);
-/* The shared-memory plan convert_layout picks for a tile of type ty from
- * layout lw (dup: its registers that need no write) to lr, and warp 0's
- * wavefronts for it; legacy: among the plans from before ldmatrix and
- * swizzling only (for comparisons). */
-typedef struct PtxSmemPlanInfo {
-    int write_wavefronts, read_wavefronts;
-    int vec_w, vec_r;          /* registers per shared access (reads: not ldmatrix) */
-    int ldmatrix;              /* 0: none, 1: ldmatrix, 2: ldmatrix.trans */
-    int ldmatrix_x;            /* matrices per ldmatrix: 1, 2, 4 */
-    int32_t pad;               /* elements after each row */
-    int swizzle_per_phase, swizzle_max_phase;   /* 0 when not swizzled */
-} PtxSmemPlanInfo;
-void ptx_smem_plan_info(const IrType *ty, const Layout *lw, uint32_t dup, const Layout *lr, bool legacy,
-                        PtxSmemPlanInfo *out);
 Reg ptx_smem_base(Ptx *P);
 /* the L2 cache policy register of an eviction policy (prologue) */
 Reg ptx_l2_policy(Ptx *P, bool evict_last);

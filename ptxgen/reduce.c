@@ -369,14 +369,14 @@ static Reg warp_index(Ptx *P, const ReduceShape *s) {
  * holds the same coordinates once the axis is dropped. */
 static int *result_sources(Ptx *P, IrOp *op, const ReduceShape *s, uint32_t axis_mask, int n_res) {
     int *src = arena_alloc(P->arena, sizeof(int) * (size_t)n_res);
-    int axis = (int)op->attr.i, nregs = ptx_ll_nregs(s->lx);
+    int axis = (int)op->attr.i, nregs = layout_n_regs(s->lx);
     for (int q = 0; q < n_res; q++) {
         int32_t want[IR_MAX_RANK] = {0}, c[IR_MAX_RANK];
-        if (s->lr >= 0) ptx_ll_reg_coord(&P->fn->layouts[s->lr], q, want);
+        if (s->lr >= 0) layout_coord(&P->fn->layouts[s->lr], q, 0, 0, want);
         src[q] = -1;
         for (int r = 0; r < nregs && src[q] < 0; r++) {
             if ((uint32_t)r & axis_mask) continue;
-            ptx_ll_reg_coord(s->lx, r, c);
+            layout_coord(s->lx, r, 0, 0, c);
             bool same = true;
             for (int d = 0, o = 0; d < s->lx->rank; d++) {
                 if (d == axis) continue;
@@ -460,7 +460,7 @@ static void read_tree(Ptx *P, IrOp *op, const ReduceShape *s, Reg **acc, const i
     Reg **parts = arena_alloc(P->arena, sizeof(Reg *) * n);
     for (uint32_t k = 0; k < n; k++) parts[k] = part + k * (size_t)W;
     for (int q = 0; q < n_res; q++) {
-        int32_t f = lr ? ptx_ll_reg_flat(lr, q) : 0;
+        int32_t f = lr ? layout_reg_flat(lr, q) : 0;
         for (uint32_t k = 0; k < n; k++) {
             int bytes = ptx_smem_slot_bytes(P, op->operands[k]);
             RegClass c = REG_CLASS(acc[k][src[q]]);
@@ -490,7 +490,7 @@ static void read_shuffle(Ptx *P, IrOp *op, const ReduceShape *s, Reg **acc, cons
         ptx_ins(P, "mad.lo.u32 %R, %R, %d, %R;", mine[k], i, ptx_smem_slot_bytes(P, op->operands[k]), row[k]);
     }
     for (int q = 0; q < n_res; q++) {   /* all loads first: they overlap */
-        int32_t f = lr ? ptx_ll_reg_flat(lr, q) : 0;
+        int32_t f = lr ? layout_reg_flat(lr, q) : 0;
         for (uint32_t k = 0; k < n; k++) {
             int bytes = ptx_smem_slot_bytes(P, op->operands[k]);
             RegClass c = REG_CLASS(acc[k][src[q]]);
@@ -506,7 +506,7 @@ static void warp_levels(Ptx *P, IrOp *op, const ReduceShape *s, Reg **acc, const
     uint32_t n = op->n_operands;
     int W = 1 << s->n_warp_levels;
     const Layout *lr = s->lr >= 0 ? &P->fn->layouts[s->lr] : NULL;
-    int32_t support = lr ? ptx_ll_thread_support(lr) : 0;
+    int32_t support = lr ? layout_thread_support(lr) : 0;
     Reg smem = ptx_smem_base(P), fth = lr && support ? ptx_layout_flat(P, s->lr) : REG_NONE;
     /* row = smem + (f * W) * bytes with f the thread's result element; the
      * write slot adds w */
@@ -531,7 +531,7 @@ static void warp_levels(Ptx *P, IrOp *op, const ReduceShape *s, Reg **acc, const
     /* registers whose result element's index bits meet the thread's need
      * their own address */
     for (int q = 0; q < n_res; q++) {
-        int32_t f = lr ? ptx_ll_reg_flat(lr, q) : 0;
+        int32_t f = lr ? layout_reg_flat(lr, q) : 0;
         TRIC_ASSERT(!(f & support));
         for (uint32_t k = 0; k < n; k++) {
             int bytes = ptx_smem_slot_bytes(P, op->operands[k]);
@@ -560,7 +560,7 @@ Reg **ptx_operand_copies(Ptx *P, IrOp *op, int nregs) {
 void ptx_reduce(Ptx *P, IrOp *op) {
     ReduceShape s = reduce_shape(P, op);
     uint32_t n = op->n_operands;
-    int nregs = ptx_ll_nregs(s.lx);
+    int nregs = layout_n_regs(s.lx);
     Reg **acc = ptx_operand_copies(P, op, nregs);
     uint32_t axis_mask = 0;
     for (int t = 0; t < s.m; t++)
@@ -573,7 +573,7 @@ void ptx_reduce(Ptx *P, IrOp *op) {
         for (int r2 = r + 1; r2 < nregs; r2++)
             if (((uint32_t)r2 & ~axis_mask) == (uint32_t)r) combine_regs(P, op, acc, r, r2);
     }
-    int n_res = s.lr >= 0 ? ptx_ll_nregs(&P->fn->layouts[s.lr]) : 1;
+    int n_res = s.lr >= 0 ? layout_n_regs(&P->fn->layouts[s.lr]) : 1;
     int *src = result_sources(P, op, &s, axis_mask, n_res);
     /* 2. lanes, from the highest bit down */
     for (int t = s.m - 1; t >= 0; t--)

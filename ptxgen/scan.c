@@ -163,7 +163,7 @@ static ScanThread scan_thread(Ptx *P, const ScanShape *s, bool rev) {
         for (int j = 1; j < s->W; j++) th.w_is[j] = setp(P, "eq", th.wa, j);
     }
     if (s->G > 1) {
-        th.row_support = drop_axis(s, ptx_ll_thread_support(s->lx));
+        th.row_support = drop_axis(s, layout_thread_support(s->lx));
         Reg f = ptx_layout_flat(P, s->li);
         if (!th.row_support) {
             th.row_base = REG_NONE;
@@ -182,7 +182,7 @@ static ScanThread scan_thread(Ptx *P, const ScanShape *s, bool rev) {
 /* The element offset of a run's row among the rows: row_base combined with
  * the base register's own part. */
 static Reg row_of(Ptx *P, const ScanShape *s, const ScanThread *th, int base) {
-    int64_t f = drop_axis(s, ptx_ll_reg_flat(s->lx, base));
+    int64_t f = drop_axis(s, layout_reg_flat(s->lx, base));
     if (!th->row_base) return ptx_const_reg(P, RC_B32, (uint64_t)f);
     Reg r = ptx_reg(P, RC_B32);
     if (f & th->row_support) ptx_ins(P, "xor.b32 %R, %R, %d;", r, th->row_base, (int)f);
@@ -322,7 +322,7 @@ void ptx_scan(Ptx *P, IrOp *op) {
     ScanShape s = scan_shape(P, op);
     uint32_t n = op->n_operands;
     bool rev = op->attr.i2 != 0;
-    int nregs = ptx_ll_nregs(s.lx);
+    int nregs = layout_n_regs(s.lx);
     Reg **acc = ptx_operand_copies(P, op, nregs);
     int32_t offset = 0;
     bool bar_before = false;

@@ -149,7 +149,7 @@ void ptx_wgmma(Ptx *P, IrOp *op) {
     for (int32_t k0 = 0; k0 < k; k0 += ks)
         for (int i = 0; i < reps; i++) {
             int32_t oc[IR_MAX_RANK];
-            ptx_ll_reg_coord(lc, 4 * (slice / 8) * i, oc);   /* the repeat's first row */
+            layout_coord(lc, 4 * (slice / 8) * i, 0, 0, oc);   /* the repeat's first row */
             Reg fa[4] = {0};
             if (!ss)
                 for (int j = 0; j < 4; j++) fa[j] = ptx_pack(P, &pa, ptx_frag_reg(la, ta, j, p, 0, oc[0], k0), false);

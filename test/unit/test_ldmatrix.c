@@ -290,9 +290,9 @@ static int ideal(const Layout *w, int elem_bytes_, int n_ldm) {
 static void test_plan(const Case *c) {
     IrType ty = ir_tile(ir_scalar(c->e), 2, (int32_t[]){c->rows, c->cols});
     Layout w = writer(c);
-    PtxSmemPlanInfo now, before;
-    ptx_smem_plan_info(&ty, &w, 0, &c->dst, false, &now);
-    ptx_smem_plan_info(&ty, &w, 0, &c->dst, true, &before);
+    SmemPlanInfo now, before;
+    smem_plan_info(&ty, &w, 0, &c->dst, false, &now);
+    smem_plan_info(&ty, &w, 0, &c->dst, true, &before);
     int tn = now.write_wavefronts + now.read_wavefronts, tb = before.write_wavefronts + before.read_wavefronts;
     char buffer[64];
     if (now.swizzle_max_phase)
