@@ -18,6 +18,7 @@
 
 #define IR_MAX_RANK 5
 #define IR_MAX_NUMEL (1 << 20)   /* elements of a tile (Triton's limit) */
+#define IR_MAX_SHARED (1 << 30)  /* bytes of shared memory the IR may place (far beyond any GPU's) */
 
 /* ---- element types (types.def) ---- */
 typedef enum ElemType {
@@ -144,6 +145,20 @@ extern const char *const atomic_kind_names[];  /* "add", "max", ..., "xchg" */
 extern const char *const mem_sem_names[];      /* "acq_rel", "acquire", "release", "relaxed" */
 extern const char *const mem_scope_names[];    /* "gpu", "cta", "sys" */
 
+/* Where pass smem (opt/smem.c) put an op's shared memory; set: it has
+ * some. off: its first byte in the kernel's shared array. sync: a barrier
+ * first, as the bytes' last readers may not be done (reduce, scan). A
+ * buffer (local_alloc; mbarrier_alloc has off and slot only) and the
+ * scratch of a convert_layout also record how a tile lies there (shaped):
+ * rows of 2^lb elements with pad elements after each, or 16-byte chunk c
+ * of row r at c ^ ((r >> pp) & (2^mp - 1)) (mp 0: no swizzle); a buffer's
+ * slots are `slot` bytes apart. Text: {smem = OFF, sync, slot = B, row =
+ * 2^lb, pad = P, swizzle = [2^pp, 2^mp]} (doc/ir.md, "Shared memory"). */
+typedef struct IrSmem {
+    int32_t off, slot, pad;
+    uint8_t set, sync, shaped, lb, pp, mp;
+} IrSmem;
+
 typedef struct IrAttr {
     int64_t i, i2;                 /* see ops.def for each op's meaning */
     double f;                      /* float constants */
@@ -154,6 +169,7 @@ typedef struct IrAttr {
                                       pass_layout (0 = not set, treat as 1) */
     const char *str;               /* print: prefix; assert: message (arena, NUL-terminated,
                                       any bytes but NUL; NULL = "") */
+    IrSmem smem;
 } IrAttr;
 
 typedef struct IrOp {
@@ -212,7 +228,12 @@ typedef struct IrFunc {
     uint32_t n_params, cap_params;
     Layout *layouts;
     uint32_t n_layouts, cap_layouts;
-    int32_t shared_bytes;   /* shared memory the kernel needs (set by passes) */
+    /* pass smem: the shared memory the kernel needs, its alignment (16, or
+     * 1024 under swizzled wgmma/TMA buffers), and whether it ran (every op
+     * that needs shared memory then has attr.smem). Text: "shared N align A"
+     * after the parameters */
+    int32_t shared_bytes, smem_align;
+    bool smem_planned;
     /* pass_regs (opt/regs.c): estimated 32-bit registers per thread at the
      * peak (0 = not estimated), predicates there, and the op at the peak */
     int32_t est_regs, est_preds;

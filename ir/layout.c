@@ -288,7 +288,7 @@ int layout_n_regs(const Layout *l) { return 1 << l->n_bits[LL_REG]; }
 
 void layout_coord(const Layout *l, int reg, int lane, int warp, int32_t *coord) {
     int idx[LL_KINDS] = {reg, lane, warp};
-    for (int d = 0; d < IR_MAX_RANK; d++) coord[d] = 0;
+    for (int d = 0; d < l->rank; d++) coord[d] = 0;
     for (int kind = 0; kind < LL_KINDS; kind++)
         for (int k = 0; k < l->n_bits[kind]; k++)
             if (idx[kind] >> k & 1)

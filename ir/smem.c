@@ -1,6 +1,9 @@
 /* Shared-memory layouts of tiles (smem.h): the vector widths, the
  * ldmatrix patterns and the wavefront count that chooses among them. */
 #include "smem.h"
+#include "tmap.h"
+
+#include <string.h>
 
 /* How many registers of layout l go into one ld/st.shared: the first
  * register bits must step 1, 2, 4.. along the last dim, and no other bit
@@ -160,7 +163,10 @@ static int ldm_wavefronts(const LdmPat *p, const SmemShape *s) {
 
 /* ---- the plan ---- */
 
-SmemPlan smem_plan(const IrType *ty, const Layout *lw, uint32_t dup, const Layout *lr, bool legacy, bool stm) {
+/* fixed: only that shape (the accesses it keeps aligned), else every
+ * candidate shape */
+static SmemPlan plan(const IrType *ty, const Layout *lw, uint32_t dup, const Layout *lr, bool legacy, bool stm,
+                     const SmemShape *fixed) {
     ElemType e = (ElemType)ty->elem;
     int32_t last = ty->shape[ty->rank - 1];
     SmemShape base = {elem_bytes(e), log2_ceil(last), 0, 0, 0};
@@ -200,7 +206,11 @@ SmemPlan smem_plan(const IrType *ty, const Layout *lw, uint32_t dup, const Layou
         /* shapes: 0 plain, 1 padded, then the swizzles (mp, pp) */
         for (int sh = 0; sh < 2 + 3 * 4; sh++) {
             c.shape = base;
-            if (sh == 1) {
+            if (fixed) {   /* one round, if the accesses stay aligned in every row */
+                c.shape = *fixed;
+                int32_t v = c.vec_w > c.vec_r ? c.vec_w : c.vec_r;
+                if (sh || c.shape.pad % v || ((c.ldm || c.stm) && c.shape.pad * c.shape.bytes % 16)) continue;
+            } else if (sh == 1) {
                 if (!can_pad) continue;
                 c.shape.pad = pad;
             } else if (sh >= 2) {
@@ -225,6 +235,15 @@ SmemPlan smem_plan(const IrType *ty, const Layout *lw, uint32_t dup, const Layou
     return best;
 }
 
+SmemPlan smem_plan(const IrType *ty, const Layout *lw, uint32_t dup, const Layout *lr, bool legacy, bool stm) {
+    return plan(ty, lw, dup, lr, legacy, stm, NULL);
+}
+
+SmemPlan smem_plan_shape(const IrType *ty, const Layout *lw, uint32_t dup, const Layout *lr, bool stm,
+                         const SmemShape *shape) {
+    return plan(ty, lw, dup, lr, false, stm, shape);
+}
+
 void smem_plan_info(const IrType *ty, const Layout *lw, uint32_t dup, const Layout *lr, bool legacy, SmemPlanInfo *out) {
     SmemPlan p = smem_plan(ty, lw, dup, lr, legacy, false);
     out->write_wavefronts = p.wave_w;
@@ -238,3 +257,299 @@ void smem_plan_info(const IrType *ty, const Layout *lw, uint32_t dup, const Layo
     out->swizzle_max_phase = p.shape.swz_mp ? 1 << p.shape.swz_mp : 0;
 }
 
+
+/* ---- pipeline buffers ---- */
+
+typedef struct BufList {
+    SmemBuf *bufs;
+    uint32_t n, cap;
+    Arena *arena;
+} BufList;
+
+static void collect_buffer(IrFunc *fn, IrOp *op, void *ud) {
+    BufList *L = ud;
+    (void)fn;
+    if (op->opc != OP_LOCAL_ALLOC && op->opc != OP_MBAR_ALLOC) return;
+    SmemBuf sb = {0};
+    sb.mbar = op->opc == OP_MBAR_ALLOC;
+    sb.v = op->results[0];
+    sb.lw = sb.lr = -1;
+    VEC_PUSH(L->arena, L->bufs, L->n, L->cap, sb);
+}
+
+SmemBuf *smem_find_buf(SmemBuf *bufs, uint32_t n, ValId v) {
+    for (uint32_t i = 0; i < n; i++)
+        if (bufs[i].v == v) return &bufs[i];
+    TRIC_ASSERT(!"a buffer without its local_alloc");
+    return NULL;
+}
+
+/* what a use needs of its buffer: the writer's and reader's layouts, the
+ * readers that fix its layout (wgmma, TMA) */
+static void note_use(IrFunc *fn, IrOp *op, void *ud) {
+    BufList *L = ud;
+    if (op->opc == OP_WGMMA) {
+        bool ss = ir_wgmma_n_main(op) == 5;
+        SmemBuf *b = smem_find_buf(L->bufs, L->n, op->operands[ss ? 2 : 1]);
+        b->wgmma = 2;
+        b->wg_t = (op->attr.flags & WGMMA_B_T) != 0;
+        if (ss) {
+            b = smem_find_buf(L->bufs, L->n, op->operands[0]);
+            b->wgmma = 1;
+            b->wg_t = (op->attr.flags & WGMMA_A_T) != 0;
+        }
+        return;
+    }
+    if (op->opc == OP_TMA_COPY) {
+        smem_find_buf(L->bufs, L->n, op->operands[0])->tma = true;
+        return;
+    }
+    if (op->opc != OP_ASYNC_COPY && op->opc != OP_LOCAL_LOAD) return;
+    SmemBuf *sb = smem_find_buf(L->bufs, L->n, op->operands[0]);
+    if (op->opc == OP_LOCAL_LOAD && sb->lr < 0) sb->lr = fn->vals[op->results[0]].layout;
+    if (op->opc == OP_ASYNC_COPY && sb->lw < 0) {
+        sb->lw = fn->vals[op->operands[2]].layout;
+        sb->copy_vec = op->attr.vec > 0 ? op->attr.vec : 1;
+    }
+}
+
+int32_t smem_view_layout(IrFunc *fn, const SmemBuf *sb, int32_t li) {
+    if (!sb->viewed) return li;
+    Layout v = layout_reshape(&fn->layouts[li], sb->vrank, sb->vshape);
+    v = layout_permute(&v, sb->perm);
+    return ir_layout_intern(fn, &v);
+}
+
+/* The view (type *ty becomes the view's): the dim the writer's vectors run
+ * along goes last; for wgmma, split into blocks of the swizzle span. */
+static void choose_view(IrFunc *fn, SmemBuf *sb, IrType *ty) {
+    int last = ty->rank - 1, vd = sb->tma ? last : layout_vector_dim(&fn->layouts[sb->lw], sb->copy_vec);
+    int bytes = elem_bytes((ElemType)ty->elem);
+    TRIC_ASSERT(vd >= 0);
+    sb->cdim = vd;
+    sb->vrank = ty->rank;
+    memcpy(sb->vshape, ty->shape, sizeof sb->vshape);
+    for (int d = 0, k = 0; d < ty->rank; d++)
+        if (d != vd) sb->perm[k++] = d;
+    sb->perm[last] = vd;
+    sb->viewed = vd != last;
+    if (sb->wgmma || sb->tma) {
+        TRIC_ASSERT(ty->rank == 2);
+        int32_t ec = ty->shape[vd], e;
+        sb->swz_bytes = ec * bytes >= 128 ? 128 : ec * bytes;
+        TRIC_ASSERT(sb->swz_bytes >= 32);
+        e = sb->swz_bytes / bytes;
+        if (ec > e) {   /* (blocks, e) in place of the dim, then (blocks, other, e) */
+            int other = 1 - vd;
+            sb->vrank = 3;
+            int32_t shape3[3] = {ty->shape[0], ty->shape[1], 0};
+            if (vd == 1) shape3[1] = ec / e, shape3[2] = e, shape3[0] = ty->shape[other];
+            else shape3[0] = ec / e, shape3[1] = e, shape3[2] = ty->shape[other];
+            memcpy(sb->vshape, shape3, sizeof shape3);
+            int32_t perm3[3] = {vd == 1 ? 1 : 0, vd == 1 ? 0 : 2, vd == 1 ? 2 : 1};
+            memcpy(sb->perm, perm3, sizeof perm3);
+            sb->viewed = true;
+        }
+    }
+    IrType t = *ty;
+    t.rank = (uint8_t)sb->vrank;
+    for (int d = 0; d < sb->vrank; d++) t.shape[d] = sb->vshape[sb->perm[d]];
+    *ty = t;
+}
+
+static void plan_buffer(IrFunc *fn, SmemBuf *sb) {
+    IrType bt = fn->vals[sb->v].type, ty = bt;
+    ty.rank = (uint8_t)(bt.rank - 1);
+    for (int d = 0; d < ty.rank; d++) ty.shape[d] = bt.shape[d + 1];
+    int32_t lw = sb->lw >= 0 ? sb->lw : sb->lr;
+    int32_t lr = sb->lr >= 0 ? sb->lr : lw;
+    if (sb->tma && lw < 0) {   /* read by wgmma only: a layout for the plan, which the canonical one replaces */
+        Layout any = layout_default(ty.rank, ty.shape, 16 / elem_bytes((ElemType)ty.elem), fn->ctx->target.num_warps);
+        lw = lr = ir_layout_intern(fn, &any);
+    }
+    if (lw < 0) {   /* neither written nor read: plain rows */
+        sb->plan.shape = (SmemShape){elem_bytes((ElemType)ty.elem), log2_ceil(ty.shape[ty.rank - 1]), 0, 0, 0};
+    } else {
+        if (sb->lw >= 0 || sb->tma) choose_view(fn, sb, &ty);
+        sb->vw = smem_view_layout(fn, sb, lw);
+        sb->vr = smem_view_layout(fn, sb, lr);
+        sb->plan = smem_plan(&ty, &fn->layouts[sb->vw], 0, &fn->layouts[sb->vr], false, false);
+        if (sb->wgmma || sb->tma) {   /* the canonical swizzle, whatever the count says */
+            SmemShape w = {elem_bytes((ElemType)ty.elem), log2_ceil(ty.shape[ty.rank - 1]), 0, 0, 0};
+            w.swz_mp = log2_ceil(sb->swz_bytes / 16);
+            w.swz_pp = 7 - log2_ceil(sb->swz_bytes);
+            sb->plan.shape = w;
+            sb->plan.ldm = false;
+        }
+        /* cp.async vectors of up to 16 bytes stay aligned in every row */
+        int32_t align = 16 / sb->plan.shape.bytes;
+        if (sb->plan.shape.pad % align) sb->plan.shape.pad = (sb->plan.shape.pad + align - 1) / align * align;
+    }
+    sb->lr = lr;
+    int64_t rows = ir_numel(ty) >> sb->plan.shape.lb;
+    int64_t bytes = rows * (((int64_t)1 << sb->plan.shape.lb) + sb->plan.shape.pad) * sb->plan.shape.bytes;
+    sb->align = sb->wgmma || sb->tma ? 1024 : 128;
+    bytes = (bytes + sb->align - 1) / sb->align * sb->align;
+    TRIC_ASSERT(bytes * bt.shape[0] <= INT32_MAX / 2);
+    sb->slot_bytes = (int32_t)bytes;
+    sb->size = (int32_t)(bytes * bt.shape[0]);
+}
+
+SmemBuf *smem_buffers(IrFunc *fn, uint32_t *n) {
+    BufList L = {NULL, 0, 0, fn->ctx->arena};
+    ir_walk(fn, fn->body, collect_buffer, &L);
+    if (L.n) ir_walk(fn, fn->body, note_use, &L);
+    for (uint32_t i = 0; i < L.n; i++) {
+        SmemBuf *sb = &L.bufs[i];
+        if (sb->mbar) {
+            sb->slot_bytes = sb->align = 8;
+            sb->size = 8 * fn->vals[sb->v].type.shape[0];
+        } else {
+            plan_buffer(fn, sb);
+        }
+    }
+    *n = L.n;
+    return L.bufs;
+}
+
+static IrType view_type(IrFunc *fn, const SmemBuf *sb) {
+    IrType bt = fn->vals[sb->v].type, ty = bt;
+    ty.rank = (uint8_t)(bt.rank - 1);
+    for (int d = 0; d < ty.rank; d++) ty.shape[d] = bt.shape[d + 1];
+    if (sb->viewed) {
+        ty.rank = (uint8_t)sb->vrank;
+        for (int d = 0; d < sb->vrank; d++) ty.shape[d] = sb->vshape[sb->perm[d]];
+    }
+    return ty;
+}
+
+bool smem_shape_eq(const SmemShape *a, const SmemShape *b) {
+    return a->bytes == b->bytes && a->lb == b->lb && a->pad == b->pad && a->swz_mp == b->swz_mp &&
+           a->swz_pp == b->swz_pp;
+}
+
+int64_t smem_buffer_shape(IrFunc *fn, SmemBuf *sb, const SmemShape *shape) {
+    IrType ty = view_type(fn, sb);
+    if (sb->lr < 0) {   /* neither written nor read */
+        sb->plan.shape = *shape;
+    } else if (!smem_shape_eq(shape, &sb->plan.shape)) {
+        sb->plan = smem_plan_shape(&ty, &fn->layouts[sb->vw], 0, &fn->layouts[sb->vr], false, shape);
+        if (sb->wgmma || sb->tma) sb->plan.ldm = false;
+    }
+    return smem_shape_bytes(&ty, shape);
+}
+
+/* ---- what an op needs ---- */
+
+int smem_elem_bytes(ElemType e) {
+    switch (e) {
+    case ET_I1: case ET_I32: case ET_U32: case ET_F32: return 4;
+    case ET_I64: case ET_U64: case ET_PTR: case ET_F64: return 8;
+    default: return 2;
+    }
+}
+
+int32_t smem_align16(int64_t x) {
+    TRIC_ASSERT(x <= INT32_MAX - 16);
+    return (int32_t)((x + 15) & ~(int64_t)15);
+}
+
+int64_t smem_shape_bytes(const IrType *ty, const SmemShape *s) {
+    int64_t rows = ir_numel(*ty) >> s->lb;
+    return rows * (((int64_t)1 << s->lb) + s->pad) * s->bytes;
+}
+
+static const Layout *operand_layout(IrFunc *fn, const IrOp *op, uint32_t k) {
+    int32_t li = fn->vals[op->operands[k]].layout;
+    return li >= 0 && fn->vals[op->operands[k]].type.rank ? &fn->layouts[li] : NULL;
+}
+
+int32_t smem_reduce_bytes(IrFunc *fn, const IrOp *op, uint32_t k) {
+    const Layout *lx = operand_layout(fn, op, 0);
+    if (!lx) return 0;
+    IrType t = fn->vals[op->operands[0]].type;
+    int axis = (int)op->attr.i, kinds[3 * LL_MAX_BITS], bits[3 * LL_MAX_BITS], warps = 0;
+    int32_t steps[3 * LL_MAX_BITS];
+    int m = layout_reduce_levels(lx, axis, t.shape[axis], steps, kinds, bits);
+    for (int i = 0; i < m; i++) warps += kinds[i] == LL_WARP;
+    if (!warps) return 0;
+    int64_t partials = ir_numel(fn->vals[op->results[0]].type) << warps;
+    return smem_align16(partials * smem_elem_bytes((ElemType)fn->vals[op->operands[k]].type.elem));
+}
+
+int32_t smem_scan_bytes(IrFunc *fn, const IrOp *op, uint32_t k) {
+    const Layout *lx = operand_layout(fn, op, 0);
+    if (!lx) return 0;
+    IrType t = fn->vals[op->operands[0]].type;
+    int axis = (int)op->attr.i, parts[4];
+    if (!layout_scan_parts(lx, axis, t.shape[axis], parts, NULL, NULL) || parts[2] + parts[3] == 0) return 0;
+    int64_t rows = ir_numel(t) >> log2_ceil(t.shape[axis]);
+    return smem_align16((rows << (parts[2] + parts[3])) * smem_elem_bytes((ElemType)fn->vals[op->operands[k]].type.elem));
+}
+
+/* The layouts differ in register order only: the same elements in the
+ * same threads (convert_layout renames registers) */
+static bool same_threads(const Layout *from, const Layout *to) {
+    for (int kind = LL_LANE; kind <= LL_WARP; kind++) {
+        if (to->n_bits[kind] != from->n_bits[kind]) return false;
+        for (int k = 0; k < to->n_bits[kind]; k++)
+            for (int d = 0; d < to->rank; d++)
+                if (to->basis[kind][k][d] != from->basis[kind][k][d]) return false;
+    }
+    for (int r = 0; r < layout_n_regs(to); r++) {
+        int32_t want = layout_reg_flat(to, r);
+        bool found = false;
+        for (int q = 0; q < layout_n_regs(from) && !found; q++) found = layout_reg_flat(from, q) == want;
+        if (!found) return false;
+    }
+    return true;
+}
+
+bool smem_convert_plan(IrFunc *fn, const IrOp *op, SmemPlan *plan) {
+    IrType ty = fn->vals[op->results[0]].type;
+    int32_t lw = fn->vals[op->operands[0]].layout, lr = fn->vals[op->results[0]].layout;
+    if (ty.rank == 0 || lw < 0 || lr < 0 || same_threads(&fn->layouts[lw], &fn->layouts[lr])) return false;
+    uint32_t dup, tid_mask;
+    layout_duplicates(&fn->layouts[lw], fn->ctx->target.num_warps, &dup, &tid_mask);
+    *plan = smem_plan(&ty, &fn->layouts[lw], dup, &fn->layouts[lr], false, target_info(&fn->ctx->target)->hopper);
+    return true;
+}
+
+int32_t smem_scratch_bytes(IrFunc *fn, const IrOp *op, const uint32_t *uses) {
+    IrType rt = op->n_results ? fn->vals[op->results[0]].type : (IrType){0};
+    int64_t bytes = 0;
+    switch (op->opc) {
+    case OP_CONVERT_LAYOUT: {
+        SmemPlan p;
+        if (smem_convert_plan(fn, op, &p)) bytes = smem_shape_bytes(&rt, &p.shape);
+        break;
+    }
+    case OP_ATOMIC:
+    case OP_ATOMIC_CAS: {   /* the old values go to every thread that holds the element (ptxgen/atomic.c) */
+        if (!uses[op->results[0]]) break;
+        if (rt.rank == 0) {
+            bytes = elem_bytes((ElemType)rt.elem);
+            break;
+        }
+        int32_t li = fn->vals[op->results[0]].layout;
+        if (li < 0) break;
+        const Layout *l = &fn->layouts[li];
+        uint32_t dup, tid_mask;
+        layout_duplicates(l, fn->ctx->target.num_warps, &dup, &tid_mask);
+        if (!tid_mask) break;
+        SmemPlan p = smem_plan(&rt, l, dup, l, false, false);
+        bytes = smem_shape_bytes(&rt, &p.shape);
+        break;
+    }
+    case OP_GATHER: {
+        IrType st = fn->vals[op->operands[0]].type;
+        bytes = ir_numel(st) * elem_bytes((ElemType)st.elem);
+        break;
+    }
+    case OP_HISTOGRAM: bytes = 4 * op->attr.i; break;
+    case OP_TMAP_CREATE: bytes = TMAP_BYTES; break;
+    default: break;
+    }
+    TRIC_ASSERT(bytes <= INT32_MAX / 2);
+    return (int32_t)bytes;
+}

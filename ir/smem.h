@@ -113,6 +113,10 @@ typedef struct SmemPlan {
  * the count picks). legacy: only the candidates from before ldmatrix
  * (vectors up to 4 registers), for comparisons. */
 SmemPlan smem_plan(const IrType *ty, const Layout *lw, uint32_t dup, const Layout *lr, bool legacy, bool stm);
+/* the same for a given shape (a recorded one): the cheapest accesses it
+ * keeps aligned; scalars always are */
+SmemPlan smem_plan_shape(const IrType *ty, const Layout *lw, uint32_t dup, const Layout *lr, bool stm,
+                         const SmemShape *shape);
 
 /* The plan's figures, for tests and reports */
 typedef struct SmemPlanInfo {
@@ -124,5 +128,86 @@ typedef struct SmemPlanInfo {
     int swizzle_per_phase, swizzle_max_phase;   /* 0 when not swizzled */
 } SmemPlanInfo;
 void smem_plan_info(const IrType *ty, const Layout *lw, uint32_t dup, const Layout *lr, bool legacy, SmemPlanInfo *out);
+
+/* Pipeline buffers (local_alloc). A buffer holds S slots of one tile, each laid out as a convert_layout
+ * buffer would be from the async copies' pointer layout (the writer) to
+ * the local_load's layout (the reader): smem_plan picks the swizzle once,
+ * so both sides agree; cp.async writes whole vectors, so a pad keeps them
+ * aligned. Slots are 128-byte aligned.
+ *
+ * The copies' vectors run along the pointers' fastest dim, which need not
+ * be the last (a column-major operand: `k[:, None] + n[None, :] * stride`
+ * runs down dim 0). The slot then stores the tile with that dim last: its
+ * view is the tile permuted (perm, as trans's), and the writer and the
+ * reader address it through their layouts permuted the same way (vw, vr;
+ * registers keep their numbers). ldmatrix reads the view as it would any
+ * row-major tile: a column-major B is a row-major B^T, read without .trans.
+ *
+ * A buffer wgmma reads (ptxgen/wgmma.c) gets the canonical layout the
+ * tensor cores read (doc/ptx.md, "Matrix descriptor"; PTX ISA "shared
+ * memory matrix layout"): with S the swizzle span (128, 64 or 32 bytes: the
+ * largest that the contiguous dim fills), rows of E = S / bytes elements of
+ * the contiguous dim, 16-byte chunk c of row r at c ^ ((r >> (7 - log2 S))
+ * & (S / 16 - 1)), and a contiguous dim longer than E split into blocks of
+ * E stored one after another: the view is the tile reshaped to split that
+ * dim (blocks, E) and permuted to (blocks, the other dim, E). Its slots are
+ * 1024-byte aligned (the swizzle repeats every 1024 bytes at most). A
+ * buffer TMA fills (tma_copy) gets that layout too, whoever reads it: it is
+ * how TMA writes a box with the swizzle (ir/tmap.h), one box per block of S
+ * bytes. Its readers other than wgmma read it element by element. A ring of
+ * mbarriers (mbarrier_alloc) is 8 bytes a barrier.
+ */
+typedef struct SmemBuf {
+    ValId v;
+    SmemPlan plan;
+    int32_t lw, lr;        /* the writer's (async_copy pointers) and the reader's layout, -1: none */
+    int copy_vec;          /* the copies' elements per vector */
+    int wgmma;             /* read by wgmma as its A (1) or B (2) */
+    bool tma;              /* written by tma_copy */
+    bool mbar;             /* a ring of mbarriers, not a tile */
+    bool wg_t;             /* ... which the slot holds transposed (K x M, N x K) */
+    /* the view: the slot holds the tile reshaped to vshape (row-major
+     * order kept) and permuted by perm (viewed false: the tile as it is) */
+    bool viewed;
+    int vrank;
+    int32_t vshape[IR_MAX_RANK], perm[IR_MAX_RANK];
+    int cdim;              /* the tile's dim the copies' vectors run along */
+    int swz_bytes;         /* wgmma: the swizzle span S */
+    int32_t vw, vr;        /* lw and lr as layouts of the view */
+    int32_t slot_bytes, size, align;   /* a slot, all slots (slot_bytes x S), the alignment */
+    int32_t off;           /* where pass smem put it (ptxgen) */
+} SmemBuf;
+
+/* Every buffer of fn (local_alloc, mbarrier_alloc) in program order, with
+ * what its users need and its slot's plan; the offsets are pass smem's.
+ * May add the views' layouts to fn. */
+SmemBuf *smem_buffers(IrFunc *fn, uint32_t *n);
+SmemBuf *smem_find_buf(SmemBuf *bufs, uint32_t n, ValId v);
+/* layout li of a tile in buffer sb, as a layout of the slot's view */
+int32_t smem_view_layout(IrFunc *fn, const SmemBuf *sb, int32_t li);
+/* A slot's plan with the recorded shape: the buffer's own choice of
+ * accesses where the shape is the one it would pick, else the cheapest
+ * accesses that shape allows; returns the bytes a slot needs with it */
+int64_t smem_buffer_shape(IrFunc *fn, SmemBuf *sb, const SmemShape *shape);
+
+/* ---- what an op needs (pass smem places it) ---- */
+
+/* one value of type e in shared memory: predicates as 4 bytes, values in
+ * 16-bit registers (8-bit ints, fp8) as 2 */
+int smem_elem_bytes(ElemType e);
+int32_t smem_align16(int64_t bytes);   /* an array's size, rounded up to 16 */
+/* reduce / scan: the bytes of operand k's array of partials (0: the op
+ * combines within warps only, or its layout is one ptxgen refuses) */
+int32_t smem_reduce_bytes(IrFunc *fn, const IrOp *op, uint32_t k);
+int32_t smem_scan_bytes(IrFunc *fn, const IrOp *op, uint32_t k);
+/* convert_layout through shared memory: the plan (false: registers only) */
+bool smem_convert_plan(IrFunc *fn, const IrOp *op, SmemPlan *plan);
+/* The scratch op needs at its place (convert_layout, an atomic whose
+ * result other threads hold too, gather, histogram, tensormap_create):
+ * bytes from a 128-byte aligned start; 0 for none. uses: ir_count_uses. */
+int32_t smem_scratch_bytes(IrFunc *fn, const IrOp *op, const uint32_t *uses);
+bool smem_shape_eq(const SmemShape *a, const SmemShape *b);
+/* the bytes of a tile stored with shape s */
+int64_t smem_shape_bytes(const IrType *ty, const SmemShape *s);
 
 #endif

@@ -203,6 +203,19 @@ static void indent(Buf *b, int depth) {
     for (int i = 0; i < depth; i++) buf_puts(b, "  ");
 }
 
+/* ", smem = 0, slot = 16384, row = 64, swizzle = [1, 8]": where pass smem
+ * put the op's shared memory (ir.h IrSmem) */
+static void print_smem(Buf *a, const IrSmem *s) {
+    if (!s->set) return;
+    buf_printf(a, ", smem = %d", (int)s->off);
+    if (s->sync) buf_puts(a, ", sync");
+    if (s->slot) buf_printf(a, ", slot = %d", (int)s->slot);
+    if (!s->shaped) return;
+    buf_printf(a, ", row = %d", 1 << s->lb);
+    if (s->pad) buf_printf(a, ", pad = %d", (int)s->pad);
+    if (s->mp) buf_printf(a, ", swizzle = [%d, %d]", 1 << s->pp, 1 << s->mp);
+}
+
 /* " {axis = 1}", " {cache = cg, volatile, vec = 4}": only attributes that
  * differ from their defaults, in a fixed order. */
 static void print_attrs(Printer *P, IrOp *op) {
@@ -269,6 +282,7 @@ static void print_attrs(Printer *P, IrOp *op) {
         break;
     default: break;
     }
+    print_smem(&a, &at->smem);
     if (a.len) buf_printf(P->out, " {%s}", a.data + 2);
     buf_free(&a);
 }
@@ -450,7 +464,12 @@ void ir_print(Buf *out, IrFunc *fn) {
             if (sep[0] == ',') buf_putc(out, '}');
         }
     }
-    buf_puts(out, ") {\n");
+    buf_putc(out, ')');
+    if (fn->smem_planned && fn->shared_bytes) {   /* none: a new run of pass smem finds none again */
+        buf_printf(out, " shared %d", (int)fn->shared_bytes);
+        if (fn->smem_align > 16) buf_printf(out, " align %d", (int)fn->smem_align);
+    }
+    buf_puts(out, " {\n");
     print_block(&P, fn->body, 1);
     buf_puts(out, "}\n");
 }
@@ -959,6 +978,33 @@ static void parse_attr(Parser *P, Opcode opc, IrAttr *attr) {
     } else if ((mem || opc == OP_ASYNC_COPY) && tok_is(key, "vec")) {
         expect(P, "=");
         attr->vec = (int32_t)parse_int(P, 1, 64, "vector width");
+    } else if (tok_is(key, "smem")) {
+        expect(P, "=");
+        attr->smem.set = 1;
+        attr->smem.off = (int32_t)parse_int(P, 0, IR_MAX_SHARED, "shared-memory offset");
+    } else if (tok_is(key, "sync")) {
+        attr->smem.sync = 1;
+    } else if (tok_is(key, "slot")) {
+        expect(P, "=");
+        attr->smem.slot = (int32_t)parse_int(P, 1, IR_MAX_SHARED, "slot bytes");
+    } else if (tok_is(key, "row")) {
+        expect(P, "=");
+        attr->smem.shaped = 1;
+        Tok at = peek(P);
+        int64_t row = parse_int(P, 1, IR_MAX_NUMEL, "row");
+        if (!is_pow2(row)) parse_error(P, at.loc, "row %lld is not a power of two", (long long)row);
+        attr->smem.lb = (uint8_t)log2_ceil(row);
+    } else if (tok_is(key, "pad")) {
+        expect(P, "=");
+        attr->smem.pad = (int32_t)parse_int(P, 0, 1024, "pad");
+    } else if (tok_is(key, "swizzle")) {
+        expect(P, "=");
+        int32_t sw[2];
+        Tok at = peek(P);
+        if (parse_int_list(P, sw, 2, 1, 8, "swizzle") != 2 || !is_pow2(sw[0]) || !is_pow2(sw[1]) || sw[1] < 2)
+            parse_error(P, at.loc, "a swizzle is [per_phase, max_phase]: powers of two, per_phase 1 to 8, max_phase 2 to 8");
+        attr->smem.pp = (uint8_t)log2_ceil(sw[0]);
+        attr->smem.mp = (uint8_t)log2_ceil(sw[1]);
     } else {
         parse_error(P, key.loc, "unknown attribute '%.*s' for '%s'", key.len, key.s, opname);
     }
@@ -1390,6 +1436,17 @@ static void parse_file(Parser *P) {
         do parse_param(P);
         while (accept(P, ","));
         expect(P, ")");
+    }
+    if (accept(P, "shared")) {   /* pass smem ran: "shared BYTES (align A)?" */
+        P->fn->shared_bytes = (int32_t)parse_int(P, 0, IR_MAX_SHARED, "shared bytes");
+        P->fn->smem_align = 16;
+        if (accept(P, "align")) {
+            Tok at = peek(P);
+            P->fn->smem_align = (int32_t)parse_int(P, 16, 1024, "shared-memory alignment");
+            if (!is_pow2(P->fn->smem_align))
+                parse_error(P, at.loc, "alignment %d is not a power of two", (int)P->fn->smem_align);
+        }
+        P->fn->smem_planned = true;
     }
     parse_region(P, P->fn->body, NULL, 0, kw);
     Tok end = peek(P);

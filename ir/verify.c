@@ -8,6 +8,7 @@
  * enclosing regions included). We walk the region tree keeping a state per
  * ValId (unseen, visible, out of scope). */
 #include "ir.h"
+#include "smem.h"
 #include "tmap.h"
 #include "mathfn.h"
 
@@ -25,6 +26,7 @@ typedef struct Verifier {
     Buf *first_msg;
     uint8_t *state;      /* per ValId: VS_* */
     bool layouts;        /* some value has a layout: then every tile must */
+    uint32_t *uses;      /* check_smem: uses of each value */
 } Verifier;
 
 static void verr(Verifier *V, IrOp *op, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -1054,6 +1056,73 @@ static void verify_block(Verifier *V, IrBlock *b) {
             if (op->results[i] < V->fn->n_vals) V->state[op->results[i]] = VS_GONE;
 }
 
+/* ---- shared memory (pass smem's records, ir.h IrSmem) ---- */
+
+/* the bytes op needs at its offset, or -1 for none */
+static int64_t smem_need(Verifier *V, IrOp *op) {
+    IrFunc *fn = V->fn;
+    const IrSmem *s = &op->attr.smem;
+    int64_t bytes = 0;
+    switch (op->opc) {
+    case OP_LOCAL_ALLOC:
+    case OP_MBAR_ALLOC: return (int64_t)s->slot * fn->vals[op->results[0]].type.shape[0];
+    case OP_REDUCE:
+    case OP_SCAN:
+        for (uint32_t k = 0; k < op->n_operands; k++)
+            bytes += op->opc == OP_SCAN ? smem_scan_bytes(fn, op, k) : smem_reduce_bytes(fn, op, k);
+        return bytes ? bytes : -1;
+    case OP_CONVERT_LAYOUT: {
+        IrType rt = fn->vals[op->results[0]].type;
+        SmemPlan p;
+        if (!smem_convert_plan(fn, op, &p)) return -1;
+        if (!s->shaped) return smem_shape_bytes(&rt, &p.shape);
+        if (s->lb != p.shape.lb) verr(V, op, "its shared-memory rows have %d elements, the tile's %d", 1 << s->lb, 1 << p.shape.lb);
+        SmemShape rec = {p.shape.bytes, s->lb, s->pad, s->mp, s->pp};
+        return smem_shape_bytes(&rt, &rec);
+    }
+    default:
+        if (!V->uses) V->uses = ir_count_uses(fn);
+        bytes = smem_scratch_bytes(fn, op, V->uses);
+        return bytes ? bytes : -1;
+    }
+}
+
+static void check_smem_op(Verifier *V, IrOp *op) {
+    const IrSmem *s = &op->attr.smem;
+    bool buffer = op->opc == OP_LOCAL_ALLOC || op->opc == OP_MBAR_ALLOC;
+    bool shapes = op->opc == OP_LOCAL_ALLOC || op->opc == OP_CONVERT_LAYOUT;
+    if (s->sync && op->opc != OP_REDUCE && op->opc != OP_SCAN) verr(V, op, "only a reduce or a scan waits first (sync)");
+    if (s->slot && !buffer) verr(V, op, "only a buffer has slots");
+    if (s->shaped && !shapes) verr(V, op, "only a buffer or a convert_layout has a shared-memory row shape");
+    if (buffer && !s->slot && s->set) verr(V, op, "a buffer needs its slot size (slot = bytes)");
+    if (s->shaped) {
+        int32_t row_bytes = elem_bytes((ElemType)V->fn->vals[op->results[0]].type.elem) << s->lb;
+        if (s->mp && (s->pad || (16 << s->mp) > row_bytes))
+            verr(V, op, "a swizzle of %d phases needs unpadded rows of at least %d bytes (these: %d, pad %d)", 1 << s->mp,
+                 16 << s->mp, (int)row_bytes, (int)s->pad);
+    }
+    int64_t need = smem_need(V, op);
+    if (!V->fn->smem_planned) {
+        if (s->set) verr(V, op, "has a shared-memory place but the function has no 'shared' size");
+        return;
+    }
+    if (need >= 0 && !s->set) verr(V, op, "needs %lld bytes of shared memory but has no place (smem = offset)", (long long)need);
+    if (need < 0 && s->set) verr(V, op, "uses no shared memory but has a place (smem = %d)", (int)s->off);
+    if (!s->set || need < 0) return;
+    int32_t align = op->opc == OP_MBAR_ALLOC ? 8 : op->opc == OP_REDUCE || op->opc == OP_SCAN ? 16 : 128;
+    if (s->off % align) verr(V, op, "its shared memory at %d is not %d-aligned", (int)s->off, (int)align);
+    if (s->off + need > V->fn->shared_bytes)
+        verr(V, op, "its %lld bytes of shared memory at %d end past the kernel's %d", (long long)need, (int)s->off,
+             (int)V->fn->shared_bytes);
+}
+
+static void check_smem(Verifier *V, IrBlock *b) {
+    for (IrOp *op = b->first; op; op = op->next) {
+        check_smem_op(V, op);
+        for (uint32_t r = 0; r < op->n_regions; r++) check_smem(V, op->regions[r]);
+    }
+}
+
 /* Does any value in the function carry a layout? */
 static bool any_layout(IrFunc *fn, IrBlock *b) {
     for (uint32_t i = 0; i < b->n_args; i++)
@@ -1086,6 +1155,7 @@ static int run_verifier(IrFunc *fn, Buf *why, Buf *first_msg, SrcLoc *first_loc)
     check_params(&V);
     if (fn->body->parent) verr(&V, NULL, "the body has a parent op");
     verify_block(&V, fn->body);
+    if (!V.n_errors) check_smem(&V, fn->body);   /* sizes come from valid types and layouts */
     if (V.n_errors > MAX_MESSAGES && why) buf_printf(why, "verify: ... and %d more problems\n", V.n_errors - MAX_MESSAGES);
     if (first_loc) *first_loc = V.first_loc;
     return V.n_errors;

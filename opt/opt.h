@@ -12,6 +12,7 @@
  *   pipeline.c   pass_pipeline    software pipelining of dot loops (cp.async)
  *   wgmma.c      pass_wgmma       dots on sm_90a read their tiles from slots (wgmma)
  *   regs.c       pass_regs        estimated registers per thread (before ptxas)
+ *   smem.c       pass_smem        shared-memory allocation: offsets and buffer shapes
  */
 #ifndef TRIC_OPT_H
 #define TRIC_OPT_H
@@ -61,6 +62,12 @@ void pass_wgmma(IrFunc *fn);
  * peak 32-bit registers per thread), fn->est_preds and fn->est_regs_op
  * (the op at the peak) from liveness over the structured IR. */
 void pass_regs(IrFunc *fn);
+/* requires: layout (the shapes come from the layouts). changes: every op
+ * that uses shared memory gets attr.smem (its offset; buffers and
+ * conversions their shape, reductions whether to wait first); sets
+ * fn->shared_bytes, fn->smem_align and fn->smem_planned. Last: ptxgen
+ * prints what it decided. */
+void pass_smem(IrFunc *fn);
 
 /* ---- axisinfo.c ----
  * Per dimension of an integer or pointer value: contiguity (length of runs

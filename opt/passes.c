@@ -20,6 +20,7 @@ const PassInfo opt_passes[] = {
     {"pipeline", pass_pipeline, "layout"},
     {"wgmma", pass_wgmma, "layout"},
     {"regs", pass_regs, NULL},
+    {"smem", pass_smem, "layout"},
 };
 const int opt_n_passes = (int)ARRAY_LEN(opt_passes);
 
@@ -29,10 +30,11 @@ const int opt_n_passes = (int)ARRAY_LEN(opt_passes);
  * after layout assignment, cse and dce again: convert insertion and
  * rematerialization can leave duplicates and dead ops behind, and so can
  * pipelining (it clones address computations and orphans the originals)
- * and wgmma (the slots' local_loads it reads around); regs last, over the
- * IR ptxgen will see. */
+ * and wgmma (the slots' local_loads it reads around); regs over the IR
+ * ptxgen will see; smem last, placing what is left. */
 const char *const opt_standard_pipeline[] = {"fold",   "cse",      "flatten", "ptrcarry", "dce", "contract",
-                                              "layout", "pipeline", "wgmma",   "cse",      "dce", "regs"};
+                                              "layout", "pipeline", "wgmma",   "cse",      "dce", "regs",
+                                              "smem"};
 const int opt_n_standard_pipeline = (int)ARRAY_LEN(opt_standard_pipeline);
 
 const PassInfo *opt_find_pass(const char *name) {

@@ -53,15 +53,13 @@ typedef struct SmemAddr {
     int n_lo;
 } SmemAddr;
 
-/* Where scratch (a convert's buffer) can start at the current op: after
- * the reductions' buffers (reduce.c: a convert never overwrites partials
- * another thread still reads) and the pipeline buffers live at the op
- * (ptx_smem_buffers_plan; mbarriers end at any multiple of 8), 128-aligned
- * as a buffer's slots are, so the vectors and swizzles planned from offset
- * 0 stay aligned. */
+/* The scratch of the op being emitted (a convert's buffer): pass smem put
+ * it after the reductions' areas and the buffers live at the op,
+ * 128-aligned as a buffer's slots are, so the vectors and swizzles planned
+ * from offset 0 stay aligned; the verifier checked that it fits. */
 static int32_t scratch_off(Ptx *P) {
-    int32_t off = P->scratch_at > P->red_bytes ? P->scratch_at : P->red_bytes;
-    return (off + 127) / 128 * 128;
+    TRIC_ASSERT(P->scratch_at >= 0);
+    return P->scratch_at;
 }
 
 static Reg convert_base(Ptx *P) {
@@ -369,11 +367,10 @@ void ptx_convert_layout(Ptx *P, IrOp *op) {
     uint32_t dup;
     ptx_layout_owner(P, lw, &dup);
     SmemPlan plan = smem_plan(&ty, &P->fn->layouts[lw], dup, &P->fn->layouts[lr], false, P->ti->hopper);
-    int64_t rows = ir_numel(ty) >> plan.shape.lb;
-    int64_t size = rows * (((int64_t)1 << plan.shape.lb) + plan.shape.pad) * plan.shape.bytes;
-    size += scratch_off(P);
-    TRIC_ASSERT(size <= INT32_MAX);
-    if (size > P->fn->shared_bytes) P->fn->shared_bytes = (int32_t)size;
+    const IrSmem *s = &op->attr.smem;
+    SmemShape rec = {plan.shape.bytes, s->lb, s->pad, s->mp, s->pp};
+    if (s->shaped && !smem_shape_eq(&rec, &plan.shape))   /* written by hand */
+        plan = smem_plan_shape(&ty, &P->fn->layouts[lw], dup, &P->fn->layouts[lr], P->ti->hopper, &rec);
     if (plan.stm) write_tile_stm(P, ptx_regs(P, src, NULL), &plan.shape, &plan.wpat);
     else write_tile(P, op, src, lw, ptx_regs(P, src, NULL), REG_NONE, e, &plan.shape, plan.vec_w);
     ptx_ins(P, "bar.sync 0;");
@@ -391,10 +388,7 @@ void ptx_convert_layout(Ptx *P, IrOp *op) {
 void ptx_smem_share(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg owner) {
     IrType ty = P->fn->vals[v].type;
     ElemType e = (ElemType)ty.elem;
-    int64_t size;
     if (ty.rank == 0) {
-        size = elem_bytes(e) + scratch_off(P);
-        if (size > P->fn->shared_bytes) P->fn->shared_bytes = (int32_t)size;
         Reg base = convert_base(P), *d = ptx_def(P, op, v);
         ptx_ins(P, "@%R st.shared.%s [%R], %R;", owner, ptx_smem_type(e, false), base, regs[0]);
         ptx_ins(P, "bar.sync 0;");
@@ -407,10 +401,6 @@ void ptx_smem_share(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg owner) {
     uint32_t dup;
     ptx_layout_owner(P, li, &dup);
     SmemPlan plan = smem_plan(&ty, l, dup, l, false, false);
-    int64_t rows = ir_numel(ty) >> plan.shape.lb;
-    size = rows * (((int64_t)1 << plan.shape.lb) + plan.shape.pad) * plan.shape.bytes + scratch_off(P);
-    TRIC_ASSERT(size <= INT32_MAX);
-    if (size > P->fn->shared_bytes) P->fn->shared_bytes = (int32_t)size;
     write_tile(P, op, v, li, regs, owner, e, &plan.shape, plan.vec_w);
     ptx_ins(P, "bar.sync 0;");
     read_plan(P, op, v, li, e, &plan);
@@ -420,9 +410,6 @@ void ptx_smem_share(Ptx *P, IrOp *op, ValId v, const Reg *regs, Reg owner) {
 void ptx_smem_write(Ptx *P, IrOp *op, ValId v) {
     IrType ty = P->fn->vals[v].type;
     SmemShape shape = {elem_bytes((ElemType)ty.elem), log2_ceil(ty.shape[ty.rank - 1]), 0, 0, 0};
-    int64_t size = ir_numel(ty) * shape.bytes + scratch_off(P);
-    TRIC_ASSERT(size <= INT32_MAX);
-    if (size > P->fn->shared_bytes) P->fn->shared_bytes = (int32_t)size;
     write_tile(P, op, v, ptx_layout_index(P, op, v), ptx_regs(P, v, NULL), REG_NONE, (ElemType)ty.elem, &shape, 1);
 }
 
@@ -434,308 +421,54 @@ void ptx_smem_read(Ptx *P, IrOp *op, ValId v) {
 
 /* ---- pipeline buffers (local_alloc) ----
  *
- * A buffer holds S slots of one tile, each laid out as a convert_layout
- * buffer would be from the async copies' pointer layout (the writer) to
- * the local_load's layout (the reader): smem_plan picks the swizzle once,
- * so both sides agree; cp.async writes whole vectors, so a pad keeps them
- * aligned. Slots are 128-byte aligned.
- *
- * The copies' vectors run along the pointers' fastest dim, which need not
- * be the last (a column-major operand: `k[:, None] + n[None, :] * stride`
- * runs down dim 0). The slot then stores the tile with that dim last: its
- * view is the tile permuted (perm, as trans's), and the writer and the
- * reader address it through their layouts permuted the same way (vw, vr;
- * registers keep their numbers). ldmatrix reads the view as it would any
- * row-major tile: a column-major B is a row-major B^T, read without .trans.
- *
- * A buffer wgmma reads (ptxgen/wgmma.c) gets the canonical layout the
- * tensor cores read (doc/ptx.md, "Matrix descriptor"; PTX ISA "shared
- * memory matrix layout"): with S the swizzle span (128, 64 or 32 bytes: the
- * largest that the contiguous dim fills), rows of E = S / bytes elements of
- * the contiguous dim, 16-byte chunk c of row r at c ^ ((r >> (7 - log2 S))
- * & (S / 16 - 1)), and a contiguous dim longer than E split into blocks of
- * E stored one after another: the view is the tile reshaped to split that
- * dim (blocks, E) and permuted to (blocks, the other dim, E). Its slots are
- * 1024-byte aligned (the swizzle repeats every 1024 bytes at most). A
- * buffer TMA fills (tma_copy) gets that layout too, whoever reads it: it is
- * how TMA writes a box with the swizzle (ir/tmap.h), one box per block of S
- * bytes. Its readers other than wgmma read it element by element. A ring of
- * mbarriers (mbarrier_alloc) is 8 bytes a barrier.
- *
- * Allocation by liveness: ops are numbered in program order (pre-order);
- * a buffer lives from its local_alloc to the end of the outermost op of
- * its block that holds its last use (the loop). Buffers go after the
- * reductions' area, first fit among those live at the same time; the
- * scratch of a convert_layout (or smem_share) goes after the buffers live
- * at it, so the epilogue's conversions reuse the ring's space. */
-typedef struct SmemBuf {
-    ValId v;
-    SmemPlan plan;
-    int32_t lw, lr;        /* the writer's (async_copy pointers) and the reader's layout, -1: none */
-    int copy_vec;          /* the copies' elements per vector */
-    int wgmma;             /* read by wgmma as its A (1) or B (2) */
-    bool tma;              /* written by tma_copy */
-    bool mbar;             /* a ring of mbarriers, not a tile */
-    bool wg_t;             /* ... which the slot holds transposed (K x M, N x K) */
-    /* the view: the slot holds the tile reshaped to vshape (row-major
-     * order kept) and permuted by perm (viewed false: the tile as it is) */
-    bool viewed;
-    int vrank;
-    int32_t vshape[IR_MAX_RANK], perm[IR_MAX_RANK];
-    int cdim;              /* the tile's dim the copies' vectors run along */
-    int swz_bytes;         /* wgmma: the swizzle span S */
-    int32_t vw, vr;        /* lw and lr as layouts of the view */
-    int32_t slot_bytes, off, size;
-    int32_t first, last;   /* live range, op numbers */
-} SmemBuf;
+ * ir/smem.h plans a buffer's slots (view, shape, the accesses of its
+ * writers and readers), pass smem records where it lies and its shape;
+ * here the buffers take the recorded places. A shape written by hand (IR
+ * text) is honoured where it can serve: its accesses are the cheapest it
+ * keeps aligned. */
+static SmemBuf *find_buf(Ptx *P, ValId v) { return smem_find_buf(P->bufs, P->n_bufs, v); }
 
-typedef struct OpLive {
-    const IrOp *op;
-    int32_t idx, end;      /* number, and the last number inside it */
-    int32_t live_end;      /* end offset of the buffers live at it */
-} OpLive;
-
-static uint32_t live_hash(const IrOp *op, uint32_t cap) {
-    uint64_t h = (uint64_t)(uintptr_t)op * 0x9E3779B97F4A7C15ull;
-    return (uint32_t)(h >> 32) & (cap - 1);
-}
-
-static OpLive *live_find(Ptx *P, const IrOp *op) {
-    if (!P->live) return NULL;
-    for (uint32_t i = live_hash(op, P->live_cap);; i = (i + 1) & (P->live_cap - 1)) {
-        if (P->live[i].op == op) return &P->live[i];
-        if (!P->live[i].op) return NULL;
-    }
-}
-
-static OpLive *live_add(Ptx *P, const IrOp *op) {
-    uint32_t i = live_hash(op, P->live_cap);
-    while (P->live[i].op) i = (i + 1) & (P->live_cap - 1);
-    P->live[i].op = op;
-    return &P->live[i];
-}
-
-static uint32_t count_ops(IrBlock *b) {
-    uint32_t n = 0;
-    for (IrOp *op = b->first; op; op = op->next) {
-        n++;
-        for (uint32_t r = 0; r < op->n_regions; r++) n += count_ops(op->regions[r]);
-    }
-    return n;
-}
-
-static int32_t number_ops(Ptx *P, IrBlock *b, int32_t next) {
-    for (IrOp *op = b->first; op; op = op->next) {
-        OpLive *l = live_add(P, op);
-        l->idx = next++;
-        for (uint32_t r = 0; r < op->n_regions; r++) next = number_ops(P, op->regions[r], next);
-        l->end = next - 1;
-        if (op->opc == OP_LOCAL_ALLOC || op->opc == OP_MBAR_ALLOC) {
-            SmemBuf sb = {0};
-            sb.mbar = op->opc == OP_MBAR_ALLOC;
-            sb.v = op->results[0];
-            sb.lw = sb.lr = -1;
-            sb.first = sb.last = l->idx;
-            VEC_PUSH(P->arena, P->bufs, P->n_bufs, P->cap_bufs, sb);
-        }
-    }
-    return next;
-}
-
-static SmemBuf *find_buf(Ptx *P, ValId v) {
-    for (uint32_t i = 0; i < P->n_bufs; i++)
-        if (P->bufs[i].v == v) return &P->bufs[i];
-    TRIC_ASSERT(!"a buffer without its local_alloc");
-    return NULL;
-}
-
-/* sb is used at op: it lives to the end of op's outermost op in its block */
-static void note_buffer_live(Ptx *P, SmemBuf *sb, IrOp *op) {
-    IrOp *alloc = P->fn->vals[sb->v].def, *top = op;
-    while (top->parent != alloc->parent) top = top->parent->parent;
-    int32_t end = live_find(P, top)->end;
-    if (end > sb->last) sb->last = end;
-}
-
-/* a use of a buffer: the writer's and reader's layouts, the live range */
-static void note_use(IrFunc *fn, IrOp *op, void *ud) {
-    Ptx *P = ud;
-    if (op->opc == OP_WGMMA) {
-        bool ss = ir_wgmma_n_main(op) == 5;
-        SmemBuf *b = find_buf(P, op->operands[ss ? 2 : 1]);
-        b->wgmma = 2;
-        b->wg_t = (op->attr.flags & WGMMA_B_T) != 0;
-        if (ss) {
-            b = find_buf(P, op->operands[0]);
-            b->wgmma = 1;
-            b->wg_t = (op->attr.flags & WGMMA_A_T) != 0;
-        }
-        for (uint32_t i = 0; i + 1 < op->n_operands; i++)   /* live until here: the buffer operands */
-            if (fn->vals[op->operands[i]].def && fn->vals[op->operands[i]].def->opc == OP_LOCAL_ALLOC)
-                note_buffer_live(P, find_buf(P, op->operands[i]), op);
-        return;
-    }
-    if (op->opc == OP_TMA_COPY) {
-        SmemBuf *b = find_buf(P, op->operands[0]);
-        b->tma = true;
-        note_buffer_live(P, b, op);
-        note_buffer_live(P, find_buf(P, op->operands[2]), op);
-        return;
-    }
-    if (op->opc == OP_MBAR_INIT || op->opc == OP_MBAR_INVAL || op->opc == OP_MBAR_WAIT) {
-        note_buffer_live(P, find_buf(P, op->operands[0]), op);
-        return;
-    }
-    if (op->opc != OP_ASYNC_COPY && op->opc != OP_LOCAL_LOAD) return;
-    SmemBuf *sb = find_buf(P, op->operands[0]);
-    note_buffer_live(P, sb, op);
-    if (op->opc == OP_LOCAL_LOAD && sb->lr < 0) sb->lr = fn->vals[op->results[0]].layout;
-    if (op->opc == OP_ASYNC_COPY && sb->lw < 0) {
-        sb->lw = fn->vals[op->operands[2]].layout;
-        sb->copy_vec = op->attr.vec > 0 ? op->attr.vec : 1;
-    }
-}
-
-/* layout li of a tile in buffer sb, as a layout of the slot's view */
 static int32_t view_layout(Ptx *P, const SmemBuf *sb, int32_t li) {
-    if (!sb->viewed) return li;
-    Layout v = layout_reshape(&P->fn->layouts[li], sb->vrank, sb->vshape);
-    v = layout_permute(&v, sb->perm);
-    return ptx_intern_layout(P, &v);
-}
-
-/* The view (type *ty becomes the view's): the dim the writer's vectors run
- * along goes last; for wgmma, split into blocks of the swizzle span. */
-static void choose_view(Ptx *P, SmemBuf *sb, IrType *ty) {
-    int last = ty->rank - 1, vd = sb->tma ? last : layout_vector_dim(&P->fn->layouts[sb->lw], sb->copy_vec);
-    int bytes = elem_bytes((ElemType)ty->elem);
-    TRIC_ASSERT(vd >= 0);
-    sb->cdim = vd;
-    sb->vrank = ty->rank;
-    memcpy(sb->vshape, ty->shape, sizeof sb->vshape);
-    for (int d = 0, k = 0; d < ty->rank; d++)
-        if (d != vd) sb->perm[k++] = d;
-    sb->perm[last] = vd;
-    sb->viewed = vd != last;
-    if (sb->wgmma || sb->tma) {
-        TRIC_ASSERT(ty->rank == 2);
-        int32_t ec = ty->shape[vd], e;
-        sb->swz_bytes = ec * bytes >= 128 ? 128 : ec * bytes;
-        TRIC_ASSERT(sb->swz_bytes >= 32);
-        e = sb->swz_bytes / bytes;
-        if (ec > e) {   /* (blocks, e) in place of the dim, then (blocks, other, e) */
-            int other = 1 - vd;
-            sb->vrank = 3;
-            int32_t shape3[3] = {ty->shape[0], ty->shape[1], 0};
-            if (vd == 1) shape3[1] = ec / e, shape3[2] = e, shape3[0] = ty->shape[other];
-            else shape3[0] = ec / e, shape3[1] = e, shape3[2] = ty->shape[other];
-            memcpy(sb->vshape, shape3, sizeof shape3);
-            int32_t perm3[3] = {vd == 1 ? 1 : 0, vd == 1 ? 0 : 2, vd == 1 ? 2 : 1};
-            memcpy(sb->perm, perm3, sizeof perm3);
-            sb->viewed = true;
-        }
-    }
-    IrType t = *ty;
-    t.rank = (uint8_t)sb->vrank;
-    for (int d = 0; d < sb->vrank; d++) t.shape[d] = sb->vshape[sb->perm[d]];
-    *ty = t;
-}
-
-/* the bytes of one async copy vector of op */
-static int copy_vec(Ptx *P, IrOp *op, int *vec) {
-    int bytes = elem_bytes((ElemType)P->fn->vals[op->operands[2]].type.pointee);
-    int v = op->attr.vec > 0 ? op->attr.vec : 1;
-    while (v * bytes > 16) v /= 2;
-    *vec = v;
-    return v * bytes;
-}
-
-static void plan_buffer(Ptx *P, SmemBuf *sb) {
-    IrFunc *fn = P->fn;
-    IrType bt = fn->vals[sb->v].type, ty = bt;
-    ty.rank = (uint8_t)(bt.rank - 1);
-    for (int d = 0; d < ty.rank; d++) ty.shape[d] = bt.shape[d + 1];
-    int32_t lw = sb->lw >= 0 ? sb->lw : sb->lr;
-    int32_t lr = sb->lr >= 0 ? sb->lr : lw;
-    if (sb->tma && lw < 0) {   /* read by wgmma only: a layout for the plan, which the canonical one replaces */
-        Layout any = layout_default(ty.rank, ty.shape, 16 / elem_bytes((ElemType)ty.elem), P->ctx->target.num_warps);
-        lw = lr = ptx_intern_layout(P, &any);
-    }
-    if (lw < 0) {   /* neither written nor read: plain rows */
-        sb->plan.shape = (SmemShape){elem_bytes((ElemType)ty.elem), log2_ceil(ty.shape[ty.rank - 1]), 0, 0, 0};
-    } else {
-        if (sb->lw >= 0 || sb->tma) choose_view(P, sb, &ty);
-        sb->vw = view_layout(P, sb, lw);
-        sb->vr = view_layout(P, sb, lr);
-        sb->plan = smem_plan(&ty, &fn->layouts[sb->vw], 0, &fn->layouts[sb->vr], false, false);
-        if (sb->wgmma || sb->tma) {   /* the canonical swizzle, whatever the count says */
-            SmemShape w = {elem_bytes((ElemType)ty.elem), log2_ceil(ty.shape[ty.rank - 1]), 0, 0, 0};
-            w.swz_mp = log2_ceil(sb->swz_bytes / 16);
-            w.swz_pp = 7 - log2_ceil(sb->swz_bytes);
-            sb->plan.shape = w;
-            sb->plan.ldm = false;
-        }
-        /* cp.async vectors of up to 16 bytes stay aligned in every row */
-        int32_t align = 16 / sb->plan.shape.bytes;
-        if (sb->plan.shape.pad % align) sb->plan.shape.pad = (sb->plan.shape.pad + align - 1) / align * align;
-    }
-    sb->lr = lr;
-    int64_t rows = ir_numel(ty) >> sb->plan.shape.lb;
-    int64_t bytes = rows * (((int64_t)1 << sb->plan.shape.lb) + sb->plan.shape.pad) * sb->plan.shape.bytes;
-    int align = sb->wgmma || sb->tma ? 1024 : 128;
-    bytes = (bytes + align - 1) / align * align;
-    TRIC_ASSERT(bytes * bt.shape[0] <= INT32_MAX / 2);
-    sb->slot_bytes = (int32_t)bytes;
-    sb->size = (int32_t)(bytes * bt.shape[0]);
-}
-
-static void mark_live(Ptx *P) {
-    for (uint32_t i = 0; i < P->live_cap; i++) {
-        OpLive *l = &P->live[i];
-        if (!l->op) continue;
-        for (uint32_t k = 0; k < P->n_bufs; k++) {
-            SmemBuf *sb = &P->bufs[k];
-            if (l->idx >= sb->first && l->idx <= sb->last && sb->off + sb->size > l->live_end)
-                l->live_end = sb->off + sb->size;
-        }
-    }
+    int32_t v = smem_view_layout(P->fn, sb, li);
+    ptx_layout_room(P);
+    return v;
 }
 
 void ptx_smem_buffers_plan(Ptx *P) {
     IrFunc *fn = P->fn;
-    uint32_t n = count_ops(fn->body), cap = 16;
-    while (cap < 2 * n + 2) cap *= 2;
-    P->live = arena_alloc(P->arena, sizeof(OpLive) * cap);
-    P->live_cap = cap;
-    number_ops(P, fn->body, 0);
-    if (!P->n_bufs) return;
-    ir_walk(fn, fn->body, note_use, P);
+    P->smem_align = fn->smem_align;
+    P->bufs = smem_buffers(fn, &P->n_bufs);
+    ptx_layout_room(P);   /* the views' layouts */
     for (uint32_t i = 0; i < P->n_bufs; i++) {
         SmemBuf *sb = &P->bufs[i];
-        if (sb->mbar) {
-            sb->slot_bytes = 8;
-            sb->size = 8 * fn->vals[sb->v].type.shape[0];
-        } else {
-            plan_buffer(P, sb);
+        IrOp *alloc = fn->vals[sb->v].def;
+        const IrSmem *s = &alloc->attr.smem;
+        TRIC_ASSERT(s->set);   /* the verifier checks it */
+        int64_t need = sb->slot_bytes;
+        if (!sb->mbar) {
+            SmemShape sh = {sb->plan.shape.bytes, s->lb, s->pad, s->mp, s->pp};
+            bool canonical = sh.lb == sb->plan.shape.lb && sh.pad == sb->plan.shape.pad &&
+                             sh.swz_mp == sb->plan.shape.swz_mp && sh.swz_pp == sb->plan.shape.swz_pp;
+            if (sh.lb != sb->plan.shape.lb)
+                diag_error(P->ctx, alloc->loc, "buffer rows of %d elements: its slots' rows have %d",
+                           1 << sh.lb, 1 << sb->plan.shape.lb);
+            if ((sb->wgmma || sb->tma) && !canonical)
+                diag_error(P->ctx, alloc->loc, "wgmma and TMA read this buffer with its canonical shape only "
+                           "(pad = 0, swizzle = [%d, %d])", 1 << sb->plan.shape.swz_pp, 1 << sb->plan.shape.swz_mp);
+            need = smem_buffer_shape(fn, sb, &sh);
         }
-        /* first fit after every earlier buffer whose range overlaps */
-        int32_t align = sb->wgmma || sb->tma ? 1024 : sb->mbar ? 8 : 128;
-        sb->off = (P->red_bytes + align - 1) / align * align;
-        for (uint32_t k = 0; k < i; k++) {
-            SmemBuf *o = &P->bufs[k];
-            if (o->first <= sb->last && sb->first <= o->last && o->off + o->size > sb->off)
-                sb->off = (o->off + o->size + align - 1) / align * align;
-        }
-        if (sb->wgmma || sb->tma) P->smem_align = 1024;
-        if (sb->off + sb->size > fn->shared_bytes) fn->shared_bytes = sb->off + sb->size;
+        if (s->slot < need || s->slot % sb->align || s->off % sb->align || ((sb->wgmma || sb->tma) && fn->smem_align < 1024))
+            diag_error(P->ctx, alloc->loc, "buffer slots of %d bytes at offset %d (shared memory aligned to %d): "
+                       "they need %lld bytes, %d-aligned", (int)s->slot, (int)s->off, (int)fn->smem_align,
+                       (long long)need, sb->align);
+        sb->off = s->off;
+        sb->slot_bytes = s->slot;
+        sb->size = s->slot * fn->vals[sb->v].type.shape[0];
+        if (sb->off + (int64_t)sb->size > fn->shared_bytes)
+            diag_error(P->ctx, alloc->loc, "buffer ends at byte %lld, past the kernel's shared memory (%d bytes)",
+                       (long long)sb->off + sb->size, (int)fn->shared_bytes);
     }
-    mark_live(P);
-    P->uses_smem = true;
-}
-
-void ptx_smem_live_at(Ptx *P, IrOp *op) {
-    OpLive *l = live_find(P, op);
-    P->scratch_at = l ? l->live_end : 0;
+    if (P->n_bufs) P->uses_smem = true;
 }
 
 /* smem + off + slot * slot_bytes, for this op */
@@ -746,6 +479,15 @@ static Reg slot_base(Ptx *P, const SmemBuf *sb, ValId slot) {
     Reg c = ptx_reg(P, RC_B32);
     ptx_ins(P, "add.u32 %R, %R, %d;", c, b, (int)sb->off);
     return c;
+}
+
+/* the bytes of one async copy vector of op */
+static int copy_vec(Ptx *P, IrOp *op, int *vec) {
+    int bytes = elem_bytes((ElemType)P->fn->vals[op->operands[2]].type.pointee);
+    int v = op->attr.vec > 0 ? op->attr.vec : 1;
+    while (v * bytes > 16) v /= 2;
+    *vec = v;
+    return v * bytes;
 }
 
 /* cp.async of each vector of the pointer tile into the slot, zero-filled
@@ -905,8 +647,8 @@ void ptx_local_load(Ptx *P, IrOp *op) {
 Reg ptx_slot_addr(Ptx *P, ValId buf, ValId slot) { return slot_base(P, find_buf(P, buf), slot); }
 
 Reg ptx_scratch_addr(Ptx *P, int32_t bytes, int32_t align) {
-    int32_t off = (scratch_off(P) + align - 1) / align * align;
-    if (off + bytes > P->fn->shared_bytes) P->fn->shared_bytes = off + bytes;
+    int32_t off = scratch_off(P);
+    TRIC_ASSERT(off % align == 0 && off + (int64_t)bytes <= P->fn->shared_bytes);
     P->uses_smem = true;
     Reg r = ptx_reg(P, RC_B32);
     ptx_ins(P, "add.u32 %R, %R, %d;", r, ptx_smem_base(P), (int)off);

@@ -342,15 +342,18 @@ Reg ptx_layout_flat(Ptx *P, int32_t li) {
     return lr->flat;
 }
 
+void ptx_layout_room(Ptx *P) {
+    if (P->fn->n_layouts <= P->n_lregs) return;
+    uint32_t n = P->fn->n_layouts * 2;
+    LayoutRegs *grown = arena_alloc(P->arena, sizeof(LayoutRegs) * n);
+    memcpy(grown, P->lregs, sizeof(LayoutRegs) * P->n_lregs);
+    P->lregs = grown;
+    P->n_lregs = n;
+}
+
 int32_t ptx_intern_layout(Ptx *P, const Layout *l) {
     int32_t li = ir_layout_intern(P->fn, l);
-    if ((uint32_t)li >= P->n_lregs) {
-        uint32_t n = P->fn->n_layouts * 2;
-        LayoutRegs *grown = arena_alloc(P->arena, sizeof(LayoutRegs) * n);
-        memcpy(grown, P->lregs, sizeof(LayoutRegs) * P->n_lregs);
-        P->lregs = grown;
-        P->n_lregs = n;
-    }
+    ptx_layout_room(P);
     return li;
 }
 
@@ -704,7 +707,7 @@ static void emit_while(Ptx *P, IrOp *op) {
 
 static void emit_op(Ptx *P, IrOp *op) {
     OpMark m = op_begin(P, op);
-    ptx_smem_live_at(P, op);
+    P->scratch_at = op->attr.smem.set ? op->attr.smem.off : -1;
     switch (op->opc) {
     case OP_CONST: emit_const(P, op); break;
     case OP_PROGRAM_ID:
@@ -941,7 +944,8 @@ static void emit_function(Ptx *P) {
     check_target(P->ctx);
     P->out = &P->prologue;
     load_params(P);
-    ptx_reduce_plan(P);
+    if (!P->fn->smem_planned)
+        diag_fatal(P->ctx, NULL, "cannot emit PTX: shared memory is not allocated (run the smem pass, or --passes all)");
     ptx_smem_buffers_plan(P);
     P->out = &P->body;
     IrOp *term = emit_block(P, P->fn->body);

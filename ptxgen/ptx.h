@@ -45,7 +45,6 @@ typedef struct ConstReg {
 
 struct ReducePlan;
 struct SmemBuf;
-struct OpLive;
 
 /* convert_layout's buffer base for one scratch offset (made in the prologue) */
 typedef struct PtxConvBase {
@@ -84,20 +83,13 @@ typedef struct Ptx {
     uint32_t n_strings, cap_strings;
     int n_print_bufs;
     bool uses_vprintf, uses_assertfail;
-    struct ReducePlan *reds;   /* reduce.c: reductions through shared memory */
-    uint32_t n_reds, cap_reds;
-    HashIdx *red_at;        /* reds by op */
-    int32_t red_bytes;      /* their buffers, at the start of shared memory */
-    /* convert.c: pipeline buffers (local_alloc) and shared memory by
-     * liveness: scratch (convert_layout, smem_share) at an op starts after
-     * the reductions' buffers and the pipeline buffers live there */
+    /* convert.c: pipeline buffers (local_alloc) where pass smem put them;
+     * the scratch offset it gave the op being emitted (-1: none) */
     PtxConvBase *conv_bases;
     uint32_t n_conv_bases, cap_conv_bases;
     struct SmemBuf *bufs;
-    uint32_t n_bufs, cap_bufs;
-    struct OpLive *live;    /* hash: op -> the end of the buffers live at it */
-    uint32_t live_cap;
-    int32_t scratch_at;     /* that end for the op being emitted */
+    uint32_t n_bufs;
+    int32_t scratch_at;
     Reg dyn_base;           /* set while addressing a buffer slot */
     int32_t smem_align;     /* the shared array's alignment, when over 16 (wgmma's swizzles: 1024) */
     IrOp *resume;           /* set by an op that emitted the ops after it up to here */
@@ -133,7 +125,8 @@ Reg ptx_thread_xor(Ptx *P, const int32_t *lane_vals, int n_lane, const int32_t *
  * and the register bits whose registers duplicate others. */
 Reg ptx_layout_owner(Ptx *P, int32_t li, uint32_t *dup_reg_mask);
 int32_t ptx_layout_index(Ptx *P, IrOp *op, ValId v);
-int32_t ptx_intern_layout(Ptx *P, const Layout *l);   /* a layout ptxgen derives (a buffer's view) */
+int32_t ptx_intern_layout(Ptx *P, const Layout *l);   /* a layout ptxgen derives */
+void ptx_layout_room(Ptx *P);   /* after layouts were added to fn (a buffer's view) */
 /* convert_layout that only renames registers; false if threads must trade */
 bool ptx_try_alias_convert(Ptx *P, IrOp *op);
 /* Emits b's ops; returns its yield/condition terminator, NULL if none. */
@@ -251,11 +244,9 @@ void ptx_convert_layout(Ptx *P, IrOp *op);
 Reg ptx_smem_base(Ptx *P);
 /* the L2 cache policy register of an eviction policy (prologue) */
 Reg ptx_l2_policy(Ptx *P, bool evict_last);
-/* Before emission, after ptx_reduce_plan: the pipeline buffers' shapes
- * (one swizzle per buffer, for its writers and readers), offsets by
- * liveness, the scratch offset at every op; raises fn->shared_bytes. */
+/* Before emission: the pipeline buffers (ir/smem.h's plans) at the
+ * places and with the shapes pass smem recorded */
 void ptx_smem_buffers_plan(Ptx *P);
-void ptx_smem_live_at(Ptx *P, IrOp *op);   /* sets scratch_at for op */
 void ptx_async_copy(Ptx *P, IrOp *op);     /* cp.async per vector into the slot */
 /* the shared-memory address of a buffer (a ring of mbarriers too), of one
  * of its slots */
@@ -320,15 +311,11 @@ void ptx_wgmma_wait(Ptx *P, IrOp *op);
 void ptx_atomic(Ptx *P, IrOp *op);
 
 /* ---- reduce.c ---- */
-/* Before emission: shared-memory buffers of the reductions and where they
- * must wait for earlier readers; sets red_bytes and fn->shared_bytes. */
-void ptx_reduce_plan(Ptx *P);
-int ptx_smem_slot_bytes(Ptx *P, ValId v);   /* reduce.c: one value in shared memory (i1 as 4) */
-int32_t ptx_smem_align16(int64_t bytes);   /* reduce.c: an array's size, rounded up to 16 */
 Reg **ptx_operand_copies(Ptx *P, IrOp *op, int nregs);   /* reduce.c: registers to combine in place */
 void ptx_reduce(Ptx *P, IrOp *op);
-/* Where the plan put op's arrays (a reduce or a scan through shared memory)
- * and whether it must wait for earlier readers first; false if it has none. */
+/* Where pass smem put op's arrays (a reduce or a scan through shared
+ * memory) and whether it must wait for earlier readers first; false if it
+ * has none. */
 bool ptx_reduce_slot(Ptx *P, IrOp *op, int32_t *offset, bool *bar_before);
 /* out[k] = the combine region of op (a reduce or scan) on a[k], b[k] */
 void ptx_combine(Ptx *P, IrOp *op, const Reg *a, const Reg *b, Reg *out);
@@ -338,7 +325,6 @@ const char *ptx_smem_addr(Ptx *P, Reg base, int64_t off);        /* "[%r5+64]" *
 /* vals[0..n) = n values of class c, `bytes` each, at base + off (vector loads) */
 void ptx_load_partials(Ptx *P, RegClass c, int bytes, Reg base, int64_t off, Reg *vals, int n);
 /* ---- scan.c ---- */
-int32_t ptx_scan_smem_bytes(Ptx *P, IrOp *op);   /* 0 if it needs none */
 void ptx_scan(Ptx *P, IrOp *op);
 
 #endif

@@ -15,8 +15,9 @@
 #include "../ir/ir.h"
 
 /* The whole PTX module (one .entry named fn->name) as a heap string. Every
- * tile value must have a layout (pass_layout ran). fn->shared_bytes tells
- * the shared memory the kernel uses (dynamic; the launch passes it). */
+ * tile value must have a layout (pass_layout ran) and shared memory must
+ * be placed (pass_smem ran); fn->shared_bytes is what the kernel uses
+ * (dynamic; the launch passes it). */
 char *ptx_emit(IrFunc *fn);
 
 #endif

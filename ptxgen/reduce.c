@@ -17,29 +17,13 @@
  *     as butterflies like step 2, highest first (use_warp_shuffles picks
  *     one).
  *
- * Shared memory: reductions that need step 3 take turns between two
- * buffers at the start of the kernel's shared memory (convert_layout's
- * buffer starts after them, so the two never meet). A reduction writes its
- * buffer, waits at its barrier and reads it; the next reduction that
- * writes the same buffer must first wait until every thread has read it.
- * Any barrier in between does that (the other buffer's reduction has one),
- * so a leading barrier is emitted only when the buffer may still be being
- * read: plan_block works that out over the structured control flow, loops
- * to a fixed point, before any code is written. The fused softmax (max,
- * then sum, per row; also in a loop over rows) needs no barrier beyond the
- * one per reduction.
+ * Shared memory: pass smem (opt/smem.c) places the arrays of partials of
+ * the reductions that need step 3 (two areas they take turns in) and says
+ * when one must wait for the earlier readers of its area first.
  */
 #include "ptx.h"
 
 #include <string.h>
-
-typedef struct ReducePlan {
-    IrOp *op;           /* a reduce, or a scan (scan.c) */
-    int32_t bytes;      /* of its arrays */
-    int buf;            /* 0 or 1 */
-    int32_t offset;     /* of its arrays in shared memory */
-    bool bar_before;    /* the buffer may still be being read: wait first */
-} ReducePlan;
 
 typedef struct ReduceShape {
     const Layout *lx;   /* the operands' layout */
@@ -67,107 +51,12 @@ static ReduceShape reduce_shape(Ptx *P, IrOp *op) {
     return s;
 }
 
-/* bytes of one value in shared memory: predicates travel as b32 */
-int ptx_smem_slot_bytes(Ptx *P, ValId v) {
-    switch (ptx_class_of((ElemType)P->fn->vals[v].type.elem)) {
-    case RC_B16: return 2;
-    case RC_B64: case RC_F64: return 8;
-    default: return 4;
-    }
-}
-
-/* a shared-memory array's bytes, rounded up to 16 for vector accesses */
-int32_t ptx_smem_align16(int64_t x) {
-    TRIC_ASSERT(x <= INT32_MAX - 16);
-    return (int32_t)((x + 15) & ~(int64_t)15);
-}
-
-/* the bytes of operand k's array of partials: result elements x W */
-static int32_t array_bytes(Ptx *P, IrOp *op, const ReduceShape *s, uint32_t k) {
-    int64_t partials = s->n_results * ((int64_t)1 << s->n_warp_levels);
-    return ptx_smem_align16(partials * ptx_smem_slot_bytes(P, op->operands[k]));
-}
-
-/* ---- planning: buffers and barriers ---- */
-
-static void collect(IrFunc *fn, IrOp *op, void *ud) {
-    Ptx *P = ud;
-    (void)fn;
-    int32_t bytes = 0;
-    if (op->opc == OP_SCAN) bytes = ptx_scan_smem_bytes(P, op);
-    if (op->opc == OP_REDUCE) {
-        ReduceShape s = reduce_shape(P, op);
-        for (uint32_t k = 0; k < op->n_operands && s.n_warp_levels; k++) bytes += array_bytes(P, op, &s, k);
-    }
-    if (!bytes) return;
-    ReducePlan pl = {op, bytes, (int)(P->n_reds & 1), 0, false};
-    VEC_PUSH(P->arena, P->reds, P->n_reds, P->cap_reds, pl);
-}
-
-/* by hash: a kernel may reduce thousands of times */
-static ReducePlan *find_plan(Ptx *P, IrOp *op) {
-    for (uint32_t it = 0, k; (k = hidx_next(P->red_at, hash_ptr(op), &it));)
-        if (P->reds[k - 1].op == op) return &P->reds[k - 1];
-    return NULL;
-}
-
-/* Which buffers may still be being read (bit b: buffer b) after block b
- * runs, starting with `pending`; marks the reductions that must wait. */
-static unsigned plan_block(Ptx *P, IrBlock *b, unsigned pending);
-
-static unsigned plan_loop(Ptx *P, IrBlock *first, IrBlock *second, unsigned pending) {
-    unsigned entry = pending, out = pending;
-    for (int round = 0; round < 4; round++) {   /* two bits: settles in three */
-        unsigned mid = plan_block(P, first, entry);
-        unsigned back = second ? plan_block(P, second, mid) : mid;
-        out = pending | mid;
-        if ((entry | back) == entry) break;
-        entry |= back;
-    }
-    return out;
-}
-
-static unsigned plan_block(Ptx *P, IrBlock *b, unsigned pending) {
-    for (IrOp *op = b->first; op; op = op->next) {
-        switch (op->opc) {
-        case OP_REDUCE:
-        case OP_SCAN: {
-            ReducePlan *pl = find_plan(P, op);
-            if (!pl) break;
-            if (pending & (1u << pl->buf)) pl->bar_before = true;
-            pending = 1u << pl->buf;   /* its barrier ends every earlier read */
-            break;
-        }
-        case OP_FOR: pending = plan_loop(P, op->regions[0], NULL, pending); break;
-        case OP_WHILE: pending = plan_loop(P, op->regions[0], op->regions[1], pending); break;
-        case OP_IF: pending = plan_block(P, op->regions[0], pending) | plan_block(P, op->regions[1], pending); break;
-        default: break;
-        }
-    }
-    return pending;
-}
-
 bool ptx_reduce_slot(Ptx *P, IrOp *op, int32_t *offset, bool *bar_before) {
-    ReducePlan *pl = find_plan(P, op);
-    if (!pl) return false;
-    *offset = pl->offset;
-    *bar_before = pl->bar_before;
+    (void)P;
+    if (!op->attr.smem.set) return false;
+    *offset = op->attr.smem.off;
+    *bar_before = op->attr.smem.sync;
     return true;
-}
-
-void ptx_reduce_plan(Ptx *P) {
-    ir_walk(P->fn, P->fn->body, collect, P);
-    P->red_at = hidx_new(P->arena, P->n_reds);
-    for (uint32_t i = 0; i < P->n_reds; i++) hidx_put(P->red_at, hash_ptr(P->reds[i].op), i);
-    int32_t size[2] = {0, 0};
-    for (uint32_t i = 0; i < P->n_reds; i++) {
-        ReducePlan *pl = &P->reds[i];
-        if (pl->bytes > size[pl->buf]) size[pl->buf] = pl->bytes;
-    }
-    for (uint32_t i = 0; i < P->n_reds; i++) P->reds[i].offset = P->reds[i].buf ? size[0] : 0;
-    P->red_bytes = size[0] + size[1];
-    if (P->red_bytes > P->fn->shared_bytes) P->fn->shared_bytes = P->red_bytes;
-    plan_block(P, P->fn->body, 0);
 }
 
 /* ---- the combine function, inline ---- */
@@ -462,7 +351,7 @@ static void read_tree(Ptx *P, IrOp *op, const ReduceShape *s, Reg **acc, const i
     for (int q = 0; q < n_res; q++) {
         int32_t f = lr ? layout_reg_flat(lr, q) : 0;
         for (uint32_t k = 0; k < n; k++) {
-            int bytes = ptx_smem_slot_bytes(P, op->operands[k]);
+            int bytes = smem_elem_bytes((ElemType)P->fn->vals[op->operands[k]].type.elem);
             RegClass c = REG_CLASS(acc[k][src[q]]);
             ptx_load_partials(P, c, bytes, row[k], off[k] + (int64_t)f * W * bytes, parts[k], W);
         }
@@ -487,12 +376,12 @@ static void read_shuffle(Ptx *P, IrOp *op, const ReduceShape *s, Reg **acc, cons
     Reg *mine = arena_alloc(P->arena, sizeof(Reg) * n);
     for (uint32_t k = 0; k < n; k++) {
         mine[k] = ptx_reg(P, RC_B32);
-        ptx_ins(P, "mad.lo.u32 %R, %R, %d, %R;", mine[k], i, ptx_smem_slot_bytes(P, op->operands[k]), row[k]);
+        ptx_ins(P, "mad.lo.u32 %R, %R, %d, %R;", mine[k], i, smem_elem_bytes((ElemType)P->fn->vals[op->operands[k]].type.elem), row[k]);
     }
     for (int q = 0; q < n_res; q++) {   /* all loads first: they overlap */
         int32_t f = lr ? layout_reg_flat(lr, q) : 0;
         for (uint32_t k = 0; k < n; k++) {
-            int bytes = ptx_smem_slot_bytes(P, op->operands[k]);
+            int bytes = smem_elem_bytes((ElemType)P->fn->vals[op->operands[k]].type.elem);
             RegClass c = REG_CLASS(acc[k][src[q]]);
             ptx_load_partials(P, c, bytes, mine[k], off[k] + (int64_t)f * W * bytes, &acc[k][src[q]], 1);
         }
@@ -501,8 +390,9 @@ static void read_shuffle(Ptx *P, IrOp *op, const ReduceShape *s, Reg **acc, cons
 }
 
 static void warp_levels(Ptx *P, IrOp *op, const ReduceShape *s, Reg **acc, const int *src, int n_res) {
-    ReducePlan *pl = find_plan(P, op);
-    TRIC_ASSERT(pl);
+    int32_t at;
+    bool bar_before;
+    TRIC_ASSERT(ptx_reduce_slot(P, op, &at, &bar_before));   /* the verifier checks it */
     uint32_t n = op->n_operands;
     int W = 1 << s->n_warp_levels;
     const Layout *lr = s->lr >= 0 ? &P->fn->layouts[s->lr] : NULL;
@@ -512,13 +402,13 @@ static void warp_levels(Ptx *P, IrOp *op, const ReduceShape *s, Reg **acc, const
      * write slot adds w */
     Reg w = warp_index(P, s);
     int32_t *off = arena_alloc(P->arena, sizeof(int32_t) * n);
-    for (uint32_t k = 0, o = (uint32_t)pl->offset; k < n; k++) {
+    for (uint32_t k = 0, o = (uint32_t)at; k < n; k++) {
         off[k] = (int32_t)o;
-        o += (uint32_t)array_bytes(P, op, s, k);
+        o += (uint32_t)smem_reduce_bytes(P->fn, op, k);
     }
     Reg *row = arena_alloc(P->arena, sizeof(Reg) * n), *slot = arena_alloc(P->arena, sizeof(Reg) * n);
     for (uint32_t k = 0; k < n; k++) {
-        int bytes = ptx_smem_slot_bytes(P, op->operands[k]);
+        int bytes = smem_elem_bytes((ElemType)P->fn->vals[op->operands[k]].type.elem);
         row[k] = smem;
         if (fth) {
             row[k] = ptx_reg(P, RC_B32);
@@ -527,14 +417,14 @@ static void warp_levels(Ptx *P, IrOp *op, const ReduceShape *s, Reg **acc, const
         slot[k] = ptx_reg(P, RC_B32);
         ptx_ins(P, "mad.lo.u32 %R, %R, %d, %R;", slot[k], w, bytes, row[k]);
     }
-    if (pl->bar_before) ptx_ins(P, "bar.sync 0;");
+    if (bar_before) ptx_ins(P, "bar.sync 0;");
     /* registers whose result element's index bits meet the thread's need
      * their own address */
     for (int q = 0; q < n_res; q++) {
         int32_t f = lr ? layout_reg_flat(lr, q) : 0;
         TRIC_ASSERT(!(f & support));
         for (uint32_t k = 0; k < n; k++) {
-            int bytes = ptx_smem_slot_bytes(P, op->operands[k]);
+            int bytes = smem_elem_bytes((ElemType)P->fn->vals[op->operands[k]].type.elem);
             store_partial(P, acc[k][src[q]], bytes, ptx_smem_addr(P, slot[k], off[k] + (int64_t)f * W * bytes));
         }
     }

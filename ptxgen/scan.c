@@ -62,18 +62,6 @@ static ScanShape scan_shape(Ptx *P, IrOp *op) {
     return s;
 }
 
-static int32_t array_bytes(Ptx *P, IrOp *op, const ScanShape *s, uint32_t k) {
-    return ptx_smem_align16(s->rows * s->G * ptx_smem_slot_bytes(P, op->operands[k]));
-}
-
-int32_t ptx_scan_smem_bytes(Ptx *P, IrOp *op) {
-    ScanShape s = scan_shape(P, op);
-    if (s.G == 1) return 0;
-    int32_t total = 0;
-    for (uint32_t k = 0; k < op->n_operands; k++) total += array_bytes(P, op, &s, k);
-    return total;
-}
-
 /* The register at scan position (r, c) of the run whose base register
  * (no axis bits) is `base`. */
 static int reg_at(const ScanShape *s, bool rev, int base, int r, int c) {
@@ -212,7 +200,7 @@ static void group_prefix(Ptx *P, IrOp *op, const ScanShape *s, const ScanThread 
     Reg smem = ptx_smem_base(P), row = row_of(P, s, th, base);
     Reg **all = arena_alloc(P->arena, sizeof(Reg *) * n), *row_addr = arena_alloc(P->arena, sizeof(Reg) * n);
     for (uint32_t k = 0, off = (uint32_t)offset; k < n; k++) {
-        int bytes = ptx_smem_slot_bytes(P, op->operands[k]);
+        int bytes = smem_elem_bytes((ElemType)P->fn->vals[op->operands[k]].type.elem);
         Reg addr = ptx_reg(P, RC_B32);
         ptx_ins(P, "mad.lo.u32 %R, %R, %d, %R;", addr, row, s->G * bytes, smem);
         Reg slot = addr;
@@ -233,13 +221,13 @@ static void group_prefix(Ptx *P, IrOp *op, const ScanShape *s, const ScanThread 
         }
         all[k] = arena_alloc(P->arena, sizeof(Reg) * (size_t)s->G);
         row_addr[k] = addr;
-        off += (uint32_t)array_bytes(P, op, s, k);
+        off += (uint32_t)smem_scan_bytes(P->fn, op, k);
     }
     ptx_ins(P, "bar.sync 0;");
     for (uint32_t k = 0, off = (uint32_t)offset; k < n; k++) {
-        int bytes = ptx_smem_slot_bytes(P, op->operands[k]);
+        int bytes = smem_elem_bytes((ElemType)P->fn->vals[op->operands[k]].type.elem);
         ptx_load_partials(P, REG_CLASS(pre[0][k]), bytes, row_addr[k], off, all[k], s->G);
-        off += (uint32_t)array_bytes(P, op, s, k);
+        off += (uint32_t)smem_scan_bytes(P->fn, op, k);
     }
     /* fold[g] = totals 0..g-1, left to right */
     Reg **fold = arena_alloc(P->arena, sizeof(Reg *) * (size_t)s->G);

@@ -175,6 +175,7 @@ static void emit_ptx(Ctx *c, IrFunc *fn, RtResult *out) {
     ir_walk(fn, fn->body, check_laid_out_op, &missing);
     if (missing)
         diag_fatal(c, NULL, "cannot emit PTX: some tiles have no layout (run the layout pass, or --passes all)");
+    if (!fn->smem_planned) opt_run_pass(fn, "smem");   /* IR text after some passes: place what it uses */
     out->text = ptx_emit(fn);
     out->kernel_name = rt_strdup(fn->name);
     out->shared_bytes = fn->shared_bytes;

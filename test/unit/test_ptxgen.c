@@ -6,6 +6,7 @@
  * type pairs must be reported with a message, never emitted. */
 #include "base/base.h"
 #include "ir/ir.h"
+#include "opt/opt.h"
 #include "ptxgen/ptxgen.h"
 #include "interp/interp.h"
 #include "sim/sim.h"
@@ -156,6 +157,7 @@ static char *emit(K *k, char **err) {
         *err = strdup(k->ctx->diag.data ? k->ctx->diag.data : "?");
         return NULL;
     }
+    pass_smem(k->fn);
     char *s = ptx_emit(k->fn);
     k->ctx->bail = NULL;
     return s;
