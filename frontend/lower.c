@@ -5,6 +5,7 @@
  *
  * Expressions are in lower_expr.c, the tl.* builtins in builtins.c. */
 #include "lower.h"
+#include "../opt/opt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -1819,5 +1820,6 @@ IrFunc *lower_kernel(Ctx *c, AstModule *m, const char *name, const Signature *si
     lower_block(&L, &f->node->body);
     L.b.loc = f->node->loc;
     ir_build(&L.b, OP_RET, NULL, 0, NULL, 0, 0);
+    opt_run_pass(L.fn, "legalize");   /* Triton's conversions on this target (dumped, verified as a pass) */
     return L.fn;
 }

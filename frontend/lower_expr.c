@@ -184,7 +184,8 @@ static LVal cast_op(Lower *L, SrcLoc loc, LVal v, ElemType dst, int rounding) {
  * value, NaN to NaN: cvt.rn.satfinite), so the steps Triton takes are
  * spelled out here and every later stage (fold, interpreter, ptxgen) sees
  * the same ops. fp32 -> fp8 before sm_90 goes through fp16 rounded toward
- * zero; rtz exists only for fp32 -> fp8e5 (truncation through fp16);
+ * zero (pass legalize, which lowering ends with, adds that step); rtz
+ * exists only for fp32 -> fp8e5 (truncation through fp16);
  * integers and fp8 <-> fp8 go through fp32 / fp16; fp64 has no fp8
  * conversion in Triton. */
 static LVal lower_fp8_cast(Lower *L, SrcLoc loc, LVal v, ElemType src, ElemType dst, int rounding) {
@@ -208,11 +209,8 @@ static LVal lower_fp8_cast(Lower *L, SrcLoc loc, LVal v, ElemType src, ElemType 
         LVal h = cast_op(L, loc, v, ET_F16, 0);
         return cast_op(L, loc, h, dst, ROUND_DEFAULT);
     }
-    if (src == ET_F32 && is_fp8(dst)) {
-        if (rounding == ROUND_RTZ) return cast_op(L, loc, v, dst, ROUND_RTZ);   /* rz twice = rz once */
-        if (!target_info(&L->ctx->target)->hopper) v = cast_op(L, loc, v, ET_F16, ROUND_RTZ);
-    }
-    return cast_op(L, loc, v, dst, ROUND_DEFAULT);
+    if (src == ET_F32 && is_fp8(dst) && rounding == ROUND_RTZ) return cast_op(L, loc, v, dst, ROUND_RTZ);
+    return cast_op(L, loc, v, dst, ROUND_DEFAULT);   /* before sm_90 through f16: pass legalize */
 }
 
 static LVal cmp_zero(Lower *L, SrcLoc loc, LVal v, CmpPred pred) {

@@ -31,7 +31,6 @@ typedef struct Interp {
     size_t scratch_cap;
     uint64_t *red_scratch;    /* exec_reduce's, likewise */
     size_t red_cap;
-    bool bf16_arith;          /* the target's (interp_elem_cast) */
     uint64_t timer_reads;     /* sreg globaltimer: reads so far in this launch */
     Buf *err;
     jmp_buf bail;
@@ -524,7 +523,7 @@ static void exec_elementwise(Interp *in, IrOp *op) {
         case OP_SELECT: d[i] = a ? b : c; break;
         case OP_CMP: d[i] = interp_elem_cmp((CmpPred)op->attr.i, e, a, b); break;
         case OP_ADDPTR: d[i] = a + b * (uint64_t)elem_bytes((ElemType)pointee); break;
-        case OP_CAST: d[i] = interp_elem_cast(e, et, op->attr.i == ROUND_RTZ, in->bf16_arith, a); break;
+        case OP_CAST: d[i] = interp_elem_cast(e, et, op->attr.i == ROUND_RTZ, a); break;
         case OP_BITCAST: d[i] = interp_elem_bitcast(e, et, a); break;
         case OP_NEG: case OP_NOT: case OP_ABS: case OP_EXP: case OP_EXP2: case OP_LOG:
         case OP_LOG2: case OP_SQRT: case OP_RSQRT: case OP_COS: case OP_SIN:
@@ -962,7 +961,6 @@ bool interp_run(IrFunc *fn, const InterpLaunch *l, Buf *err) {
     in->arena = arena_new();
     in->slots = arena_alloc(in->arena, sizeof(uint64_t *) * fn->n_vals);
     in->max_iters = l->max_loop_iters ? l->max_loop_iters : UINT64_C(1) << 26;
-    in->bf16_arith = fn->ctx && target_info(&fn->ctx->target)->bf16_arith;
     in->err = err;
     bool ok = false;
     if (setjmp(in->bail) == 0) {

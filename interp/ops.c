@@ -253,13 +253,11 @@ static double int_value(ElemType s, uint64_t a) {
     return elem_is_signed(s) ? (double)(int64_t)a : (double)a;
 }
 
-static uint64_t int_to_float(ElemType s, ElemType t, bool bf16_arith, uint64_t a) {
+/* one rounding, as cvt.rn from an integer does */
+static uint64_t int_to_float(ElemType s, ElemType t, uint64_t a) {
     if (t == ET_F32) return scalar_f32_bits(elem_is_signed(s) ? (float)(int64_t)a : (float)a);
-    if (t == ET_BF16 && !bf16_arith) {   /* cvt.rn.f32 then cvt.rn.bf16.f32: two roundings */
-        float f = elem_is_signed(s) ? (float)(int64_t)a : (float)a;
-        return scalar_round_bits(t, f, false);
-    }
-    return scalar_round_bits(t, int_value(s, a), false);
+    if (t == ET_F64) return scalar_round_bits(t, int_value(s, a), false);
+    return scalar_round_bits(t, scalar_int_double(a, elem_is_signed(s), false), false);
 }
 
 /* cvt.rzi: toward zero, saturating to the register type (s16/u16 for the
@@ -276,14 +274,14 @@ static uint64_t float_to_int(ElemType s, ElemType t, uint64_t a) {
     return interp_int_norm(t, u);
 }
 
-uint64_t interp_elem_cast(ElemType s, ElemType t, bool rz, bool bf16_arith, uint64_t a) {
+uint64_t interp_elem_cast(ElemType s, ElemType t, bool rz, uint64_t a) {
     if (s == t) return a;
     if (s == ET_PTR || t == ET_PTR) return a;   /* only to and from 64-bit integers */
     if (t == ET_I1) return elem_is_float(s) ? !(scalar_float(s, a) == 0) : a != 0;
     if (s == ET_I1) return elem_is_float(t) ? scalar_round_bits(t, a ? 1.0 : 0.0, false) : a;
     bool sf = elem_is_float(s), tf = elem_is_float(t);
     if (!sf && !tf) return interp_int_norm(t, a);
-    if (!sf) return int_to_float(s, t, bf16_arith, a);
+    if (!sf) return int_to_float(s, t, a);
     if (!tf) return float_to_int(s, t, a);
     return scalar_round_bits(t, scalar_float(s, a), rz);   /* widening is exact; narrowing rounds once */
 }

@@ -81,3 +81,15 @@ double interp_slot_to_double(ElemType e, uint64_t slot) {
     if (e == ET_PTR || elem_class(e) == EC_UINT || e == ET_I1) return (double)slot;
     return (double)(int64_t)slot;
 }
+
+double scalar_int_double(uint64_t v, bool is_signed, bool rz) {
+    bool neg = is_signed && (int64_t)v < 0;
+    uint64_t m = neg ? (uint64_t)0 - v : v;
+    int shift = 0;
+    while (m >> 53) {   /* rz drops the bits; else the sticky bit stays in bit 0 */
+        m = rz ? m >> 1 : (m >> 1) | (m & 1);
+        shift++;
+    }
+    double d = ldexp((double)m, shift);
+    return neg ? -d : d;
+}

@@ -13,16 +13,20 @@ double scalar_f64(uint64_t slot);
 /* d rounded to float type e (nearest even, or toward zero when rz), as bits */
 uint64_t scalar_round_bits(ElemType e, double d, bool rz);
 double scalar_float(ElemType e, uint64_t slot);   /* exact */
+/* A 64-bit integer as a double that a second rounding of the same kind
+ * (to a narrower float) leaves rounded once: exact below 2^53, above it
+ * truncated (rz) or rounded to odd (the dropped bits as a sticky last bit) */
+double scalar_int_double(uint64_t v, bool is_signed, bool rz);
 
-/* ---- ops.c ---- one op on one element, e = the operand type. sm is the
- * target (some conversions differ before sm_90). */
+/* ---- ops.c ---- one op on one element, e = the operand type; the same
+ * on every target. */
 uint64_t interp_elem_unary(Opcode opc, ElemType e, uint64_t a);
 /* *div_zero set (and 0 returned) for an integer division by zero */
 uint64_t interp_elem_binary(Opcode opc, ElemType e, int64_t attr_i, uint64_t a, uint64_t b, bool *div_zero);
 uint64_t interp_elem_cmp(CmpPred p, ElemType e, uint64_t a, uint64_t b);
-/* bf16_arith: the target's (TargetInfo); without it an integer reaches bf16
- * through f32, rounding twice */
-uint64_t interp_elem_cast(ElemType s, ElemType t, bool rz, bool bf16_arith, uint64_t a);
+/* one rounding (toward zero where rz), on every target: where Triton
+ * rounds in steps, pass legalize made the steps ops of their own */
+uint64_t interp_elem_cast(ElemType s, ElemType t, bool rz, uint64_t a);
 uint64_t interp_elem_bitcast(ElemType s, ElemType t, uint64_t a);
 /* What memory holds after atomic `kind` of val on old (e the element type;
  * doc/interp.md): f32 add flushes subnormals as atom.add.f32 does, float

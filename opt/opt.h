@@ -1,6 +1,7 @@
 /* Passes over one IrFunc, one file each, and the table that runs them.
  *
  *   passes.c     opt_run_pipeline, the pass table and ordering checks
+ *   legalize.c   pass_legalize    Triton's stepwise conversions on older targets (run by lowering)
  *   fold.c       pass_fold        constant folding and canonicalization
  *   cse.c        pass_cse         common subexpression elimination (pure ops)
  *   dce.c        pass_dce         dead code elimination
@@ -21,6 +22,10 @@
 
 /* requires: nothing. changes: replaces ops whose operands are constants by
  * constants, x+0, x*1, ... by x. */
+/* changes: casts Triton's NVIDIA backend does in steps on this target
+ * (f32 -> fp8 through f16 before sm_90, integers -> bf16 through f32
+ * before sm_90) become those steps. Lowering ends with it. */
+void pass_legalize(IrFunc *fn);
 void pass_fold(IrFunc *fn);
 /* requires: nothing. changes: merges identical pure ops (same opcode,
  * operands, attributes, types) where one dominates the other. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 const PassInfo opt_passes[] = {
+    {"legalize", pass_legalize, NULL},
     {"fold", pass_fold, NULL},
     {"cse", pass_cse, NULL},
     {"dce", pass_dce, NULL},

@@ -439,13 +439,31 @@ static void cast_int_int(Ptx *P, ElemType s, ElemType t, Reg d, Reg a) {
     }
 }
 
+static void cast_f64_bf16(Ptx *P, Reg d, Reg a, bool rz);
+
+/* One rounding, as the IR's cast means. No cvt.bf16 from integers before
+ * sm_90 (a .py kernel's casts there went through f32 in pass legalize, as
+ * Triton's do; this serves IR written by hand): through f64, exact for
+ * 32-bit integers, and for 64-bit ones truncated with the dropped bits
+ * kept as a sticky last bit (round to odd), then cast_f64_bf16. */
 static void cast_int_float(Ptx *P, ElemType s, ElemType t, Reg d, Reg a) {
     if (t == ET_BF16 && !P->ti->bf16_arith) {
-        /* no cvt.bf16 from integers before sm_90: through f32, which rounds
-         * twice for |x| > 2^24 (may differ from one rounding in the last bit) */
-        Reg f = ptx_reg(P, RC_F32);
-        ptx_ins(P, "cvt.rn.f32.%s %R, %R;", ptx_arith_sfx(s), f, a);
-        from_f32(P, t, d, f, false);
+        const char *sfx = ptx_arith_sfx(s);
+        Reg w = ptx_reg(P, RC_F64);
+        if (elem_bits(s) < 64) {
+            ptx_ins(P, "cvt.rn.f64.%s %R, %R;", sfx, w, a);
+        } else {
+            Reg z = ptx_reg(P, RC_F64), back = ptx_reg(P, RC_B64), bits = ptx_reg(P, RC_B64);
+            Reg odd = ptx_reg(P, RC_B64), sel = ptx_reg(P, RC_B64), inexact = ptx_reg(P, RC_PRED);
+            ptx_ins(P, "cvt.rz.f64.%s %R, %R;", sfx, z, a);
+            ptx_ins(P, "cvt.rzi.%s.f64 %R, %R;", sfx, back, z);
+            ptx_ins(P, "setp.ne.b64 %R, %R, %R;", inexact, back, a);
+            ptx_ins(P, "mov.b64 %R, %R;", bits, z);
+            ptx_ins(P, "or.b64 %R, %R, 1;", odd, bits);
+            ptx_ins(P, "selp.b64 %R, %R, %R, %R;", sel, odd, bits, inexact);
+            ptx_ins(P, "mov.b64 %R, %R;", w, sel);
+        }
+        cast_f64_bf16(P, d, w, false);
         return;
     }
     ptx_ins(P, "cvt.rn.%s.%s %R, %R;", ptx_arith_sfx(t), ptx_arith_sfx(s), d, a);

@@ -242,8 +242,8 @@ static uint64_t int_to_float(SimTy t, SimTy s, bool rz, uint64_t v) {
     bool sg = sim_ty_kind(s) == SK_SINT;
     if (t == ST_F32 && !rz) return scalar_f32_bits(sg ? (float)(int64_t)v : (float)v);
     if (t == ST_F64 && !rz) return scalar_f64_bits(sg ? (double)(int64_t)v : (double)v);
-    /* halves and rz: from the exact value (64-bit ints beyond 2^53 round twice) */
-    return sim_round(t, sg ? (double)(int64_t)v : (double)v, rz);
+    /* halves and rz: from a double that rounds once in effect */
+    return sim_round(t, scalar_int_double(v, sg, rz), rz);
 }
 
 SimStatus sim_cvt(const SimIns *in, uint64_t a, uint64_t *r) {
