@@ -9,13 +9,13 @@
  * register bits must step 1, 2, 4.. along the last dim, and no other bit
  * (thread or register) may touch those index bits, so every group starts
  * at a multiple of the width. Up to 16 bytes: 16-bit elements go 8 at a
- * time as four packed b32 (there is no .v8.b16). Not for i1 (stored
- * through selp/setp as bytes) and 8-bit ints (their registers are 16 bits
- * wide). */
+ * time as four packed b32 (there is no .v8.b16), 8-bit ones (a byte in a
+ * 16-bit register each) packed two to a b16 or four to a b32; not i1
+ * (stored through selp/setp as bytes). */
 static int smem_vec(const Layout *l, ElemType e) {
     int bytes = elem_bytes(e);
-    if (l->rank < 1 || bytes < 2 || e == ET_I1) return 1;
-    int max = bytes == 2 ? 8 : 16 / bytes > 4 ? 4 : 16 / bytes;
+    if (l->rank < 1 || e == ET_I1) return 1;
+    int max = bytes <= 2 ? 16 / bytes : 16 / bytes > 4 ? 4 : 16 / bytes;
     int last = l->rank - 1, k = 0;
     while ((1 << (k + 1)) <= max && k < l->n_bits[LL_REG]) {
         const int32_t *b = l->basis[LL_REG][k];

@@ -35,3 +35,31 @@ def transpose_kernel(x_ptr, out_ptr, M, N, BLOCK: tl.constexpr):
 # torch: out = x.t().contiguous()
 # check: out == x.T
 # tol: 0
+#
+# Bytes through shared memory: the convert packs them into b16/b32 words
+# (write and read vectors), signed ones sign-extended when read back.
+# kernel: transpose_kernel
+# signature: *i8:16, *i8:16, i32:16, i32:16, 32
+# grid: (cdiv(M, 32), cdiv(N, 32), 1)
+# args: x = randint(-128, 128, (M, N), i8); out = empty((N, M), i8); M = 64; N = 96
+# torch: out = x.t().contiguous()
+# check: out == x.T
+# tol: 0
+#
+# kernel: transpose_kernel
+# signature: *u8:16, *u8:16, i32:16, i32:16, 64
+# num_warps: 8
+# grid: (cdiv(M, 64), cdiv(N, 64), 1)
+# args: x = randint(0, 256, (M, N), u8); out = empty((N, M), u8); M = 128; N = 80
+# torch: out = x.t().contiguous()
+# check: out == x.T
+# tol: 0
+#
+# kernel: transpose_kernel
+# signature: *i8:16, *i8:16, i32:16, i32:16, 64
+# num_warps: 8
+# grid: (cdiv(M, 64), cdiv(N, 64), 1)
+# args: x = randint(-128, 128, (M, N), i8); out = empty((N, M), i8); M = 100; N = 64
+# torch: out = x.t().contiguous()
+# check: out == x.T
+# tol: 0

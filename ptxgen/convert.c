@@ -245,7 +245,23 @@ static void write_tile(Ptx *P, IrOp *op, ValId v, int32_t li, const Reg *regs, R
             continue;
         }
         const char *addr = smem_addr(P, &a, c);
-        if (vec == 8) {   /* 16-bit pairs packed into b32 */
+        if (elem_bytes(e) == 1 && vec == 2) {   /* two bytes in one b16 */
+            Reg lo = ptx_reg(P, RC_B32), w = ptx_reg(P, RC_B32), h = ptx_reg(P, RC_B16);
+            ptx_ins(P, "mov.b32 %R, {%R, %R};", lo, regs[r], regs[r + 1]);
+            ptx_ins(P, "prmt.b32 %R, %R, 0, 0x20;", w, lo);
+            ptx_ins(P, "cvt.u16.u32 %R, %R;", h, w);
+            ptx_ins(P, "%sst.shared.b16 %s, %R;", g, addr, h);
+        } else if (elem_bytes(e) == 1 && vec >= 4) {   /* bytes 4 to a word: byte k of word j is register 4j + k */
+            Reg w[4];
+            for (int i = 0; i < vec / 4; i++) {
+                Reg lo = ptx_reg(P, RC_B32), hi = ptx_reg(P, RC_B32);
+                w[i] = ptx_reg(P, RC_B32);
+                ptx_ins(P, "mov.b32 %R, {%R, %R};", lo, regs[r + 4 * i], regs[r + 4 * i + 1]);
+                ptx_ins(P, "mov.b32 %R, {%R, %R};", hi, regs[r + 4 * i + 2], regs[r + 4 * i + 3]);
+                ptx_ins(P, "prmt.b32 %R, %R, %R, 0x6420;", w[i], lo, hi);
+            }
+            ptx_ins(P, "%sst.shared%s.b32 %s, %s;", g, vec_sfx(vec / 4), addr, vec_regs(P, w, 0, vec / 4));
+        } else if (vec == 8) {   /* 16-bit pairs packed into b32 */
             Reg w[4];
             for (int i = 0; i < 4; i++) {
                 w[i] = ptx_reg(P, RC_B32);
@@ -274,7 +290,24 @@ static void read_tile(Ptx *P, IrOp *op, ValId v, int32_t li, ElemType e, const S
             continue;
         }
         const char *addr = smem_addr(P, &a, c);
-        if (vec == 8) {
+        if (elem_bytes(e) == 1 && vec >= 2) {   /* b16 or b32 words of bytes, each extended as ld.shared's */
+            Reg w[4];
+            const char *ext = e == ET_I8 ? "s32" : "u32";
+            int nw = vec < 4 ? 1 : vec / 4;
+            for (int i = 0; i < nw; i++) w[i] = ptx_reg(P, RC_B32);
+            if (vec == 2) {
+                Reg h = ptx_reg(P, RC_B16);
+                ptx_ins(P, "ld.shared.b16 %R, %s;", h, addr);
+                ptx_ins(P, "cvt.u32.u16 %R, %R;", w[0], h);
+            } else {
+                ptx_ins(P, "ld.shared%s.b32 %s, %s;", vec_sfx(nw), vec_regs(P, w, 0, nw), addr);
+            }
+            for (int i = 0; i < vec; i++) {
+                Reg t = ptx_reg(P, RC_B32);
+                ptx_ins(P, "bfe.%s %R, %R, %d, 8;", ext, t, w[i / 4], 8 * (i % 4));
+                ptx_ins(P, "cvt.u16.u32 %R, %R;", regs[r + i], t);
+            }
+        } else if (vec == 8) {
             Reg w[4];
             for (int i = 0; i < 4; i++) w[i] = ptx_reg(P, RC_B32);
             ptx_ins(P, "ld.shared.v4.b32 %s, %s;", vec_regs(P, w, 0, 4), addr);

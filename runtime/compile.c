@@ -269,9 +269,8 @@ static void compile_python(Ctx *c, const RtRequest *rq, RtResult *out) {
     if (!rq->signature) diag_fatal(c, NULL, "kernel '%s' needs a signature (-s '*fp32, i32, 1024')", rq->kernel);
     find_kernel(c, m, rq->kernel);
     Signature *sig = sig_parse(c, rq->signature);
-    IrFunc *fn = lower_kernel(c, m, rq->kernel, sig);
+    IrFunc *fn = lower_kernel(c, m, rq->kernel, sig);   /* verified there with --verify-each */
     if (rq->entry_name) fn->name = arena_strdup(c->arena, rq->entry_name);
-    if (c->verify_each) verify_after(c, fn, "lowering");
     Buf imports = {0};
     rt_cache_imports(&imports, rq, c->imported, c->n_imported);
     out->imports = buf_take(&imports);
@@ -371,8 +370,7 @@ static IrFunc *first_stage(Ctx *c, const RtRequest *rq, const char **stage) {
     if (!rq->signature) diag_fatal(c, NULL, "kernel '%s' needs a signature (-s '*fp32, i32, 1024')", rq->kernel);
     AstModule *m = parse_program(c, f);
     find_kernel(c, m, rq->kernel);
-    IrFunc *fn = lower_kernel(c, m, rq->kernel, sig_parse(c, rq->signature));
-    if (c->verify_each) verify_after(c, fn, "lowering");
+    IrFunc *fn = lower_kernel(c, m, rq->kernel, sig_parse(c, rq->signature));   /* verified there */
     *stage = "lowering";
     return fn;
 }
