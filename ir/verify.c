@@ -440,6 +440,15 @@ static void check_memory(Verifier *V, IrOp *op) {
             want_layout_of(V, op, "operand 1", op->operands[1], p, "the pointer");
         if (op->n_operands > 2 && want_type(V, op, "operand 2 (the mask)", op->operands[2], mask))
             want_layout_of(V, op, "operand 2", op->operands[2], p, "the pointer");
+        if (op->attr.flags & STOREF_TMA) {   /* the tensor map, one coordinate per dim */
+            if (op->n_operands != 4u + pt.rank) {
+                verr(V, op, "a tma store has ptrs, value, mask, the tensor map and %d coordinates, got %u operands",
+                     pt.rank, op->n_operands);
+                return;
+            }
+            want_type(V, op, "operand 3 (the tensor map)", op->operands[3], ir_ptr(ET_I8));
+            want_coords(V, op, 4);
+        }
     }
     check_vec(V, op, p);
     if (op->attr.i < CACHE_NONE || op->attr.i > CACHE_WT) verr(V, op, "unknown cache modifier %lld", (long long)op->attr.i);
@@ -802,7 +811,7 @@ static bool check_counts(Verifier *V, IrOp *op) {
     }
     uint32_t lo = 0, hi = UINT32_MAX;
     if (op->opc == OP_LOAD) lo = 1, hi = op->attr.flags & LOADF_TMA ? 4 + IR_MAX_RANK : 3;
-    if (op->opc == OP_STORE) lo = 2, hi = 3;
+    if (op->opc == OP_STORE) lo = 2, hi = op->attr.flags & STOREF_TMA ? 4 + IR_MAX_RANK : 3;
     if (op->opc == OP_ATOMIC) lo = 2, hi = 3;
     if (op->opc == OP_FOR) lo = 3;
     if (op->opc == OP_ASYNC_COPY) lo = 3, hi = 4;
