@@ -1089,10 +1089,12 @@ static int64_t smem_need(Verifier *V, IrOp *op) {
         SmemShape rec = {p.shape.bytes, s->lb, s->pad, s->mp, s->pp};
         return smem_shape_bytes(&rt, &rec);
     }
-    default:
+    default: {
+        int32_t align;
         if (!V->uses) V->uses = ir_count_uses(fn);
-        bytes = smem_scratch_bytes(fn, op, V->uses);
+        bytes = smem_scratch_bytes(fn, op, V->uses, &align);
         return bytes ? bytes : -1;
+    }
     }
 }
 
@@ -1118,7 +1120,11 @@ static void check_smem_op(Verifier *V, IrOp *op) {
     if (need >= 0 && !s->set) verr(V, op, "needs %lld bytes of shared memory but has no place (smem = offset)", (long long)need);
     if (need < 0 && s->set) verr(V, op, "uses no shared memory but has a place (smem = %d)", (int)s->off);
     if (!s->set || need < 0) return;
-    int32_t align = op->opc == OP_MBAR_ALLOC ? 8 : op->opc == OP_REDUCE || op->opc == OP_SCAN ? 16 : 128;
+    int32_t align = op->opc == OP_MBAR_ALLOC ? 8 : op->opc == OP_REDUCE || op->opc == OP_SCAN ? 16
+                    : ir_store_by_tma(V->fn, op)                                  ? 1024
+                                                                                  : 128;
+    if (align == 1024 && V->fn->smem_align < 1024)
+        verr(V, op, "its staging is swizzled: the kernel's shared memory must be 1024-aligned (align 1024)");
     if (s->off % align) verr(V, op, "its shared memory at %d is not %d-aligned", (int)s->off, (int)align);
     if (s->off + need > V->fn->shared_bytes)
         verr(V, op, "its %lld bytes of shared memory at %d end past the kernel's %d", (long long)need, (int)s->off,

@@ -689,7 +689,7 @@ void ptx_smem_write_boxes(Ptx *P, IrOp *op, ValId v, Reg base, int swizzle) {
     LdmPat pat;
     Reg saved = P->dyn_base;
     P->dyn_base = base;
-    if (P->ti->hopper && !dup && bytes == 2 && (ldm_match(l, e, false, &pat) || ldm_match(l, e, true, &pat))) {
+    if (P->ti->hopper && !dup && bytes == 2 && (smem_ldm_match(l, e, false, &pat) || smem_ldm_match(l, e, true, &pat))) {
         write_tile_stm(P, ptx_regs(P, v, NULL), &shape, &pat);
     } else {
         int vec = smem_vec(l, e);

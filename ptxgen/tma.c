@@ -95,7 +95,6 @@ void ptx_tma_store(Ptx *P, IrOp *op) {
     TmapBox box;
     TRIC_ASSERT(t.rank == 2 && tmap_box(e, 2, t.shape, &box) && op->n_operands == 6);
     Reg stage = ptx_scratch_addr(P, t.shape[0] * t.shape[1] * elem_bytes(e), 1024);
-    if (P->smem_align < 1024) P->smem_align = 1024;   /* the swizzle repeats every 1024 bytes */
     ptx_smem_write_boxes(P, op, v, stage, box.swizzle);
     ptx_ins(P, "fence.proxy.async.shared::cta;");
     ptx_ins(P, "bar.sync 0;");
