@@ -1442,6 +1442,12 @@ static bool parse_line(Loader *L, char *s, const char *entry, char **rest) {
     }
     if (L->in_entry == 1 && L->skip) return true;   /* the body of an entry we do not run */
     if (L->in_entry != 1) return fail(L, "unexpected '%s' outside an entry's body", s);
+    char *semi = strchr(s, ';');
+    if (semi && *skip_ws(semi + 1)) {   /* several statements on one line (inline asm writes them) */
+        char *next = arena_strdup(L->a, semi + 1);
+        semi[1] = 0;
+        return parse_line(L, s, entry, rest) && parse_line(L, next, entry, rest);
+    }
     if (starts(s, ".local")) return parse_local(L, s);
     if (starts(s, ".loc")) return parse_loc(L, s);
     if (starts(s, ".reg")) return declare_regs(L, s);
