@@ -167,8 +167,9 @@ static bool declare_regs(Loader *L, const char *s) {
     if (!ty) return fail(L, "unknown register type '.%.*s'", (int)(s - t), t);
     for (;;) {
         s = skip_ws(s);
-        if (*s != '%') return fail(L, "expected a register name in .reg");
-        const char *n = ++s;
+        if (*s != '%' && !isalpha((unsigned char)*s) && *s != '_') return fail(L, "expected a register name in .reg");
+        if (*s == '%') s++;
+        const char *n = s;
         while (isalnum((unsigned char)*s) || *s == '_' || *s == '$') s++;
         RegFamily f = {arena_strndup(L->a, n, (size_t)(s - n)), L->m->n_regs, 1, true};
         if (*s == '<') {
@@ -210,6 +211,20 @@ static uint32_t reg_index(Loader *L, const char *name) {
     }
     fail(L, "undeclared register %%%s", name);
     return SIM_NOREG;
+}
+
+/* a declared register named without '%' (PTX allows any identifier; the
+ * user's inline asm declares `.reg .b8 tmp<4>`), found without a message */
+static bool reg_declared(Loader *L, const char *name) {
+    if (!isalpha((unsigned char)name[0]) && name[0] != '_') return false;
+    for (uint32_t i = 0; i < L->n_fams; i++) {
+        const RegFamily *f = &L->fams[i];
+        size_t pl = strlen(f->prefix);
+        if (strncmp(name, f->prefix, pl)) continue;
+        const char *rest = name + pl;
+        if (f->single ? !*rest : isdigit((unsigned char)*rest) && strspn(rest, "0123456789") == strlen(rest)) return true;
+    }
+    return false;
 }
 
 /* ---- operands ---- */
@@ -319,9 +334,9 @@ static bool parse_operand(Loader *L, SimIns *in, char *s, SimOpd *o) {
             char *comma = strchr(p, ',');
             if (comma) *comma = 0;
             char *r = trimmed(L->a, p, strlen(p));
-            if (r[0] != '%') return fail(L, "vector elements must be registers: '%s'", r);
+            if (r[0] != '%' && !reg_declared(L, r)) return fail(L, "vector elements must be registers: '%s'", r);
             if (o->n == 4) return fail(L, "a vector has at most 4 elements");
-            if ((o->reg[o->n++] = reg_index(L, r + 1)) == SIM_NOREG) return false;
+            if ((o->reg[o->n++] = reg_index(L, r[0] == '%' ? r + 1 : r)) == SIM_NOREG) return false;
             if (!comma) break;
             p = comma + 1;
         }
@@ -350,6 +365,11 @@ static bool parse_operand(Loader *L, SimIns *in, char *s, SimOpd *o) {
         o->kind = SD_REG;
         o->reg[0] = reg_index(L, s + 1);
         return o->reg[0] != SIM_NOREG;
+    }
+    if (reg_declared(L, s)) {
+        o->kind = SD_REG;
+        o->reg[0] = reg_index(L, s);
+        return true;
     }
     if (in->op == SO_BRA) {
         o->kind = SD_LABEL;
