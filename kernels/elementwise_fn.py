@@ -10,7 +10,7 @@ import triton.language as tl
 
 
 @triton.jit
-def asm_kernel(x_ptr, y_ptr, d_ptr, s_ptr, m_ptr, n, BLOCK: tl.constexpr):
+def asm_kernel(x_ptr, y_ptr, d_ptr, s_ptr, m_ptr, f_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask, other=0)
@@ -28,13 +28,17 @@ def asm_kernel(x_ptr, y_ptr, d_ptr, s_ptr, m_ptr, n, BLOCK: tl.constexpr):
     m = tl.inline_asm_elementwise("cvt.rn.f32.u32 $0, $1; max.f32 $0, $0, $2;", "=f,r,f",
                                   [x & 1023, y.to(tl.float32) * 0.5], dtype=tl.float32, is_pure=True, pack=1)
     tl.store(m_ptr + offs, m, mask=mask)
+    # a funnel shift (Triton's test_inline_asm), the amount a full tensor
+    f = tl.inline_asm_elementwise("shf.l.wrap.b32 $0, $1, $2, $3;", "=r,r, r, r", [x, y, tl.full([BLOCK], 17, tl.int32)],
+                                  dtype=tl.int32, is_pure=True, pack=1)
+    tl.store(f_ptr + offs, f, mask=mask)
 
 # kernel: asm_kernel
-# signature: *u32:16, *u32:16, *u32:16, *u32:16, *fp32:16, i32, 256
+# signature: *u32:16, *u32:16, *u32:16, *u32:16, *fp32:16, *i32:16, i32, 256
 # grid: (cdiv(n, 256), 1, 1)
-# args: x = randint(0, 100000, n, u32); y = randint(0, 100000, n, u32); d = empty(n, u32); s = empty(n, u32); m = empty(n, fp32); n = 1000
-# torch: d = (x.long() - y.long()) % 2**32; s = x.long() + 5; m = torch.maximum((x.long() & 1023).float(), y.long().float() * 0.5)
-# check: d == wrap(x - y, u32); s == x + 5; m == np.maximum(x & 1023, y * 0.5)
+# args: x = randint(0, 100000, n, u32); y = randint(0, 100000, n, u32); d = empty(n, u32); s = empty(n, u32); m = empty(n, fp32); f = empty(n, i32); n = 1000
+# torch: d = (x.long() - y.long()) % 2**32; s = x.long() + 5; m = torch.maximum((x.long() & 1023).float(), y.long().float() * 0.5); f = (((y.long() << 17) | (x.long() >> 15)) % 2**32).to(torch.int32)
+# check: d == wrap(x - y, u32); s == x + 5; m == np.maximum(x & 1023, y * 0.5); f == wrap((y << 17) | (x >> 15), i32)
 # tol: 0
 
 
@@ -53,9 +57,10 @@ def asm_packed_kernel(x_ptr, y_ptr, h_ptr, i_ptr, w_ptr, BLOCK: tl.constexpr):
     # results unpacked (pack=4 of int32 from four 8-bit operands in one register)
     i0 = tl.inline_asm_elementwise("""
         {
-        .reg .b32 %t<2>;
-        bfe.s32 $0, $4, 0, 8;
-        bfe.s32 $1, $4, 8, 8;
+        .reg .b32 t<2>;
+        mov.b32 t1, $4;
+        bfe.s32 $0, t1, 0, 8;
+        bfe.s32 $1, t1, 8, 8;
         bfe.s32 $2, $4, 16, 8;
         bfe.s32 $3, $4, 24, 8;
         }

@@ -724,6 +724,15 @@ static bool decode_opcode(Loader *L, SimIns *in, const char *opcode) {
     if (in->op == SO_FENCE) return decode_fence(L, in, dot);
     if (in->op == SO_MBARRIER) return decode_mbarrier(L, in, dot);
     if (in->op == SO_TENSORMAP) return decode_tensormap(L, in, dot);
+    if (in->op == SO_SHF) {   /* shf.{l,r}.{wrap,clamp}.b32: the only form */
+        bool l = dot && !strncmp(dot, ".l.", 3), r = dot && !strncmp(dot, ".r.", 3);
+        const char *m = dot ? dot + 2 : "";
+        if ((!l && !r) || (strcmp(m, ".wrap.b32") && strcmp(m, ".clamp.b32")))
+            return fail(L, "unknown instruction '%s' (shf.{l,r}.{wrap,clamp}.b32 is modelled)", opcode);
+        in->shf = (uint8_t)((r ? SHF_R : 0) | (!strcmp(m, ".clamp.b32") ? SHF_CLAMP : 0));
+        in->ty[0] = ST_B32;
+        return true;
+    }
     if (in->op == SO_BAR && dot && !strcmp(dot, ".warp.sync")) {
         in->bar_warp = true;
         return true;
