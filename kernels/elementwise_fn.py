@@ -10,7 +10,7 @@ import triton.language as tl
 
 
 @triton.jit
-def asm_kernel(x_ptr, y_ptr, d_ptr, s_ptr, m_ptr, f_ptr, n, BLOCK: tl.constexpr):
+def asm_kernel(x_ptr, y_ptr, d_ptr, s_ptr, m_ptr, f_ptr, g_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask, other=0)
@@ -32,13 +32,22 @@ def asm_kernel(x_ptr, y_ptr, d_ptr, s_ptr, m_ptr, f_ptr, n, BLOCK: tl.constexpr)
     f = tl.inline_asm_elementwise("shf.l.wrap.b32 $0, $1, $2, $3;", "=r,r, r, r", [x, y, tl.full([BLOCK], 17, tl.int32)],
                                   dtype=tl.int32, is_pure=True, pack=1)
     tl.store(f_ptr + offs, f, mask=mask)
+    # the asm's own registers, named as the kernel's are: they shadow them in its { }
+    g = tl.inline_asm_elementwise("""
+        .reg .b32 %r<2>;
+        .reg .pred %p<2>;
+        mov.b32 %r1, $1;
+        setp.gt.s32 %p1, %r1, 50000;
+        selp.b32 $0, %r1, 7, %p1;
+        """, "=r,r", [x.to(tl.int32)], dtype=tl.int32, is_pure=True, pack=1)
+    tl.store(g_ptr + offs, g + x.to(tl.int32), mask=mask)
 
 # kernel: asm_kernel
-# signature: *u32:16, *u32:16, *u32:16, *u32:16, *fp32:16, *i32:16, i32, 256
+# signature: *u32:16, *u32:16, *u32:16, *u32:16, *fp32:16, *i32:16, *i32:16, i32, 256
 # grid: (cdiv(n, 256), 1, 1)
-# args: x = randint(0, 100000, n, u32); y = randint(0, 100000, n, u32); d = empty(n, u32); s = empty(n, u32); m = empty(n, fp32); f = empty(n, i32); n = 1000
-# torch: d = (x.long() - y.long()) % 2**32; s = x.long() + 5; m = torch.maximum((x.long() & 1023).float(), y.long().float() * 0.5); f = (((y.long() << 17) | (x.long() >> 15)) % 2**32).to(torch.int32)
-# check: d == wrap(x - y, u32); s == x + 5; m == np.maximum(x & 1023, y * 0.5); f == wrap((y << 17) | (x >> 15), i32)
+# args: x = randint(0, 100000, n, u32); y = randint(0, 100000, n, u32); d = empty(n, u32); s = empty(n, u32); m = empty(n, fp32); f = empty(n, i32); g = empty(n, i32); n = 1000
+# torch: d = (x.long() - y.long()) % 2**32; s = x.long() + 5; m = torch.maximum((x.long() & 1023).float(), y.long().float() * 0.5); f = (((y.long() << 17) | (x.long() >> 15)) % 2**32).to(torch.int32); g = torch.where(x.long() > 50000, x.long(), 7) + x.long()
+# check: d == wrap(x - y, u32); s == x + 5; m == np.maximum(x & 1023, y * 0.5); f == wrap((y << 17) | (x >> 15), i32); g == np.where(x > 50000, x, 7) + x
 # tol: 0
 
 

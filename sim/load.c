@@ -62,6 +62,7 @@ typedef struct RegFamily {
     const char *prefix;
     uint32_t base, count;
     bool single;
+    int depth;        /* the { } nesting it was declared at (an inner one shadows) */
 } RegFamily;
 
 typedef struct Label {
@@ -171,7 +172,7 @@ static bool declare_regs(Loader *L, const char *s) {
         if (*s == '%') s++;
         const char *n = s;
         while (isalnum((unsigned char)*s) || *s == '_' || *s == '$') s++;
-        RegFamily f = {arena_strndup(L->a, n, (size_t)(s - n)), L->m->n_regs, 1, true};
+        RegFamily f = {arena_strndup(L->a, n, (size_t)(s - n)), L->m->n_regs, 1, true, L->depth};
         if (*s == '<') {
             f.count = (uint32_t)strtoul(s + 1, (char **)&s, 10);
             f.single = false;
@@ -192,7 +193,8 @@ static bool declare_regs(Loader *L, const char *s) {
 
 /* "%r12" -> its index; SIM_NOREG (and a message) if undeclared */
 static uint32_t reg_index(Loader *L, const char *name) {
-    for (uint32_t i = 0; i < L->n_fams; i++) {
+    const RegFamily *beyond = NULL;
+    for (uint32_t i = L->n_fams; i-- > 0;) {   /* the innermost declaration first */
         const RegFamily *f = &L->fams[i];
         size_t pl = strlen(f->prefix);
         if (strncmp(name, f->prefix, pl)) continue;
@@ -206,10 +208,10 @@ static uint32_t reg_index(Loader *L, const char *name) {
         unsigned long k = strtoul(rest, &end, 10);
         if (*end) continue;
         if (k < f->count) return f->base + (uint32_t)k;
-        fail(L, "register %%%s is beyond its declaration %%%s<%u>", name, f->prefix, f->count);
-        return SIM_NOREG;
+        if (!beyond) beyond = f;   /* an outer declaration may hold it */
     }
-    fail(L, "undeclared register %%%s", name);
+    if (beyond) fail(L, "register %%%s is beyond its declaration %%%s<%u>", name, beyond->prefix, beyond->count);
+    else fail(L, "undeclared register %%%s", name);
     return SIM_NOREG;
 }
 
@@ -217,7 +219,7 @@ static uint32_t reg_index(Loader *L, const char *name) {
  * user's inline asm declares `.reg .b8 tmp<4>`), found without a message */
 static bool reg_declared(Loader *L, const char *name) {
     if (!isalpha((unsigned char)name[0]) && name[0] != '_') return false;
-    for (uint32_t i = 0; i < L->n_fams; i++) {
+    for (uint32_t i = L->n_fams; i-- > 0;) {   /* the innermost declaration first */
         const RegFamily *f = &L->fams[i];
         size_t pl = strlen(f->prefix);
         if (strncmp(name, f->prefix, pl)) continue;
@@ -1467,6 +1469,9 @@ static bool parse_line(Loader *L, char *s, const char *entry, char **rest) {
     if (*s == '}') {
         if (--L->depth == 0 && L->in_entry == 1) L->in_entry = L->skip ? 0 : 2, L->skip = false;
         while (L->n_cparams && L->cparams[L->n_cparams - 1].depth > L->depth) L->n_cparams--;   /* out of scope */
+        /* registers of a nested { } (inline asm's) go out of scope; the
+         * entry's own stay for a later entry's skip logic to see */
+        while (L->depth >= 1 && L->n_fams && L->fams[L->n_fams - 1].depth > L->depth) L->n_fams--;
         return parse_line(L, s + 1, entry, rest);
     }
     if (L->in_entry == 1 && L->skip) return true;   /* the body of an entry we do not run */
