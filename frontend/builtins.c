@@ -52,8 +52,7 @@ static const struct {
 
 /* Real Triton APIs that tric does not implement yet: named in the error. */
 static const char *const tl_not_yet[] = {
-    "inline_asm_elementwise", "softmax", "max_constancy",
-    "map_elementwise",
+    "softmax", "max_constancy",
 };
 
 bool builtin_module_attr(Lower *L, const char *path, const char *name, LVal *out) {
@@ -1224,6 +1223,8 @@ static const Builtin builtins[] = {
     {"hasattr", BM_PY, "obj,name", bi_hasattr},
     {"print", BM_PY, "*,sep=,end=,file=,flush=", bi_print},
     {"device_print", BM_TL, "prefix,*,hex=", bi_device_print},
+    {"inline_asm_elementwise", BM_TL, "asm,constraints,args,dtype,is_pure,pack", bi_inline_asm_elementwise},
+    {"map_elementwise", BM_TL, "scalar_fn,*,pack=", bi_map_elementwise},
     {"device_assert", BM_TL, "cond,msg=,mask=", bi_device_assert},
     {"debug_barrier", BM_TL, "", bi_debug_barrier},
     {"is_floating", BM_DTYPE, "self", bi_is_floating},

@@ -258,6 +258,10 @@ LVal bi_associative_scan(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_cumsum(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_cumprod(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 
+/* ---- elementwise.c ---- tl.inline_asm_elementwise, tl.map_elementwise */
+LVal bi_inline_asm_elementwise(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+LVal bi_map_elementwise(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
+
 /* ---- random.c ---- tl.umulhi, tl.cos/sin, Triton's Philox generator */
 LVal bi_umulhi(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);
 LVal bi_cos(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest);

@@ -787,6 +787,93 @@ static void exec_scan(Interp *in, IrOp *op) {
         }
 }
 
+/* ---- map_elementwise and inline_asm ----
+ * Elements are taken pack by pack in row-major order; a last pack that
+ * runs past the end repeats its first element (ptxgen/asm.c does the same
+ * with a thread's registers). */
+
+static void exec_map(Interp *in, IrOp *op) {
+    uint32_t pack = (uint32_t)op->attr.i;
+    int64_t n = numel(in, op->results[0]);
+    IrBlock *blk = op->regions[0];
+    for (int64_t g = 0; g < n; g += pack) {
+        for (uint32_t i = 0; i < op->n_operands; i++)
+            for (uint32_t j = 0; j < pack; j++)
+                *slots_of(in, blk->args[i * pack + j]) = slots_of(in, op->operands[i])[g + j < n ? g + j : g];
+        IrOp *term = exec_block(in, blk);
+        TRIC_ASSERT(term && term->opc == OP_YIELD && term->n_operands == op->n_results * pack);
+        for (uint32_t r = 0; r < op->n_results; r++)
+            for (uint32_t j = 0; j < pack && g + j < n; j++)
+                slots_of(in, op->results[r])[g + j] = *slots_of(in, term->operands[r * pack + j]);
+    }
+}
+
+static uint64_t low_bits(uint64_t v, int bits) { return bits >= 64 ? v : v & ((UINT64_C(1) << bits) - 1); }
+
+static bool is_fp8(ElemType e) { return e == ET_F8E4M3 || e == ET_F8E5M2; }
+
+/* an element of type e from `bits` bits of an asm register (ir/asm.c) */
+static uint64_t asm_elem(ElemType e, uint64_t bits, int width) {
+    uint64_t v = low_bits(bits, width);
+    if (is_fp8(e)) return v & 0xFF;
+    if (elem_is_int(e)) return interp_int_norm(e, v);
+    return low_bits(v, elem_bits(e));
+}
+
+static void exec_inline_asm(Interp *in, IrOp *op) {
+    if (!in->launch->run_asm)
+        fail(in, op, "inline assembly cannot be interpreted without the PTX simulator (tl.inline_asm_elementwise)");
+    int pack = (int)op->attr.i;
+    IrAsmCons c;
+    Buf why = {.arena = in->arena};
+    bool ok = ir_asm_constraints(in->arena, op->attr.str2 ? op->attr.str2 : "", &c, &why);
+    TRIC_ASSERT(ok);   /* verified */
+    int64_t n = numel(in, op->results[0]);
+    uint32_t groups = (uint32_t)((n + pack - 1) / pack), n_in = c.n - c.n_out;
+    uint64_t *ins = arena_alloc(in->arena, sizeof(uint64_t) * groups * (n_in ? n_in : 1));
+    uint64_t *outs = arena_alloc(in->arena, sizeof(uint64_t) * groups * (c.n_out ? c.n_out : 1));
+    for (uint32_t g = 0; g < groups; g++) {
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < op->n_operands; i++) {
+            ElemType e = elem_of(in, op->operands[i]);
+            int per = ir_asm_per_reg(e, pack), bits = elem_bits(e);
+            const uint64_t *x = slots_of(in, op->operands[i]);
+            for (int q = 0; q < pack / per; q++, k++) {
+                uint64_t v = 0;
+                for (int j = 0; j < per; j++) {
+                    int64_t at = (int64_t)g * pack + q * per + j;
+                    uint64_t s = x[at < n ? at : (int64_t)g * pack];
+                    if (is_fp8(e)) s &= 0xFF;
+                    v |= low_bits(s, per > 1 ? bits : ir_asm_value_bits(e, 1)) << (j * bits);
+                }
+                ins[(size_t)g * n_in + k] = v;
+            }
+        }
+    }
+    Buf err = {.arena = in->arena};
+    if (!in->launch->run_asm(op->attr.str ? op->attr.str : "", c.letter, c.n_out, n_in, ins, outs, groups, in->launch,
+                             &err))
+        fail(in, op, arena_printf(in->arena, "inline assembly: %s", err.data ? err.data : "failed"));
+    for (uint32_t g = 0; g < groups; g++) {
+        uint32_t k = 0;
+        for (uint32_t r = 0; r < op->n_results; r++) {
+            ElemType e = elem_of(in, op->results[r]);
+            int per = ir_asm_per_reg(e, pack), bits = elem_bits(e);
+            uint64_t *y = slots_of(in, op->results[r]);
+            for (int q = 0; q < pack / per; q++, k++) {
+                uint64_t v = outs[(size_t)g * c.n_out + k];
+                int lb = ir_asm_letter_bits(c.letter[k]);
+                for (int j = 0; j < per; j++) {
+                    int64_t at = (int64_t)g * pack + q * per + j;
+                    if (at >= n) continue;
+                    int width = per > 1 ? bits : ir_asm_value_bits(e, 1) < lb ? ir_asm_value_bits(e, 1) : lb;
+                    y[at] = asm_elem(e, v >> (j * bits), width);
+                }
+            }
+        }
+    }
+}
+
 /* vals[i] -> block args (or results) dst[i], through a copy: a yield may
  * pass a block argument into another one's place. */
 static void assign(Interp *in, const ValId *dst, const ValId *src, uint32_t n) {
@@ -915,6 +1002,8 @@ static void exec_op(Interp *in, IrOp *op) {
     case OP_MBAR_WAIT: exec_mbar_wait(in, op); break;
     case OP_TMA_COPY: exec_tma_copy(in, op); break;
     case OP_TMAP_CREATE: exec_tmap_create(in, op); break;
+    case OP_MAP_ELEM: exec_map(in, op); break;
+    case OP_INLINE_ASM: exec_inline_asm(in, op); break;
     case OP_WGMMA_WAIT:
         memcpy(slots_of(in, op->results[0]), slots_of(in, op->operands[0]), sizeof(uint64_t) * (size_t)numel(in, op->results[0]));
         break;

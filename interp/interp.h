@@ -31,6 +31,17 @@ typedef struct InterpBuffer {
     bool read_only;      /* writes into it are errors (a read-only host array) */
 } InterpBuffer;
 
+struct InterpLaunch;
+/* Runs inline assembly for the interpreter (the simulator's sim_inline_asm
+ * is one): the asm `text` (with $N placeholders) once per instance, n
+ * instances, instance i reading its input registers in[i * n_in ..] and
+ * writing its outputs to out[i * n_out ..]; letters[] names each asm
+ * operand's register class (ir/asm.c: outputs first); a register's bits
+ * are low-aligned in its slot. Memory is l's buffers. False with a
+ * message (no location) in *err. */
+typedef bool (*InterpAsmFn)(const char *text, const char *letters, uint32_t n_out, uint32_t n_in, const uint64_t *in,
+                            uint64_t *out, uint32_t n, const struct InterpLaunch *l, Buf *err);
+
 typedef struct InterpLaunch {
     uint32_t grid[3];                /* programs along x, y, z (0 counts as 1) */
     const uint64_t *args;            /* one slot per fn->params[i], in order */
@@ -40,6 +51,8 @@ typedef struct InterpLaunch {
     uint64_t max_loop_iters;         /* per loop execution; 0 = 1 << 26 */
     Buf *print_out;                  /* where print ops write their lines (Triton's
                                         device_print format); NULL = nowhere */
+    InterpAsmFn run_asm;             /* how inline_asm runs; NULL: it cannot (an error
+                                        at the op) */
 } InterpLaunch;
 
 /* Runs every program of the grid in order (x fastest). Returns true on

@@ -133,6 +133,7 @@ enum { WGMMA_A_T = 1, WGMMA_B_T = 2, WGMMA_USE_ACC = 4 };
  * loop (tl.range(flatten=True), pass flatten) */
 enum { FOR_FLATTEN = 1 };
 enum { TMAP_NAN = 1 };                   /* tensormap_create's attr.flags: NaN padding */
+enum { ASM_PURE = 1 };                   /* inline_asm's attr.flags: no side effects */
 
 extern const char *const cmp_pred_names[];     /* "eq", "ne", ... */
 typedef enum SregKind { SREG_SMID, SREG_GLOBALTIMER, SREG_COUNT } SregKind;   /* sreg's attr.i */
@@ -172,8 +173,9 @@ typedef struct IrAttr {
     uint8_t flags;
     int32_t vec;                   /* load/store: elements per vector access, proven by
                                       pass_layout (0 = not set, treat as 1) */
-    const char *str;               /* print: prefix; assert: message (arena, NUL-terminated,
-                                      any bytes but NUL; NULL = "") */
+    const char *str;               /* print: prefix; assert: message; inline_asm: the asm
+                                      (arena, NUL-terminated, any bytes but NUL; NULL = "") */
+    const char *str2;              /* inline_asm: the constraints */
     IrSmem smem;
 } IrAttr;
 
@@ -371,6 +373,35 @@ bool ir_verify(IrFunc *fn, Buf *why);
  * 'add': operand 1 has type f16, expected f32") and the op's location, so
  * ir_parse can report it at the op in the .tir file. */
 bool ir_verify_first(IrFunc *fn, SrcLoc *loc, Buf *msg);
+
+/* ---- asm.c: inline_asm's constraints and registers (doc/ir.md) ----
+ * The asm operands are the outputs, then the inputs, in the order of the
+ * results and the arguments; each value takes pack / per_reg registers
+ * for one pack: 8- and 16-bit elements share 32-bit registers (per_reg of
+ * them, the first in the low bits), other types and pointers one register
+ * per element. A register's constraint letter (h c: 16 bits, r f: 32,
+ * l d: 64) must be at least as wide as the value bits it holds: one 8-bit
+ * element 16 (as PTX keeps it), two 16, three or four 8-bit or two 16-bit
+ * elements 32, other types their width. Inputs are zero-extended into it,
+ * outputs truncated from it to their width (then 8-bit ones extended as
+ * their type says). */
+#define IR_ASM_MAX_OPERANDS 256
+typedef struct IrAsmCons {
+    char *letter;      /* per asm operand, outputs first: h c r f l d */
+    uint32_t n, n_out;
+} IrAsmCons;
+int ir_asm_letter_bits(char c);              /* 0 for an unknown letter */
+int ir_asm_per_reg(ElemType e, int pack);    /* elements of type e in one register */
+int ir_asm_value_bits(ElemType e, int pack); /* the bits one register of them holds */
+/* "=r,=r,r, l" (spaces around entries, clobbers "~{...}" ignored); false
+ * with a message (no location) in *why */
+bool ir_asm_constraints(Arena *a, const char *s, IrAsmCons *out, Buf *why);
+/* The whole contract for an op of these argument and result element types */
+bool ir_asm_check(Arena *a, const char *constraints, const char *text, int pack, const ElemType *in, uint32_t n_in,
+                  const ElemType *out, uint32_t n_out, Buf *why);
+/* text with $N (or ${N}) replaced by names[N] and $$ by $, into out (NULL:
+ * only checks); false with a message on a '$' that names no operand */
+bool ir_asm_subst(Buf *out, const char *text, const char *const *names, uint32_t n, Buf *why);
 
 /* ---- layout.c: linear layouts ----
  * A map from the bits of (register, lane, warp) to tile coordinates: input

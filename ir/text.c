@@ -272,6 +272,15 @@ static void print_attrs(Printer *P, IrOp *op) {
         if (at->i2 > 0 && at->i2 < SEM_COUNT) buf_printf(&a, ", sem = %s", mem_sem_names[at->i2]);
         if (at->flags > 0 && at->flags < SCOPE_COUNT) buf_printf(&a, ", scope = %s", mem_scope_names[at->flags]);
         break;
+    case OP_INLINE_ASM:
+        buf_puts(&a, ", asm = ");
+        print_string(&a, at->str ? at->str : "");
+        buf_puts(&a, ", constraints = ");
+        print_string(&a, at->str2 ? at->str2 : "");
+        buf_printf(&a, ", pack = %lld", (long long)at->i);
+        if (at->flags & ASM_PURE) buf_puts(&a, ", pure");
+        break;
+    case OP_MAP_ELEM: buf_printf(&a, ", pack = %lld", (long long)at->i); break;
     case OP_PRINT:
     case OP_ASSERT:
         if (at->str && *at->str) {
@@ -378,7 +387,7 @@ static void print_reduce(Printer *P, IrOp *op, int depth) {
     print_values(P, op->operands, op->n_operands);
     print_attrs(P, op);
     print_result_types(P, op);
-    buf_puts(P->out, " combine(");
+    buf_puts(P->out, op->opc == OP_MAP_ELEM ? " apply(" : " combine(");
     print_typed_args(P, op->regions[0]);
     buf_puts(P->out, ") {\n");
     print_block(P, op->regions[0], depth + 1);
@@ -418,7 +427,8 @@ static void print_op(Printer *P, IrOp *op, int depth) {
     case OP_IF: print_if(P, op, depth); break;
     case OP_WHILE: print_while(P, op, depth); break;
     case OP_REDUCE:
-    case OP_SCAN: print_reduce(P, op, depth); break;
+    case OP_SCAN:
+    case OP_MAP_ELEM: print_reduce(P, op, depth); break;
     default: break;
     }
     if (op->n_regions == 0) {
@@ -951,6 +961,16 @@ static void parse_attr(Parser *P, Opcode opc, IrAttr *attr) {
         attr->flags |= LOADF_TMA;
     } else if (opc == OP_STORE && tok_is(key, "tma")) {
         attr->flags |= STOREF_TMA;
+    } else if (opc == OP_INLINE_ASM && (tok_is(key, "asm") || tok_is(key, "constraints"))) {
+        expect(P, "=");
+        const char *v = parse_string(P);
+        if (tok_is(key, "asm")) attr->str = v;
+        else attr->str2 = v;
+    } else if ((opc == OP_INLINE_ASM || opc == OP_MAP_ELEM) && tok_is(key, "pack")) {
+        expect(P, "=");
+        attr->i = parse_int(P, 1, 1 << 16, "pack");
+    } else if (opc == OP_INLINE_ASM && tok_is(key, "pure")) {
+        attr->flags |= ASM_PURE;
     } else if ((opc == OP_PRINT && tok_is(key, "prefix")) || (opc == OP_ASSERT && tok_is(key, "msg")) ||
                (opc == OP_LOAD && tok_is(key, "unpipelined"))) {
         expect(P, "=");
@@ -1306,20 +1326,43 @@ static IrOp *parse_reduce(Parser *P, IrBlock *b, SrcLoc loc, Tok kw, Opcode opc)
     if (o.n == 0) expected(P, peek(P), "an operand");
     IrAttr attr;
     memset(&attr, 0, sizeof attr);
+    if (opc == OP_MAP_ELEM) attr.i = 1;
     parse_attrs(P, opc, &attr);
     TypeL *res;
     uint32_t n_res = parse_result_types(P, &res);
-    if (n_res != o.n)
+    if (opc == OP_MAP_ELEM && n_res == 0) parse_error(P, loc, "'map_elementwise' needs at least one result type");
+    if (opc != OP_MAP_ELEM && n_res != o.n)
         parse_error(P, loc, "'%s' has %u operand%s but %u result type%s", ir_opinfo[opc].name, o.n, o.n == 1 ? "" : "s",
                     n_res, n_res == 1 ? "" : "s");
     IrOp *op = new_op(P, b, opc, loc, &o, res, n_res, 1);
     op->attr = attr;
-    Tok c = expect(P, "combine");
+    Tok c = expect(P, opc == OP_MAP_ELEM ? "apply" : "combine");
     Tok *args = NULL;
     uint32_t n_args = 0, cap_args = 0;
     parse_typed_args(P, op->regions[0], &args, &n_args, &cap_args);
     (void)kw;
     parse_region(P, op->regions[0], args, n_args, c);
+    return op;
+}
+
+/* asm_op = "inline_asm" (use ("," use)*)? attrs ":" type ("," type)* */
+static IrOp *parse_inline_asm(Parser *P, IrBlock *b, SrcLoc loc) {
+    Operands o = {0};
+    parse_operands(P, &o);
+    IrAttr attr;
+    memset(&attr, 0, sizeof attr);
+    attr.i = 1;
+    parse_attrs(P, OP_INLINE_ASM, &attr);
+    if (!attr.str || !attr.str2) parse_error(P, loc, "'inline_asm' needs its asm and constraints attributes");
+    TypeL *res = NULL;
+    uint32_t n_res = 0, cap_res = 0;
+    expect(P, ":");
+    do {
+        TypeL t = parse_type(P);
+        VEC_PUSH(P->c->arena, res, n_res, cap_res, t);
+    } while (accept(P, ","));
+    IrOp *op = new_op(P, b, OP_INLINE_ASM, loc, &o, res, n_res, 0);
+    op->attr = attr;
     return op;
 }
 
@@ -1349,7 +1392,9 @@ static void parse_op(Parser *P, IrBlock *b) {
     case OP_IF: op = parse_if(P, b, loc, name); break;
     case OP_WHILE: op = parse_while(P, b, loc, name); break;
     case OP_REDUCE:
-    case OP_SCAN: op = parse_reduce(P, b, loc, name, (Opcode)opc); break;
+    case OP_SCAN:
+    case OP_MAP_ELEM: op = parse_reduce(P, b, loc, name, (Opcode)opc); break;
+    case OP_INLINE_ASM: op = parse_inline_asm(P, b, loc); break;
     default: op = parse_simple_op(P, b, (Opcode)opc, loc); break;
     }
     if (n_res != op->n_results)

@@ -773,6 +773,67 @@ static void check_reduce(Verifier *V, IrOp *op) {
     check_terminator(V, op, b, OP_YIELD, 0, scalars, n, "combine");
 }
 
+/* inline_asm and map_elementwise: operands and results of one shape and
+ * layout (the registers of a thread line up); inline_asm's constraints
+ * and text fit its types (ir/asm.c); map_elementwise's region takes pack
+ * scalars per operand and yields pack per result. */
+static void check_elementwise_multi(Verifier *V, IrOp *op) {
+    Arena *a = V->fn->ctx->arena;
+    if (op->n_results == 0) {
+        verr(V, op, "has no results, expected at least one");
+        return;
+    }
+    if (op->attr.i < 1 || op->attr.i > 1 << 16) {
+        verr(V, op, "pack = %lld, expected 1 to 65536", (long long)op->attr.i);
+        return;
+    }
+    int pack = (int)op->attr.i;
+    ValId ref = op->n_operands ? op->operands[0] : op->results[0];
+    IrType t0 = vtype(V, ref);
+    for (uint32_t i = 0; i < op->n_operands + op->n_results; i++) {
+        bool is_res = i >= op->n_operands;
+        ValId v = is_res ? op->results[i - op->n_operands] : op->operands[i];
+        const char *what = is_res ? arena_printf(a, "result %u", i - op->n_operands) : operand_name(V, i);
+        if (!same_shape(vtype(V, v), t0))
+            verr(V, op, "%s has type %s, whose shape differs from %s", what, tstr(V, vtype(V, v)), tstr(V, t0));
+        else if (v != ref && t0.rank) want_layout_of(V, op, what, v, ref, op->n_operands ? "operand 0" : "result 0");
+    }
+    ElemType *in = arena_alloc(a, sizeof(ElemType) * (op->n_operands + 1));
+    ElemType *out = arena_alloc(a, sizeof(ElemType) * op->n_results);
+    for (uint32_t i = 0; i < op->n_operands; i++) in[i] = (ElemType)vtype(V, op->operands[i]).elem;
+    for (uint32_t i = 0; i < op->n_results; i++) out[i] = (ElemType)vtype(V, op->results[i]).elem;
+    if (op->opc == OP_INLINE_ASM) {
+        Buf why = {.arena = a};
+        if (!ir_asm_check(a, op->attr.str2 ? op->attr.str2 : "", op->attr.str ? op->attr.str : "", pack, in,
+                          op->n_operands, out, op->n_results, &why))
+            verr(V, op, "%s", why.data);
+        return;
+    }
+    IrBlock *b = op->regions[0];
+    if (op->n_operands == 0) verr(V, op, "has no operands, expected at least one");
+    if (b->n_args != op->n_operands * (uint32_t)pack) {
+        verr(V, op, "the apply region has %u arguments, expected %u", b->n_args, op->n_operands * (uint32_t)pack);
+        return;
+    }
+    for (uint32_t k = 0; k < b->n_args; k++)
+        want_type(V, op, arena_printf(a, "apply argument %u", k), b->args[k],
+                  ir_elem_of(vtype(V, op->operands[k / (uint32_t)pack])));
+    IrOp *t = b->last;
+    if (!t || t->opc != OP_YIELD) {
+        verr(V, op, "the apply region does not end in 'yield'");
+        return;
+    }
+    if (t->n_operands != op->n_results * (uint32_t)pack) {
+        verr(V, op, "the apply region's 'yield' passes %u values, expected %u", t->n_operands,
+             op->n_results * (uint32_t)pack);
+        return;
+    }
+    for (uint32_t k = 0; k < t->n_operands; k++)
+        if (t->operands[k] != VAL_NONE && t->operands[k] < V->fn->n_vals)
+            want_type(V, op, arena_printf(a, "the apply region's yield value %u", k), t->operands[k],
+                      ir_elem_of(vtype(V, op->results[k / (uint32_t)pack])));
+}
+
 /* Where a terminator may stand: yield ends for/if/while-do regions,
  * condition ends while-before regions, ret ends the function body. */
 static void check_term_place(Verifier *V, IrOp *op) {
@@ -783,6 +844,7 @@ static void check_term_place(Verifier *V, IrOp *op) {
     switch (op->opc) {
     case OP_YIELD:
         ok = owner && (owner->opc == OP_FOR || owner->opc == OP_IF || owner->opc == OP_REDUCE || owner->opc == OP_SCAN ||
+                       owner->opc == OP_MAP_ELEM ||
                        (owner->opc == OP_WHILE && owner->regions[1] == b));
         break;
     case OP_CONDITION: ok = owner && owner->opc == OP_WHILE && owner->regions[0] == b; break;
@@ -815,7 +877,7 @@ static bool check_counts(Verifier *V, IrOp *op) {
     if (op->opc == OP_ATOMIC) lo = 2, hi = 3;
     if (op->opc == OP_FOR) lo = 3;
     if (op->opc == OP_ASYNC_COPY) lo = 3, hi = 4;
-    if (op->opc == OP_REDUCE || op->opc == OP_SCAN) lo = 1;
+    if (op->opc == OP_REDUCE || op->opc == OP_SCAN || op->opc == OP_MAP_ELEM) lo = 1;
     if (op->n_operands < lo || op->n_operands > hi) {
         verr(V, op, "has %u operands, expected %u to %u", op->n_operands, lo, hi == UINT32_MAX ? op->n_operands : hi);
         ok = false;
@@ -1008,6 +1070,8 @@ static void check_op_types(Verifier *V, IrOp *op) {
     case OP_MBAR_WAIT: check_mbar_wait(V, op); break;
     case OP_TMA_COPY: check_tma_copy(V, op); break;
     case OP_TMAP_CREATE: check_tmap_create(V, op); break;
+    case OP_INLINE_ASM:
+    case OP_MAP_ELEM: check_elementwise_multi(V, op); break;
     default:
         if (flags & F_ELEMWISE) check_arith(V, op);
         break;

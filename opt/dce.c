@@ -47,7 +47,10 @@ static bool removable(IrOp *op) {
     if (op->opc == OP_LOCAL_ALLOC || op->opc == OP_MBAR_ALLOC || op->opc == OP_LOCAL_LOAD) return true;
     /* a tensor map nobody reads: its scratch is its own */
     if (op->opc == OP_TMAP_CREATE) return true;
-    return (ir_opinfo[op->opc].flags & F_PURE) && (op->n_regions == 0 || op->opc == OP_REDUCE || op->opc == OP_SCAN);
+    /* inline assembly the user said has no side effects (is_pure) */
+    if (op->opc == OP_INLINE_ASM) return (op->attr.flags & ASM_PURE) != 0;
+    return (ir_opinfo[op->opc].flags & F_PURE) &&
+           (op->n_regions == 0 || op->opc == OP_REDUCE || op->opc == OP_SCAN || op->opc == OP_MAP_ELEM);
 }
 
 /* Carried value k of `for` op is live: so are its result, its block
@@ -90,7 +93,8 @@ static void mark_roots(IrFunc *fn, IrOp *op, void *ud) {
     Dce *D = ud;
     switch (op->opc) {
     case OP_REDUCE:
-    case OP_SCAN: return;
+    case OP_SCAN:
+    case OP_MAP_ELEM: return;
     case OP_FOR:
         for (uint32_t i = 0; i < 3; i++) mark(D, op->operands[i]);
         return;
@@ -123,7 +127,8 @@ static void mark_consequences(Dce *D, ValId v) {
     }
     switch (op->opc) {
     case OP_REDUCE:
-    case OP_SCAN: mark_reduce(D, op); return;
+    case OP_SCAN:
+    case OP_MAP_ELEM: mark_reduce(D, op); return;
     case OP_FOR:
     case OP_IF: {
         uint32_t k = index_of(op->results, op->n_results, v);

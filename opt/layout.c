@@ -255,7 +255,8 @@ static int32_t operand_need(LayoutPass *P, IrOp *op, uint32_t i, int32_t l) {
 static void back_block(LayoutPass *P, IrBlock *b);
 
 static bool passes_layout_through(Opcode opc) {
-    return (ir_info(opc)->flags & F_ELEMWISE) || opc == OP_MULTIPLE_OF || opc == OP_MAX_CONTIGUOUS;
+    return (ir_info(opc)->flags & F_ELEMWISE) || opc == OP_MULTIPLE_OF || opc == OP_MAX_CONTIGUOUS ||
+           opc == OP_INLINE_ASM || opc == OP_MAP_ELEM;
 }
 
 static void want_operands(LayoutPass *P, IrOp *op, int32_t l) {
@@ -635,7 +636,11 @@ static void fwd_block(LayoutPass *P, IrBlock *b) {
         else if (op->opc == OP_WHILE) fwd_while(P, op);
         else if (op->opc == OP_IF) fwd_if(P, op);
         else if (op->opc == OP_DOT) set_layout(P, op->results[0], dot_layout(P, op));
-        else
+        else if (op->opc == OP_INLINE_ASM || op->opc == OP_MAP_ELEM) {
+            /* every result in one layout: register k of each is element k's */
+            fwd_result(P, op);
+            for (uint32_t i = 1; i < op->n_results; i++) set_layout(P, op->results[i], layout_of(P, op->results[0]));
+        } else
             for (uint32_t i = 0; i < op->n_results; i++)
                 if (i == 0) fwd_result(P, op);
                 else set_layout(P, op->results[i], default_layout(P, ir_type(P->fn, op->results[i])));

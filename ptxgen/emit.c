@@ -666,9 +666,45 @@ static void emit_for(Ptx *P, IrOp *op) {
     ptx_label(P, "end", label);
 }
 
+/* The ops of b (nested ifs too) have no effects, read no shared memory and
+ * yield scalars: running them when their branch is not taken changes
+ * nothing but registers. */
+static bool select_safe(Ptx *P, IrBlock *b) {
+    for (IrOp *o = b->first; o; o = o->next) {
+        if (o->opc == OP_YIELD) {
+            for (uint32_t i = 0; i < o->n_operands; i++)
+                if (ir_type(P->fn, o->operands[i]).rank) return false;
+            continue;
+        }
+        if (o->opc == OP_IF) {
+            if (!select_safe(P, o->regions[0]) || !select_safe(P, o->regions[1])) return false;
+            continue;
+        }
+        if (!ptx_quiet_op(o) || o->opc == OP_INLINE_ASM) return false;
+    }
+    return true;
+}
+
+/* Inside map_elementwise each thread's elements may take either branch:
+ * both are run and the results selected, so the threads of a warp do not
+ * diverge (when select_safe allows it). */
+static bool emit_if_select(Ptx *P, IrOp *op, Reg cond) {
+    if (!P->map_depth || !select_safe(P, op->regions[0]) || !select_safe(P, op->regions[1])) return false;
+    IrOp *t0 = emit_block(P, op->regions[0]);
+    IrOp *t1 = emit_block(P, op->regions[1]);
+    for (uint32_t i = 0; i < op->n_results; i++) {
+        Reg a = ptx_regs(P, t0->operands[i], NULL)[0], b = ptx_regs(P, t1->operands[i], NULL)[0];
+        Reg *d = arena_alloc(P->arena, sizeof(Reg));
+        *d = ptx_select_reg(P, cond, a, b);
+        ptx_alias(P, op->results[i], d, 1);
+    }
+    return true;
+}
+
 static void emit_if(Ptx *P, IrOp *op) {
     Reg cond = ptx_regs(P, op->operands[0], NULL)[0];
     TRIC_ASSERT(REG_CLASS(cond) == RC_PRED);
+    if (emit_if_select(P, op, cond)) return;
     for (uint32_t i = 0; i < op->n_results; i++) ptx_def(P, op, op->results[i]);
     int n;
     Reg *res = values_regs(P, op->results, op->n_results, &n);
@@ -761,6 +797,8 @@ static void emit_op(Ptx *P, IrOp *op) {
     case OP_ASYNC_WAIT: ptx_ins(P, "cp.async.wait_group %d;", (int)op->attr.i); break;
     case OP_FENCE_ASYNC: ptx_ins(P, "fence.proxy.async.shared::cta;"); break;
     case OP_LOCAL_LOAD: ptx_local_load(P, op); break;
+    case OP_INLINE_ASM: ptx_inline_asm(P, op); break;
+    case OP_MAP_ELEM: ptx_map_elementwise(P, op); break;
     default:
         TRIC_ASSERT(ir_info(op->opc)->flags & F_ELEMWISE);
         ptx_elementwise(P, op);

@@ -100,6 +100,7 @@ typedef struct Ptx {
     struct AxisInfo *axis;  /* affine.c: axis analysis of fn, when first needed */
     bool *other_use;        /* affine.c: per ValId, used other than as a load/store address */
     IrAffineMemo affine;    /* affine.c: ir_affine's results per ValId */
+    int map_depth;          /* asm.c: emitting a map_elementwise region (emit_if selects) */
 } Ptx;
 
 /* ---- emit.c ---- */
@@ -328,7 +329,14 @@ Reg ptx_shuffle(Ptx *P, Reg a, const char *mode, int b, int c);   /* shfl.sync.M
 const char *ptx_smem_addr(Ptx *P, Reg base, int64_t off);        /* "[%r5+64]" */
 /* vals[0..n) = n values of class c, `bytes` each, at base + off (vector loads) */
 void ptx_load_partials(Ptx *P, RegClass c, int bytes, Reg base, int64_t off, Reg *vals, int n);
+/* region values bound to given registers for one emission, then forgotten
+ * so the next emission defines them again */
+void ptx_bind(Ptx *P, ValId v, Reg r);
+void ptx_forget_block(Ptx *P, IrBlock *b);
 /* ---- scan.c ---- */
 void ptx_scan(Ptx *P, IrOp *op);
+/* ---- asm.c ---- */
+void ptx_inline_asm(Ptx *P, IrOp *op);
+void ptx_map_elementwise(Ptx *P, IrOp *op);
 
 #endif

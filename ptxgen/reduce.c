@@ -61,15 +61,15 @@ bool ptx_reduce_slot(Ptx *P, IrOp *op, int32_t *offset, bool *bar_before) {
 
 /* ---- the combine function, inline ---- */
 
-static void forget_block(Ptx *P, IrBlock *b) {
+void ptx_forget_block(Ptx *P, IrBlock *b) {
     for (uint32_t i = 0; i < b->n_args; i++) P->vn[b->args[i]] = 0;
     for (IrOp *op = b->first; op; op = op->next) {
         for (uint32_t i = 0; i < op->n_results; i++) P->vn[op->results[i]] = 0;
-        for (uint32_t r = 0; r < op->n_regions; r++) forget_block(P, op->regions[r]);
+        for (uint32_t r = 0; r < op->n_regions; r++) ptx_forget_block(P, op->regions[r]);
     }
 }
 
-static void bind(Ptx *P, ValId v, Reg r) {
+void ptx_bind(Ptx *P, ValId v, Reg r) {
     Reg *one = arena_alloc(P->arena, sizeof(Reg));
     *one = r;
     P->vn[v] = 0;
@@ -83,13 +83,13 @@ void ptx_combine(Ptx *P, IrOp *op, const Reg *a, const Reg *b, Reg *out) {
     IrBlock *blk = op->regions[0];
     uint32_t n = op->n_operands;
     for (uint32_t k = 0; k < n; k++) {
-        bind(P, blk->args[k], a[k]);
-        bind(P, blk->args[n + k], b[k]);
+        ptx_bind(P, blk->args[k], a[k]);
+        ptx_bind(P, blk->args[n + k], b[k]);
     }
     IrOp *term = ptx_emit_block(P, blk);
     TRIC_ASSERT(term && term->opc == OP_YIELD && term->n_operands == n);
     for (uint32_t k = 0; k < n; k++) out[k] = ptx_regs(P, term->operands[k], NULL)[0];
-    forget_block(P, blk);
+    ptx_forget_block(P, blk);
 }
 
 /* One op, commutative, on the two arguments, yielded: combine(b, a) is

@@ -14,6 +14,7 @@
 #include "../frontend/frontend.h"
 #include "../interp/interp.h"
 #include "../opt/opt.h"
+#include "../sim/sim.h"
 
 struct tric_kernel {
     RtResult res;            /* owns the PTX, the name and the parameter strings */
@@ -465,7 +466,8 @@ static void interpret_kernel(Ctx *c, const tric_kernel *k, const uint32_t grid[3
         ib[i] = (InterpBuffer){bufs[i].base, bufs[i].bytes, name, ET_COUNT, false, bufs[i].read_only != 0};
     }
     InterpLaunch l = {.grid = {grid[0], grid[1], grid[2]}, .args = args, .n_args = fn->n_params,
-                      .buffers = ib, .n_buffers = (uint32_t)n_buffers, .print_out = prints};
+                      .buffers = ib, .n_buffers = (uint32_t)n_buffers, .print_out = prints,
+                      .run_asm = sim_inline_asm};
     if (!interp_run(fn, &l, err)) *st = TRIC_ERR_INTERPRET;
 }
 

@@ -471,7 +471,7 @@ static void interpret(Ctx *c, const RtRequest *rq, const RtInterpRequest *irq, R
     bool ok = interp_setup(c->arena, fn, irq->args, irq->grid ? irq->grid : "1", irq->seed, &setup, err);
     InterpLaunch launch = {.grid = {setup.grid[0], setup.grid[1], setup.grid[2]}, .args = setup.args,
                            .n_args = setup.n_args, .buffers = setup.buffers, .n_buffers = setup.n_buffers,
-                           .print_out = prints};
+                           .print_out = prints, .run_asm = sim_inline_asm};
     if (ok && irq->simulate) ok = simulate(c, fn, &launch, err);
     else if (ok) ok = interp_run(fn, &launch, err);
     if (!ok) {

@@ -62,6 +62,7 @@ typedef struct RegFamily {
     const char *prefix;
     uint32_t base, count;
     bool single;
+    int depth;        /* the { } nesting it was declared at (an inner one shadows) */
 } RegFamily;
 
 typedef struct Label {
@@ -167,10 +168,11 @@ static bool declare_regs(Loader *L, const char *s) {
     if (!ty) return fail(L, "unknown register type '.%.*s'", (int)(s - t), t);
     for (;;) {
         s = skip_ws(s);
-        if (*s != '%') return fail(L, "expected a register name in .reg");
-        const char *n = ++s;
+        if (*s != '%' && !isalpha((unsigned char)*s) && *s != '_') return fail(L, "expected a register name in .reg");
+        if (*s == '%') s++;
+        const char *n = s;
         while (isalnum((unsigned char)*s) || *s == '_' || *s == '$') s++;
-        RegFamily f = {arena_strndup(L->a, n, (size_t)(s - n)), L->m->n_regs, 1, true};
+        RegFamily f = {arena_strndup(L->a, n, (size_t)(s - n)), L->m->n_regs, 1, true, L->depth};
         if (*s == '<') {
             f.count = (uint32_t)strtoul(s + 1, (char **)&s, 10);
             f.single = false;
@@ -191,7 +193,8 @@ static bool declare_regs(Loader *L, const char *s) {
 
 /* "%r12" -> its index; SIM_NOREG (and a message) if undeclared */
 static uint32_t reg_index(Loader *L, const char *name) {
-    for (uint32_t i = 0; i < L->n_fams; i++) {
+    const RegFamily *beyond = NULL;
+    for (uint32_t i = L->n_fams; i-- > 0;) {   /* the innermost declaration first */
         const RegFamily *f = &L->fams[i];
         size_t pl = strlen(f->prefix);
         if (strncmp(name, f->prefix, pl)) continue;
@@ -205,11 +208,25 @@ static uint32_t reg_index(Loader *L, const char *name) {
         unsigned long k = strtoul(rest, &end, 10);
         if (*end) continue;
         if (k < f->count) return f->base + (uint32_t)k;
-        fail(L, "register %%%s is beyond its declaration %%%s<%u>", name, f->prefix, f->count);
-        return SIM_NOREG;
+        if (!beyond) beyond = f;   /* an outer declaration may hold it */
     }
-    fail(L, "undeclared register %%%s", name);
+    if (beyond) fail(L, "register %%%s is beyond its declaration %%%s<%u>", name, beyond->prefix, beyond->count);
+    else fail(L, "undeclared register %%%s", name);
     return SIM_NOREG;
+}
+
+/* a declared register named without '%' (PTX allows any identifier; the
+ * user's inline asm declares `.reg .b8 tmp<4>`), found without a message */
+static bool reg_declared(Loader *L, const char *name) {
+    if (!isalpha((unsigned char)name[0]) && name[0] != '_') return false;
+    for (uint32_t i = L->n_fams; i-- > 0;) {   /* the innermost declaration first */
+        const RegFamily *f = &L->fams[i];
+        size_t pl = strlen(f->prefix);
+        if (strncmp(name, f->prefix, pl)) continue;
+        const char *rest = name + pl;
+        if (f->single ? !*rest : isdigit((unsigned char)*rest) && strspn(rest, "0123456789") == strlen(rest)) return true;
+    }
+    return false;
 }
 
 /* ---- operands ---- */
@@ -319,9 +336,9 @@ static bool parse_operand(Loader *L, SimIns *in, char *s, SimOpd *o) {
             char *comma = strchr(p, ',');
             if (comma) *comma = 0;
             char *r = trimmed(L->a, p, strlen(p));
-            if (r[0] != '%') return fail(L, "vector elements must be registers: '%s'", r);
+            if (r[0] != '%' && !reg_declared(L, r)) return fail(L, "vector elements must be registers: '%s'", r);
             if (o->n == 4) return fail(L, "a vector has at most 4 elements");
-            if ((o->reg[o->n++] = reg_index(L, r + 1)) == SIM_NOREG) return false;
+            if ((o->reg[o->n++] = reg_index(L, r[0] == '%' ? r + 1 : r)) == SIM_NOREG) return false;
             if (!comma) break;
             p = comma + 1;
         }
@@ -350,6 +367,11 @@ static bool parse_operand(Loader *L, SimIns *in, char *s, SimOpd *o) {
         o->kind = SD_REG;
         o->reg[0] = reg_index(L, s + 1);
         return o->reg[0] != SIM_NOREG;
+    }
+    if (reg_declared(L, s)) {
+        o->kind = SD_REG;
+        o->reg[0] = reg_index(L, s);
+        return true;
     }
     if (in->op == SO_BRA) {
         o->kind = SD_LABEL;
@@ -713,6 +735,15 @@ static bool decode_opcode(Loader *L, SimIns *in, const char *opcode) {
     if (in->op == SO_FENCE) return decode_fence(L, in, dot);
     if (in->op == SO_MBARRIER) return decode_mbarrier(L, in, dot);
     if (in->op == SO_TENSORMAP) return decode_tensormap(L, in, dot);
+    if (in->op == SO_SHF) {   /* shf.{l,r}.{wrap,clamp}.b32: the only form */
+        bool l = dot && !strncmp(dot, ".l.", 3), r = dot && !strncmp(dot, ".r.", 3);
+        const char *m = dot ? dot + 2 : "";
+        if ((!l && !r) || (strcmp(m, ".wrap.b32") && strcmp(m, ".clamp.b32")))
+            return fail(L, "unknown instruction '%s' (shf.{l,r}.{wrap,clamp}.b32 is modelled)", opcode);
+        in->shf = (uint8_t)((r ? SHF_R : 0) | (!strcmp(m, ".clamp.b32") ? SHF_CLAMP : 0));
+        in->ty[0] = ST_B32;
+        return true;
+    }
     if (in->op == SO_BAR && dot && !strcmp(dot, ".warp.sync")) {
         in->bar_warp = true;
         return true;
@@ -1449,10 +1480,19 @@ static bool parse_line(Loader *L, char *s, const char *entry, char **rest) {
     if (*s == '}') {
         if (--L->depth == 0 && L->in_entry == 1) L->in_entry = L->skip ? 0 : 2, L->skip = false;
         while (L->n_cparams && L->cparams[L->n_cparams - 1].depth > L->depth) L->n_cparams--;   /* out of scope */
+        /* registers of a nested { } (inline asm's) go out of scope; the
+         * entry's own stay for a later entry's skip logic to see */
+        while (L->depth >= 1 && L->n_fams && L->fams[L->n_fams - 1].depth > L->depth) L->n_fams--;
         return parse_line(L, s + 1, entry, rest);
     }
     if (L->in_entry == 1 && L->skip) return true;   /* the body of an entry we do not run */
     if (L->in_entry != 1) return fail(L, "unexpected '%s' outside an entry's body", s);
+    char *semi = strchr(s, ';');
+    if (semi && *skip_ws(semi + 1)) {   /* several statements on one line (inline asm writes them) */
+        char *next = arena_strdup(L->a, semi + 1);
+        semi[1] = 0;
+        return parse_line(L, s, entry, rest) && parse_line(L, next, entry, rest);
+    }
     if (starts(s, ".local")) return parse_local(L, s);
     if (starts(s, ".loc")) return parse_loc(L, s);
     if (starts(s, ".reg")) return declare_regs(L, s);

@@ -424,6 +424,12 @@ SimStatus sim_alu(const SimIns *in, const uint64_t *v, uint64_t *r) {
     case SO_SELP: *r = v[3] ? v[1] : v[2]; return SIM_OK;
     case SO_PRMT: *r = prmt((uint32_t)v[1], (uint32_t)v[2], (uint32_t)v[3]); return k == SK_BITS ? SIM_OK : SIM_BAD;
     case SO_BFE: *r = bfe(t, v[1], v[2], v[3]); return SIM_OK;
+    case SO_SHF: {   /* funnel shift of b:a (b the high word) by c */
+        uint64_t ab = (uint64_t)(uint32_t)v[2] << 32 | (uint32_t)v[1], n = (uint32_t)v[3];
+        n = in->shf & SHF_CLAMP ? (n > 32 ? 32 : n) : n & 31;
+        *r = (uint32_t)(in->shf & SHF_R ? ab >> n : (ab << n) >> 32);
+        return SIM_OK;
+    }
     case SO_TESTP: *r = testp(in->cmp, t, v[1]); return k == SK_FLOAT ? SIM_OK : SIM_BAD;
     case SO_COPYSIGN: {
         if (t != ST_F32 && t != ST_F64) return SIM_BAD;

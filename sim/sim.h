@@ -35,4 +35,9 @@ typedef struct SimLaunch {
  * the GPU's message. What vprintf prints goes to data->print_out. */
 bool sim_run(const SimLaunch *l, Buf *err);
 
+/* The interpreter's inline assembly (interp.h's InterpAsmFn), run here:
+ * set InterpLaunch.run_asm to it. */
+bool sim_inline_asm(const char *text, const char *letters, uint32_t n_out, uint32_t n_in, const uint64_t *in,
+                    uint64_t *out, uint32_t n, const InterpLaunch *l, Buf *err);
+
 #endif

@@ -16,7 +16,7 @@
     X(CVT, "cvt", 2) X(CVTA, "cvta", 2) X(LD, "ld", 2) X(ST, "st", 2)               \
     X(BAR, "bar", -1) X(RET, "ret", 0) X(BRA, "bra", 1) X(EX2, "ex2", 2)            \
     X(LG2, "lg2", 2) X(SQRT, "sqrt", 2) X(RSQRT, "rsqrt", 2) X(RCP, "rcp", 2)       \
-    X(PRMT, "prmt", 4) X(BFE, "bfe", 4) X(TESTP, "testp", 2)                        \
+    X(PRMT, "prmt", 4) X(BFE, "bfe", 4) X(TESTP, "testp", 2) X(SHF, "shf", 4)                    \
     X(COPYSIGN, "copysign", 3) X(CALL, "call", -1) X(SHFL, "shfl", 5)              \
     X(ATOM, "atom", -1) X(RED, "red", -1)                                          \
     X(POPC, "popc", 2) X(CLZ, "clz", 2) X(BREV, "brev", 2) X(SIN, "sin", 2)        \
@@ -182,6 +182,7 @@ typedef struct SimWgmma {
     bool trans_a, trans_b;
 } SimWgmma;
 
+enum { SHF_R = 1, SHF_CLAMP = 2 };
 typedef struct SimIns {
     SimOp op;
     SimTy ty[2];           /* ty[0] the (destination) type, ty[1] cvt's source */
@@ -205,6 +206,7 @@ typedef struct SimIns {
     uint8_t cp;               /* cp.async: SimCp */
     uint8_t mbar;             /* mbarrier: SimMbarOp */
     bool trans;               /* ldmatrix.trans (mods has no bit left) */
+    uint8_t shf;              /* shf: SHF_R (else .l), SHF_CLAMP (else .wrap) */
     bool bar_warp;            /* bar.warp.sync membermask, not bar.sync */
     uint8_t tmap, tmap_field; /* tensormap: SimTmapOp, and replace's SimTmapField */
     bool cache_hint;          /* ld/st .L2::cache_hint: the last operand was the

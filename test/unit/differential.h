@@ -90,7 +90,7 @@ static void run_stage(Diff *d, IrFunc *fn, Snapshot *s) {
     Buf prints = {0};
     InterpLaunch l = {.grid = {setup.grid[0], setup.grid[1], setup.grid[2]}, .args = setup.args,
                       .n_args = setup.n_args, .buffers = setup.buffers, .n_buffers = setup.n_buffers,
-                      .print_out = &prints};
+                      .print_out = &prints, .run_asm = sim_inline_asm};
     s->ok = interp_run(fn, &l, &err);
     s->error = buf_take(&err);
     s->prints = buf_take(&prints);
@@ -474,7 +474,8 @@ static inline char *diff_rem_outside(Diff *d, IrFunc *fn) {
     char *why = NULL;
     if (interp_setup(a, fn, d->args, d->grid, d->seed, &setup, &err)) {
         InterpLaunch l = {.grid = {setup.grid[0], setup.grid[1], setup.grid[2]}, .args = setup.args,
-                          .n_args = setup.n_args, .buffers = setup.buffers, .n_buffers = setup.n_buffers};
+                          .n_args = setup.n_args, .buffers = setup.buffers, .n_buffers = setup.n_buffers,
+                          .run_asm = sim_inline_asm};
         if (!interp_run(fn, &l, &err) && strstr(buf_str(&err), DIFF_REM_MESSAGE)) {
             size_t k = strcspn(buf_str(&err), "\n");
             why = malloc(k + 1);

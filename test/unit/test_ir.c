@@ -288,6 +288,13 @@ static const char *const every_op =
     "  %89 = reshape %32 : tile<32xi32, #L5>\n"
     "  %90 = histogram %89 {bins = 16} : tile<16xi32, #L10>\n"
     "  %91 = gather %69, %32 {axis = 1} : tile<4x8xf32, #L0>\n"
+    "  %92, %93 = inline_asm %32, %35 {asm = \"add.s32 $0, $2, 1;\\n\\tld.global.b16 $1, [$3];\", constraints = \"=r,=h,r,l\", pack = 1} : tile<4x8xi32, #L0>, tile<4x8xf16, #L0>\n"
+    "  %94 = inline_asm {asm = \"mov.u32 $0, %clock;\", constraints = \"=r\", pack = 1, pure} : i32\n"
+    "  %95, %96 = map_elementwise %32, %69 {pack = 2} -> (tile<4x8xf32, #L0>, tile<4x8xi32, #L0>) apply(%97: i32, %98: i32, %99: f32, %100: f32) {\n"
+    "    %101 = cmp lt %97, %98 : i1\n"
+    "    %102 = select %101, %99, %100 : f32\n"
+    "    yield %102, %100, %97, %98\n"
+    "  }\n"
     "  store %q, %9\n"
     "  ret\n"
     "}\n";
@@ -328,7 +335,7 @@ static void test_text(void) {
     ctx_free(c);
 
     /* the unfixed text fails in the verifier, reported at the op */
-    check_parse_error(every_op, "t.tir:111:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
+    check_parse_error(every_op, "t.tir:117:3: error: invalid IR: op 'store': operand 1 (the value) has type i1, expected i8");
     /* a tma store takes the map and a coordinate per dim, each an i32 */
     check_parse_error("func @f(%p: ptr<f32>, %t: ptr<i8> {tensormap}, %x: i32, %y: i64) {\n"
                       "  %0 = splat %p : tile<2x8xptr<f32>>\n  %1 = const 1.0 : tile<2x8xf32>\n"
@@ -373,6 +380,19 @@ static void test_parse_errors(void) {
                       "    %2 = add %a, %b : i32\n    yield %2\n  }\n}\n",
                       "t.tir:5:3: error: invalid IR: op 'scan': result 0 has layout #L1, expected operand 0's");
     check_parse_error("func @f() {\n  %0 = addd %1 : i32\n}\n", "t.tir:2:8: error: unknown op 'addd'");
+    /* inline_asm's contract (ir/asm.c) and map_elementwise's region, checked by the verifier */
+    check_parse_error("func @f(%a: i32) {\n  %0 = inline_asm %a {asm = \"mov.b32 $0, $2;\", constraints = \"=r,r\", "
+                      "pack = 1} : i32\n  ret\n}\n",
+                      "t.tir:2:3: error: invalid IR: op 'inline_asm': the asm refers to $2, but its operands are $0 to $1");
+    check_parse_error("func @f(%a: i8) {\n  %0 = inline_asm %a {asm = \"\", constraints = \"=r,r,r\", pack = 2} : i8\n"
+                      "  ret\n}\n",
+                      "t.tir:2:3: error: invalid IR: op 'inline_asm': the constraints name 1 output and 2 inputs, but 1 "
+                      "result and 1 argument with pack=2 need 1 and 1 (one register per element; 8- and 16-bit "
+                      "elements of a pack share 32-bit registers)");
+    check_parse_error("func @f(%a: i32) {\n  %0 = map_elementwise %a {pack = 2} -> (i32) apply(%b: i32, %c: i32) {\n"
+                      "    yield %b\n  }\n  ret\n}\n",
+                      "t.tir:2:3: error: invalid IR: op 'map_elementwise': the apply region's 'yield' passes 1 values, "
+                      "expected 2");
     check_parse_error("func @f() {\n  %0 = neg %7 : i32\n}\n", "t.tir:2:12: error: use of undefined value %7");
     check_parse_error("func @f(%a: i32) {\n  %0 = const 1.0 : f32\n  %1 = add %a, %0 : f32\n}\n",
                       "t.tir:3:12: error: type mismatch: %a is i32, expected f32");

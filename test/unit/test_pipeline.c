@@ -155,11 +155,12 @@ static void check_ptx(const Config *c, const char *arch, int stages) {
     snprintf(what, sizeof what, "%s [%s] %s S=%d", kfile, c->sig, arch, stages);
     RtResult r = {0};
     if (!compiles(&rq, &r, what)) return;
-    /* the ring's slots, from the IR (local_alloc : tile<SLOTSx...>): S - 1
-     * where the copies refill the slot just read (mma.sync, whose ldmatrix
-     * reads are done with the dot), S where a wgmma may still read it */
-    const char *alloc = r.ir ? strstr(r.ir, "local_alloc : tile<") : NULL;
-    int slots = alloc ? atoi(alloc + strlen("local_alloc : tile<")) : 0;
+    /* the ring's slots, from the IR (local_alloc {smem = ..} : tile<SLOTSx...>):
+     * S - 1 where the copies refill the slot just read (mma.sync, whose
+     * ldmatrix reads are done with the dot), S where a wgmma may still read it */
+    const char *alloc = r.ir ? strstr(r.ir, "= local_alloc") : NULL;
+    const char *tile = alloc ? strstr(alloc, ": tile<") : NULL;
+    int slots = tile ? atoi(tile + strlen(": tile<")) : 0;
     bool reuse = slots == stages - 1;
     if (stages >= 2) {
         CHECK_MSG(rq.target.arch_a || reuse, "%s: an mma.sync loop on %s with %d slots", what, arch, slots);

@@ -1,0 +1,15 @@
+# ARGS: -k kern -s '*i32, 64'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add3(a, b, c):
+    return a + b + c
+
+
+@triton.jit
+def kern(p_ptr, BLOCK: tl.constexpr):
+    x = tl.load(p_ptr + tl.arange(0, BLOCK))
+    y = tl.map_elementwise(add3, x, x, pack=2)
+    tl.store(p_ptr + tl.arange(0, BLOCK), y)
