@@ -472,28 +472,16 @@ static LVal desc_value(Lower *L, const LVal *desc, const LArg *a) {
     return lower_cast(L, a->loc, v, ir_elem_of(desc->dtype), false, 0);
 }
 
-/* desc.store(offsets, value), tl.store_tensor_descriptor(desc, offsets, value):
- * a masked store through the block pointer; with a tensor map it also
- * carries the map and the offsets (STOREF_TMA), so that ptxgen can write
- * the block by TMA (ptxgen/tma.c: TMA drops what lies outside the shape,
- * as the mask does) */
+/* desc.store(offsets, value), tl.store_tensor_descriptor(desc, offsets, value) */
 LVal bi_desc_store(Lower *L, SrcLoc loc, LArg *a, LVal *rest, int n_rest) {
     LVal desc = desc_arg(L, &a[0]), bp = desc_block(L, &desc, &a[1]), mask;
     if (desc.items[0].const_ptr) diag_error(L->ctx, a[0].loc, "Cannot store to a constant pointer");
-    int rank = desc_rank(&desc);
-    ValId ops[4 + IR_MAX_RANK];
+    ValId ops[3];
     ops[1] = desc_value(L, &desc, &a[2]).id;
-    ops[0] = block_pointers(L, loc, &bp, (1u << rank) - 1, &mask).id;
+    ops[0] = block_pointers(L, loc, &bp, (1u << desc_rank(&desc)) - 1, &mask).id;
     ops[2] = mask.id;
-    uint32_t n = 3;
-    if (desc_tmap(&desc)->kind == LV_TENSOR) {
-        ops[n++] = desc_tmap(&desc)->id;
-        for (int d = 0; d < rank; d++)
-            ops[n++] = lval_to_tensor(L, loc, *bp_offset(&bp, d)).id;
-    }
     L->b.loc = loc;
-    IrOp *st = ir_build(&L->b, OP_STORE, ops, n, NULL, 0, 0);
-    if (n > 3) st->attr.flags |= STOREF_TMA;
+    ir_build(&L->b, OP_STORE, ops, 3, NULL, 0, 0);
     return lval_none();
 }
 

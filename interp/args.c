@@ -1893,13 +1893,11 @@ static void note_tmap_use(IrFunc *fn, IrOp *op, void *ud) {
     if (op->opc == OP_LOAD && (op->attr.flags & LOADF_TMA) && op->operands[3] == u->map)
         u->e = (ElemType)ir_type(fn, op->results[0]).elem;
     if (op->opc == OP_TMA_COPY && op->operands[3] == u->map) u->e = (ElemType)ir_type(fn, op->operands[0]).elem;
-    if (op->opc == OP_STORE && (op->attr.flags & STOREF_TMA) && op->operands[3] == u->map)
-        u->e = (ElemType)ir_type(fn, op->operands[1]).elem;
 }
 
 /* The element type of the tensor a tensor-map parameter describes: the
- * descriptor's base pointer's, else what the loads, copies and stores
- * through it move (hand-written IR); ET_COUNT if none */
+ * descriptor's base pointer's, else what the loads and copies through it
+ * move (hand-written IR); ET_COUNT if none */
 static ElemType tmap_elem(IrFunc *fn, uint32_t i) {
     for (uint32_t k = 0; k < fn->n_params; k++)
         if (fn->params[k].part == PARAM_DESC_BASE && fn->params[k].arg && fn->params[i].arg &&

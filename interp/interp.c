@@ -286,7 +286,7 @@ static void exec_store(Interp *in, IrOp *op) {
     ValId pv = op->operands[0], vv = op->operands[1];
     ElemType e = elem_of(in, vv);
     uint64_t *ptr = slots_of(in, pv), *val = slots_of(in, vv);
-    uint64_t *mask = ir_store_n_mem(op) > 2 ? slots_of(in, op->operands[2]) : NULL;   /* a tma store's map unused */
+    uint64_t *mask = op->n_operands > 2 ? slots_of(in, op->operands[2]) : NULL;
     int64_t n = numel(in, pv), n_val = numel(in, vv);
     int64_t n_mask = mask ? numel(in, op->operands[2]) : 0;
     for (int64_t i = 0; i < n; i++) {

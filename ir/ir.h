@@ -120,11 +120,6 @@ typedef enum Rounding { ROUND_DEFAULT, ROUND_RTNE, ROUND_RTZ } Rounding;
  * tf32 products per element (tf32x3), or exact fp32 FMAs (ieee) */
 typedef enum DotPrecision { DOT_TF32, DOT_TF32X3, DOT_IEEE, DOT_PRECISION_COUNT } DotPrecision;
 enum { LOADF_VOLATILE = 1, LOADF_TMA = 2 };
-/* store's attr.flags: TMA, a tensor descriptor's store that also carries
- * the tensor map and one i32 coordinate per dim after ptrs, value, mask
- * (which still say the whole store: a target without TMA writes through
- * them) */
-enum { STOREF_TMA = 1 };
 /* wgmma's attr.flags: A_T / B_T, the slot holds the operand transposed;
  * USE_ACC, a last operand (i1 scalar) says whether acc is added (false:
  * the result is the product alone, wgmma's scale-d) */
@@ -343,13 +338,6 @@ static inline const OpInfo *ir_info(Opcode opc) { return &ir_opinfo[opc]; }
 /* A load's ptrs, mask and other: the operands before a LOADF_TMA load's
  * tensor map and coordinates */
 static inline uint32_t ir_load_n_mem(const IrOp *op) { return op->attr.flags & LOADF_TMA ? 3 : op->n_operands; }
-/* A store's ptrs, value and mask: the operands before a STOREF_TMA store's
- * tensor map and coordinates */
-static inline uint32_t ir_store_n_mem(const IrOp *op) { return op->attr.flags & STOREF_TMA ? 3 : op->n_operands; }
-/* Whether a store goes through TMA (ptxgen/tma.c) on fn's target: a
- * STOREF_TMA store of a block TMA can move, on a target that has TMA. The
- * layout pass and ptxgen ask the same question. */
-bool ir_store_by_tma(const IrFunc *fn, const IrOp *op);
 /* A wgmma's operands up to its acc (the last of them), without use_acc */
 static inline uint32_t ir_wgmma_n_main(const IrOp *op) { return op->n_operands - (op->attr.flags & WGMMA_USE_ACC ? 1 : 0); }
 

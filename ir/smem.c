@@ -12,7 +12,7 @@
  * time as four packed b32 (there is no .v8.b16), 8-bit ones (a byte in a
  * 16-bit register each) packed two to a b16 or four to a b32; not i1
  * (stored through selp/setp as bytes). */
-int smem_vec(const Layout *l, ElemType e) {
+static int smem_vec(const Layout *l, ElemType e) {
     int bytes = elem_bytes(e);
     if (l->rank < 1 || e == ET_I1) return 1;
     int max = bytes <= 2 ? 16 / bytes : 16 / bytes > 4 ? 4 : 16 / bytes;
@@ -42,7 +42,7 @@ static bool ll_unit_last(const Layout *l, const int32_t *b, int32_t step) {
     return b[last] == step;
 }
 
-bool smem_ldm_match(const Layout *l, ElemType e, bool trans, LdmPat *p) {
+static bool ldm_match(const Layout *l, ElemType e, bool trans, LdmPat *p) {
     int s = elem_bytes(e), last = l->rank - 1;
     if (e == ET_I1 || l->rank < 2 || l->n_bits[LL_LANE] != 5 || !(s == 2 || (s == 4 && !trans))) return false;
     int nlow = trans || s == 2 ? 1 : 0;
@@ -192,11 +192,11 @@ static SmemPlan plan(const IrType *ty, const Layout *lw, uint32_t dup, const Lay
         if (kind >= 2) {
             if (legacy || !can_pad) continue;
             if (kind >= 4) {
-                c.stm = stm_fits && (smem_ldm_match(lw, e, false, &c.wpat) || smem_ldm_match(lw, e, true, &c.wpat));
+                c.stm = stm_fits && (ldm_match(lw, e, false, &c.wpat) || ldm_match(lw, e, true, &c.wpat));
                 if (!c.stm) continue;
             }
             if (kind != 4) {
-                c.ldm = smem_ldm_match(lr, e, false, &c.pat) || smem_ldm_match(lr, e, true, &c.pat);
+                c.ldm = ldm_match(lr, e, false, &c.pat) || ldm_match(lr, e, true, &c.pat);
                 if (!c.ldm) continue;
             }
         }
@@ -515,18 +515,10 @@ bool smem_convert_plan(IrFunc *fn, const IrOp *op, SmemPlan *plan) {
     return true;
 }
 
-int32_t smem_scratch_bytes(IrFunc *fn, const IrOp *op, const uint32_t *uses, int32_t *align) {
+int32_t smem_scratch_bytes(IrFunc *fn, const IrOp *op, const uint32_t *uses) {
     IrType rt = op->n_results ? fn->vals[op->results[0]].type : (IrType){0};
     int64_t bytes = 0;
-    *align = 128;
     switch (op->opc) {
-    case OP_STORE:   /* by TMA: the block staged as the boxes TMA reads, swizzled */
-        if (ir_store_by_tma(fn, op)) {
-            IrType vt = fn->vals[op->operands[1]].type;
-            bytes = ir_numel(vt) * elem_bytes((ElemType)vt.elem);
-            *align = 1024;
-        }
-        break;
     case OP_CONVERT_LAYOUT: {
         SmemPlan p;
         if (smem_convert_plan(fn, op, &p)) bytes = smem_shape_bytes(&rt, &p.shape);

@@ -86,10 +86,6 @@ typedef struct LdmPat {
 } LdmPat;
 
 static inline int ldm_x(const LdmPat *p) { return p->n_mat < 4 ? p->n_mat : 4; }   /* matrices per instruction */
-/* Does layout l fit ldmatrix (trans: .trans) for elements e? Its pattern in *p */
-bool smem_ldm_match(const Layout *l, ElemType e, bool trans, LdmPat *p);
-/* registers of l per ld/st.shared vector (1 when none) */
-int smem_vec(const Layout *l, ElemType e);
 /* The flat index each lane's ldmatrix address names, without the
  * instruction's matrices: lane bits 0..2 the row, lane bits 3, 4 the
  * matrix within an .x2/.x4. */
@@ -207,10 +203,9 @@ int32_t smem_scan_bytes(IrFunc *fn, const IrOp *op, uint32_t k);
 /* convert_layout through shared memory: the plan (false: registers only) */
 bool smem_convert_plan(IrFunc *fn, const IrOp *op, SmemPlan *plan);
 /* The scratch op needs at its place (convert_layout, an atomic whose
- * result other threads hold too, gather, histogram, tensormap_create, a
- * store by TMA): bytes from a start aligned to *align (128, or 1024 for a
- * TMA store's swizzled staging); 0 for none. uses: ir_count_uses. */
-int32_t smem_scratch_bytes(IrFunc *fn, const IrOp *op, const uint32_t *uses, int32_t *align);
+ * result other threads hold too, gather, histogram, tensormap_create):
+ * bytes from a 128-byte aligned start; 0 for none. uses: ir_count_uses. */
+int32_t smem_scratch_bytes(IrFunc *fn, const IrOp *op, const uint32_t *uses);
 bool smem_shape_eq(const SmemShape *a, const SmemShape *b);
 /* the bytes of a tile stored with shape s */
 int64_t smem_shape_bytes(const IrType *ty, const SmemShape *s);

@@ -255,7 +255,7 @@ static void print_attrs(Printer *P, IrOp *op) {
         if (at->i > 0 && at->i <= CACHE_WT) buf_printf(&a, ", cache = %s", cache_mod_names[at->i] + 1);
         if (at->i2 > 0 && at->i2 <= EVICT_LAST) buf_printf(&a, ", evict = %s", evict_names[at->i2]);
         if (op->opc == OP_LOAD && (at->flags & LOADF_VOLATILE)) buf_puts(&a, ", volatile");
-        if (op->opc == OP_LOAD ? (at->flags & LOADF_TMA) : (at->flags & STOREF_TMA)) buf_puts(&a, ", tma");
+        if (op->opc == OP_LOAD && (at->flags & LOADF_TMA)) buf_puts(&a, ", tma");
         if (at->vec) buf_printf(&a, ", vec = %d", at->vec);
         if (op->opc == OP_LOAD && at->str) {
             buf_puts(&a, ", unpipelined = ");
@@ -959,8 +959,6 @@ static void parse_attr(Parser *P, Opcode opc, IrAttr *attr) {
         attr->flags |= LOADF_VOLATILE;
     } else if (opc == OP_LOAD && tok_is(key, "tma")) {
         attr->flags |= LOADF_TMA;
-    } else if (opc == OP_STORE && tok_is(key, "tma")) {
-        attr->flags |= STOREF_TMA;
     } else if (opc == OP_INLINE_ASM && (tok_is(key, "asm") || tok_is(key, "constraints"))) {
         expect(P, "=");
         const char *v = parse_string(P);
@@ -1073,9 +1071,7 @@ static void check_operand_count(Parser *P, Opcode opc, SrcLoc loc, uint32_t n) {
     if (opc == OP_LOAD && (n < 1 || n > 3 + 1 + IR_MAX_RANK))
         parse_error(P, loc, "'load' takes 1 to 3 operands (ptr, mask, other; {tma}: then the tensor map and "
                     "coordinates), got %u", n);
-    if (opc == OP_STORE && (n < 2 || n > 3 + 1 + IR_MAX_RANK))
-        parse_error(P, loc, "'store' takes 2 or 3 operands (ptr, value, mask; {tma}: then the tensor map and "
-                    "coordinates), got %u", n);
+    if (opc == OP_STORE && (n < 2 || n > 3)) parse_error(P, loc, "'store' takes 2 or 3 operands (ptr, value, mask), got %u", n);
     if (opc == OP_ATOMIC && (n < 2 || n > 3)) parse_error(P, loc, "'atomic' takes 2 or 3 operands (ptr, value, mask), got %u", n);
     if (opc == OP_ASYNC_COPY && (n < 3 || n > 4))
         parse_error(P, loc, "'async_copy' takes 3 or 4 operands (buffer, slot, ptr, mask), got %u", n);

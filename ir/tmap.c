@@ -90,10 +90,3 @@ bool tmap_decode(const uint8_t in[TMAP_BYTES], TmapFields *f, const char **why) 
         if (!f->box[d] || f->box[d] > 256) *why = "a tensor map's box dims must be 1 to 256";
     return !*why;
 }
-
-bool ir_store_by_tma(const IrFunc *fn, const IrOp *op) {
-    if (op->opc != OP_STORE || !(op->attr.flags & STOREF_TMA) || !target_info(&fn->ctx->target)->hopper) return false;
-    IrType t = fn->vals[op->operands[1]].type;
-    TmapBox box;
-    return tmap_box((ElemType)t.elem, t.rank, t.shape, &box);
-}

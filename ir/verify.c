@@ -440,15 +440,6 @@ static void check_memory(Verifier *V, IrOp *op) {
             want_layout_of(V, op, "operand 1", op->operands[1], p, "the pointer");
         if (op->n_operands > 2 && want_type(V, op, "operand 2 (the mask)", op->operands[2], mask))
             want_layout_of(V, op, "operand 2", op->operands[2], p, "the pointer");
-        if (op->attr.flags & STOREF_TMA) {   /* the tensor map, one coordinate per dim */
-            if (op->n_operands != 4u + pt.rank) {
-                verr(V, op, "a tma store has ptrs, value, mask, the tensor map and %d coordinates, got %u operands",
-                     pt.rank, op->n_operands);
-                return;
-            }
-            want_type(V, op, "operand 3 (the tensor map)", op->operands[3], ir_ptr(ET_I8));
-            want_coords(V, op, 4);
-        }
     }
     check_vec(V, op, p);
     if (op->attr.i < CACHE_NONE || op->attr.i > CACHE_WT) verr(V, op, "unknown cache modifier %lld", (long long)op->attr.i);
@@ -873,7 +864,7 @@ static bool check_counts(Verifier *V, IrOp *op) {
     }
     uint32_t lo = 0, hi = UINT32_MAX;
     if (op->opc == OP_LOAD) lo = 1, hi = op->attr.flags & LOADF_TMA ? 4 + IR_MAX_RANK : 3;
-    if (op->opc == OP_STORE) lo = 2, hi = op->attr.flags & STOREF_TMA ? 4 + IR_MAX_RANK : 3;
+    if (op->opc == OP_STORE) lo = 2, hi = 3;
     if (op->opc == OP_ATOMIC) lo = 2, hi = 3;
     if (op->opc == OP_FOR) lo = 3;
     if (op->opc == OP_ASYNC_COPY) lo = 3, hi = 4;
@@ -1153,12 +1144,10 @@ static int64_t smem_need(Verifier *V, IrOp *op) {
         SmemShape rec = {p.shape.bytes, s->lb, s->pad, s->mp, s->pp};
         return smem_shape_bytes(&rt, &rec);
     }
-    default: {
-        int32_t align;
+    default:
         if (!V->uses) V->uses = ir_count_uses(fn);
-        bytes = smem_scratch_bytes(fn, op, V->uses, &align);
+        bytes = smem_scratch_bytes(fn, op, V->uses);
         return bytes ? bytes : -1;
-    }
     }
 }
 
@@ -1184,11 +1173,7 @@ static void check_smem_op(Verifier *V, IrOp *op) {
     if (need >= 0 && !s->set) verr(V, op, "needs %lld bytes of shared memory but has no place (smem = offset)", (long long)need);
     if (need < 0 && s->set) verr(V, op, "uses no shared memory but has a place (smem = %d)", (int)s->off);
     if (!s->set || need < 0) return;
-    int32_t align = op->opc == OP_MBAR_ALLOC ? 8 : op->opc == OP_REDUCE || op->opc == OP_SCAN ? 16
-                    : ir_store_by_tma(V->fn, op)                                  ? 1024
-                                                                                  : 128;
-    if (align == 1024 && V->fn->smem_align < 1024)
-        verr(V, op, "its staging is swizzled: the kernel's shared memory must be 1024-aligned (align 1024)");
+    int32_t align = op->opc == OP_MBAR_ALLOC ? 8 : op->opc == OP_REDUCE || op->opc == OP_SCAN ? 16 : 128;
     if (s->off % align) verr(V, op, "its shared memory at %d is not %d-aligned", (int)s->off, (int)align);
     if (s->off + need > V->fn->shared_bytes)
         verr(V, op, "its %lld bytes of shared memory at %d end past the kernel's %d", (long long)need, (int)s->off,

@@ -19,13 +19,6 @@ Triton's tests pass them), zeros past the shape.
 host_desc_matmul_kernel takes the descriptors from the host
 (TensorDescriptor; test/gpu/test_python.py and test/python run it, as test
 blocks pass pointers and scalars only).
-desc_store_kernel (a descriptor made in the kernel) and
-host_desc_store_kernel (one from the host) store blocks shifted up and left
-by half a block, so that the edge programs' blocks lie partly outside the
-shape, at negative offsets or past its end, in a buffer wider and taller
-than the shape: only what lies inside is written (on sm_90 through TMA,
-which drops the rest of each box), 16- and 32-bit elements, blocks of one
-box and of two.
 """
 import triton
 import triton.language as tl
@@ -225,54 +218,3 @@ def host_desc_matmul_kernel(a_desc, b_desc, c_desc, K, BLOCK_K: tl.constexpr):
 # args: a = desc(rand((100, 88), fp16), (64, 32), 0, (100, 72)); b = desc(rand((72, 88), fp16), (64, 32), 0, (72, 72)); c = desc(empty((100, 72), fp16), (64, 64)); K = 72
 # check: c == (a[:, :72] @ b[:, :72].T).astype(np.float16)
 # tol: 1e-2
-
-
-@triton.jit
-def desc_store_kernel(out_ptr, M, N, ld, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-    desc = tl.make_tensor_descriptor(out_ptr, shape=[M, N], strides=[ld, 1], block_shape=[BLOCK_M, BLOCK_N])
-    m = tl.program_id(0) * BLOCK_M - BLOCK_M // 2
-    n = tl.program_id(1) * BLOCK_N - BLOCK_N // 2
-    rows = m + tl.arange(0, BLOCK_M)
-    cols = n + tl.arange(0, BLOCK_N)
-    desc.store([m, n], (rows[:, None] * 7 + cols[None, :]).to(out_ptr.dtype.element_ty))
-
-
-@triton.jit
-def host_desc_store_kernel(out_desc):
-    BLOCK_M: tl.constexpr = out_desc.block_shape[0]
-    BLOCK_N: tl.constexpr = out_desc.block_shape[1]
-    m = tl.program_id(0) * BLOCK_M - BLOCK_M // 2
-    n = tl.program_id(1) * BLOCK_N - BLOCK_N // 2
-    rows = m + tl.arange(0, BLOCK_M)
-    cols = n + tl.arange(0, BLOCK_N)
-    out_desc.store([m, n], (rows[:, None] * 7 + cols[None, :]).to(out_desc.dtype))
-
-
-# kernel: desc_store_kernel
-# signature: *fp32:16, i32, i32, i32:16, 16, 64
-# grid: (cdiv(M, 16) + 1, cdiv(N, 64) + 1, 1)
-# args: out = zeros((40, 112), fp32); M = 37; N = 100; ld = 112
-# check: out == np.where((np.arange(40)[:, None] < M) & (np.arange(112)[None, :] < N), np.arange(40)[:, None] * 7 + np.arange(112)[None, :], 0)
-# tol: 0
-#
-# kernel: desc_store_kernel
-# signature: *fp16:16, i32, i32, i32:16, 32, 128
-# num_warps: 8
-# grid: (cdiv(M, 32) + 1, cdiv(N, 128) + 1, 1)
-# args: out = zeros((56, 208), fp16); M = 50; N = 200; ld = 208
-# check: out == np.where((np.arange(56)[:, None] < M) & (np.arange(208)[None, :] < N), np.arange(56)[:, None] * 7 + np.arange(208)[None, :], 0)
-# tol: 0
-#
-# kernel: host_desc_store_kernel
-# signature: tensordesc<fp32[16, 32]>
-# grid: (4, 5, 1)
-# args: out = desc(zeros((40, 112), fp32), (16, 32), 0, (37, 100))
-# check: out == np.where((np.arange(40)[:, None] < 37) & (np.arange(112)[None, :] < 100), np.arange(40)[:, None] * 7 + np.arange(112)[None, :], 0)
-# tol: 0
-#
-# kernel: host_desc_store_kernel
-# signature: tensordesc<fp16[8, 128]>
-# grid: (4, 2, 1)
-# args: out = desc(zeros((24, 136), fp16), (8, 128), 0, (21, 130))
-# check: out == np.where((np.arange(24)[:, None] < 21) & (np.arange(136)[None, :] < 130), np.arange(24)[:, None] * 7 + np.arange(136)[None, :], 0)
-# tol: 0

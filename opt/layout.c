@@ -6,8 +6,7 @@
  *     alignment, mask constancy; at most 16 bytes), lanes along the fastest
  *     dim first, so a warp's accesses are coalesced; an atomic gets one
  *     with runs of 1 (PTX atomics are not vectors) for its operands and
- *     its result; a store that goes by TMA (ir_store_by_tma) is none: its
- *     value keeps its layout, which the pointers and mask then take;
+ *     its result;
  *  2. wants, backward: operands of elementwise ops want their result's
  *     layout, broadcast/expand_dims operands its projection, loop inits and
  *     yields their carried value's, memory operands their anchor;
@@ -58,7 +57,6 @@ typedef struct LayoutPass {
     uint32_t n_converted, cap_converted;
     HashIdx *anchor_at;      /* anchors by op */
     HashIdx *converted_at;   /* converted by (value, layout, block) */
-    int remat_budget;        /* REMAT_MAX_OPS, more for a tma store's addresses */
 } LayoutPass;
 
 static int64_t pow2_floor(int64_t x) {
@@ -148,7 +146,6 @@ static void add_anchor(IrFunc *fn, IrOp *op, void *ud) {
     LayoutPass *P = ud;
     bool atomic = is_atomic(op->opc);
     if ((op->opc != OP_LOAD && op->opc != OP_STORE && !atomic) || !is_tile(P, op->operands[0])) return;
-    if (ir_store_by_tma(fn, op)) return;   /* written from shared memory: the value's layout will do */
     IrType pt = ir_type(fn, op->operands[0]);
     int32_t order[IR_MAX_RANK];
     access_order(&P->axis[op->operands[0]], pt.rank, order);
@@ -717,7 +714,7 @@ static ValId in_layout(LayoutPass *P, IrOp *user, ValId v, int32_t l) {
     IrOp *def = fn->vals[v].def;
     IrType t = ir_type(fn, v);
     IrOp *copy;
-    if (remat_ops(P, v, P->remat_budget) <= P->remat_budget) copy = clone_before(P, user, def, l);
+    if (remat_ops(P, v, REMAT_MAX_OPS) <= REMAT_MAX_OPS) copy = clone_before(P, user, def, l);
     else copy = ir_op_new(fn, OP_CONVERT_LAYOUT, user->loc, &v, 1, &t, 1, 0);
     ir_insert_before(user, copy);
     ValId to = copy->results[0];
@@ -742,18 +739,13 @@ static int32_t terminator_need(LayoutPass *P, IrOp *term, uint32_t i) {
 
 static void fix_operands(IrFunc *fn, IrOp *op, void *ud) {
     LayoutPass *P = ud;
+    (void)fn;
     int32_t anchor = anchor_of(P, op);
     ValId r = op->n_results ? op->results[0] : VAL_NONE;
     /* chosen before any operand is replaced, as fwd_reduce chose it */
     int32_t reduce_in = op->opc == OP_REDUCE ? follow_operands(P, op) : op->opc == OP_SCAN ? scan_layout(P, op) : -1;
     int32_t dot_need[3] = {-1, -1, -1};
     if (op->opc == OP_DOT) dot_operand_layouts(P, op, layout_of(P, r), dot_need);
-    /* a store by TMA writes its value from shared memory in the layout it
-     * has; its pointers and mask follow (re-created however long their
-     * index math: TMA does not use them, so ptxas drops that code, where
-     * a convert would stay) */
-    bool tma = ir_store_by_tma(fn, op);
-    if (tma) anchor = layout_of(P, op->operands[1]), P->remat_budget = 8 * REMAT_MAX_OPS;
     for (uint32_t i = 0; i < op->n_operands; i++) {
         ValId v = op->operands[i];
         if (!is_tile(P, v)) continue;
@@ -782,8 +774,7 @@ static void fix_operands(IrFunc *fn, IrOp *op, void *ud) {
             break;
         }
     }
-    if (anchor >= 0 && !is_atomic(op->opc) && !tma) op->attr.vec = find_anchor(P, op)->vec;
-    P->remat_budget = REMAT_MAX_OPS;
+    if (anchor >= 0 && !is_atomic(op->opc)) op->attr.vec = find_anchor(P, op)->vec;
 }
 
 /* requires: nothing (runs axis analysis itself). changes: gives every tile
@@ -796,7 +787,6 @@ void pass_layout(IrFunc *fn) {
     memset(&P, 0, sizeof P);
     P.fn = fn;
     P.num_warps = fn->ctx->target.num_warps;
-    P.remat_budget = REMAT_MAX_OPS;
     TRIC_ASSERT(P.num_warps >= 1 && P.num_warps <= 32 && (P.num_warps & (P.num_warps - 1)) == 0);
     P.axis = axisinfo_compute(fn);
     P.n_orig = fn->n_vals;

@@ -254,46 +254,6 @@ static void mark_dot_reads(IrFunc *fn, IrOp *op, void *ud) {
     }
 }
 
-/* ---- what a store by TMA leaves unused ----
- * ptxgen writes such a store (ir_store_by_tma) from its value and its
- * tensor map: its pointers and mask, and the pure ops that only they use,
- * become PTX that ptxas drops, so they hold no registers. */
-typedef struct OpList {
-    IrOp **ops;
-    uint32_t n, cap;
-} OpList;
-
-static void list_op(IrFunc *fn, IrOp *op, void *ud) {
-    OpList *l = ud;
-    VEC_PUSH(fn->ctx->arena, l->ops, l->n, l->cap, op);
-}
-
-/* per ValId: only such unused code reads it (uses before defs, in
- * reverse program order) */
-static bool *tma_unused(IrFunc *fn, const uint32_t *uses) {
-    Arena *a = fn->ctx->arena;
-    uint32_t *unused_uses = arena_alloc(a, sizeof(uint32_t) * fn->n_vals);
-    bool *unused = arena_alloc(a, sizeof(bool) * fn->n_vals);
-    OpList l = {0};
-    ir_walk(fn, fn->body, list_op, &l);
-    for (uint32_t k = l.n; k-- > 0;) {
-        IrOp *op = l.ops[k];
-        if (ir_store_by_tma(fn, op)) {
-            unused_uses[op->operands[0]]++;
-            if (ir_store_n_mem(op) > 2) unused_uses[op->operands[2]]++;
-            continue;
-        }
-        if (!(ir_info(op->opc)->flags & F_PURE) || op->n_regions || !op->n_results) continue;
-        bool all = true;
-        for (uint32_t r = 0; r < op->n_results; r++)
-            all = all && uses[op->results[r]] && unused_uses[op->results[r]] == uses[op->results[r]];
-        if (!all) continue;
-        for (uint32_t r = 0; r < op->n_results; r++) unused[op->results[r]] = true;
-        for (uint32_t i = 0; i < op->n_operands; i++) unused_uses[op->operands[i]]++;
-    }
-    return unused;
-}
-
 /* ---- which values own registers ---- */
 
 /* A convert_layout that only renames registers: the same lane and warp
@@ -532,9 +492,8 @@ void pass_regs(IrFunc *fn) {
     int32_t pos = 0;
     live_block(&R, fn->body, &pos);
     TRIC_ASSERT(pos == (int32_t)R.n_pos && R.next_loop == R.n_loops);
-    bool *unused = tma_unused(fn, R.uses);
     for (ValId v = 1; v < nv; v++)
-        if (R.root[v] == v && R.def[v] >= 0 && !(fn->vals[v].def && fn->vals[v].def->opc == OP_CONST) && !unused[v])
+        if (R.root[v] == v && R.def[v] >= 0 && !(fn->vals[v].def && fn->vals[v].def->opc == OP_CONST))
             value_cost(&R, v);
     sweep(&R);
 }

@@ -19,12 +19,11 @@
  *    among the buffers live at the same time; a buffer's slot shape is
  *    ir/smem.h's plan (the canonical swizzle where wgmma or TMA use it).
  *  - scratch (a convert_layout through shared memory, an atomic's old
- *    values shared, gather, histogram, a tensor map's staging, a TMA
- *    store's boxes) at the op alone: after the reductions' areas and the
- *    buffers live at it, 128-aligned as a buffer's slots are (so vectors
- *    and swizzles planned from offset 0 stay aligned; a TMA store's
- *    swizzled boxes 1024); the epilogue's conversions reuse the ring's
- *    space once the ring is dead. */
+ *    values shared, gather, histogram, a tensor map's staging) at the op
+ *    alone: after the reductions' areas and the buffers live at it,
+ *    128-aligned as a buffer's slots are (so vectors and swizzles planned
+ *    from offset 0 stay aligned); the epilogue's conversions reuse the
+ *    ring's space once the ring is dead. */
 #include "opt.h"
 #include "../ir/smem.h"
 
@@ -193,8 +192,7 @@ static void place_scratch(Alloc *A) {
     uint32_t *uses = ir_count_uses(fn);
     for (uint32_t i = 0; i < A->n_ops; i++) {
         IrOp *op = A->ops[i].op;
-        int32_t align;
-        int32_t bytes = smem_scratch_bytes(fn, op, uses, &align);
+        int32_t bytes = smem_scratch_bytes(fn, op, uses);
         if (!bytes) continue;
         int32_t live = A->red_bytes;   /* the end of the buffers live here */
         for (uint32_t b = 0; b < A->n_bufs; b++) {
@@ -203,8 +201,7 @@ static void place_scratch(Alloc *A) {
         }
         IrSmem *s = &op->attr.smem;
         s->set = 1;
-        s->off = align_up(live, align);
-        if (align > 128 && align > fn->smem_align) fn->smem_align = align;   /* a TMA store's swizzle: 1024 */
+        s->off = align_up(live, 128);
         SmemPlan p;
         if (op->opc == OP_CONVERT_LAYOUT && smem_convert_plan(fn, op, &p)) {
             s->shaped = 1;

@@ -695,43 +695,6 @@ Reg ptx_buffer_addr(Ptx *P, ValId buf) {
     return b;
 }
 
-/* ---- a tile as TMA stores it ---- */
-
-/* v (2-D, in its layout) into shared memory from base (1024-byte
- * aligned) as a TMA store reads a block cut into boxes of S = swizzle
- * bytes a row (ir/tmap.h): the layout a slot TMA fills has (choose_view:
- * the view (blocks, rows, S / bytes), S-byte swizzle), written by
- * stmatrix where v's layout fits it (sm_90), else by st.shared vectors. */
-void ptx_smem_write_boxes(Ptx *P, IrOp *op, ValId v, Reg base, int swizzle) {
-    IrFunc *fn = P->fn;
-    IrType ty = fn->vals[v].type;
-    ElemType e = (ElemType)ty.elem;
-    int bytes = elem_bytes(e);
-    int32_t inner = swizzle / bytes, li = ptx_layout_index(P, op, v);
-    TRIC_ASSERT(ty.rank == 2 && ty.shape[1] % inner == 0);
-    if (ty.shape[1] > inner) {
-        int32_t shape3[3] = {ty.shape[0], ty.shape[1] / inner, inner}, perm[3] = {1, 0, 2};
-        Layout l = layout_reshape(&fn->layouts[li], 3, shape3);
-        l = layout_permute(&l, perm);
-        li = ptx_intern_layout(P, &l);
-    }
-    SmemShape shape = {bytes, log2_ceil(inner), 0, log2_ceil(swizzle / 16), 7 - log2_ceil(swizzle)};
-    const Layout *l = &fn->layouts[li];
-    uint32_t dup;
-    ptx_layout_owner(P, li, &dup);
-    LdmPat pat;
-    Reg saved = P->dyn_base;
-    P->dyn_base = base;
-    if (P->ti->hopper && !dup && bytes == 2 && (smem_ldm_match(l, e, false, &pat) || smem_ldm_match(l, e, true, &pat))) {
-        write_tile_stm(P, ptx_regs(P, v, NULL), &shape, &pat);
-    } else {
-        int vec = smem_vec(l, e);
-        if (dup & (uint32_t)(vec - 1)) vec = 1;
-        write_tile(P, op, v, li, ptx_regs(P, v, NULL), REG_NONE, e, &shape, vec);
-    }
-    P->dyn_base = saved;
-}
-
 /* ---- buffers wgmma reads ---- */
 
 /* The unswizzled byte offset of element (row, col) of a slot of sb's

@@ -764,10 +764,7 @@ static void emit_op(Ptx *P, IrOp *op) {
     case OP_MAX_CONTIGUOUS: emit_view(P, op); break;
     case OP_CONVERT_LAYOUT: ptx_convert_layout(P, op); break;
     case OP_LOAD: ptx_load(P, op); break;
-    case OP_STORE:
-        if (ir_store_by_tma(P->fn, op)) ptx_tma_store(P, op);
-        else ptx_store(P, op);
-        break;
+    case OP_STORE: ptx_store(P, op); break;
     case OP_ATOMIC:
     case OP_ATOMIC_CAS: ptx_atomic(P, op); break;
     case OP_FOR: emit_for(P, op); break;

@@ -276,9 +276,6 @@ void ptx_smem_read(Ptx *P, IrOp *op, ValId v);
 /* v's registers (its layout) to the row-major tile at the scratch start,
  * each element once */
 void ptx_smem_write(Ptx *P, IrOp *op, ValId v);
-/* v (a 2-D tile, its layout) into shared memory from base (1024-byte
- * aligned) as TMA reads a block of boxes of `swizzle` bytes a row */
-void ptx_smem_write_boxes(Ptx *P, IrOp *op, ValId v, Reg base, int swizzle);
 /* ld/st.shared's type suffix for an element (8-bit loads sign- or zero-extend) */
 const char *ptx_smem_type(ElemType e, bool is_load);
 /* histogram.c: counts in shared memory */
@@ -290,7 +287,6 @@ void ptx_gather(Ptx *P, IrOp *op);
 void ptx_mbar_init(Ptx *P, IrOp *op, bool init);   /* mbarrier_init, or mbarrier_inval */
 void ptx_mbar_wait(Ptx *P, IrOp *op);
 void ptx_tma_copy(Ptx *P, IrOp *op);
-void ptx_tma_store(Ptx *P, IrOp *op);   /* a store that ir_store_by_tma says goes by TMA */
 void ptx_tmap_create(Ptx *P, IrOp *op);
 
 /* ---- dot.c ---- */

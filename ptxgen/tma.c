@@ -77,46 +77,6 @@ void ptx_tma_copy(Ptx *P, IrOp *op) {
     need_ptx80(P);
 }
 
-/* store ptrs, value, mask, tmap, c0, c1 {tma}, by TMA: every thread
- * writes its part of the value into a staging block of shared memory
- * laid out as the map's boxes (convert.c; 1024-byte aligned, after the
- * buffers live here, as a convert's scratch) and fences its writes
- * towards the async proxy; the block meets; thread 0 stores each box with
- * cp.async.bulk.tensor (TMA writes only the parts of a box inside the
- * tensor: what the mask would let through), commits them as one bulk
- * group and waits until TMA has read the staging block; the block meets
- * again, so nothing overwrites that memory before. The pointers and the
- * mask go unused. */
-void ptx_tma_store(Ptx *P, IrOp *op) {
-    IrFunc *fn = P->fn;
-    ValId v = op->operands[1];
-    IrType t = fn->vals[v].type;
-    ElemType e = (ElemType)t.elem;
-    TmapBox box;
-    TRIC_ASSERT(t.rank == 2 && tmap_box(e, 2, t.shape, &box) && op->n_operands == 6);
-    Reg stage = ptx_scratch_addr(P, t.shape[0] * t.shape[1] * elem_bytes(e), 1024);
-    ptx_smem_write_boxes(P, op, v, stage, box.swizzle);
-    ptx_ins(P, "fence.proxy.async.shared::cta;");
-    ptx_ins(P, "bar.sync 0;");
-    const char *g = ptx_guard(P, ptx_tid0(P));
-    Reg map = ptx_regs(P, op->operands[3], NULL)[0];
-    Reg row = ptx_regs(P, op->operands[4], NULL)[0], col = ptx_regs(P, op->operands[5], NULL)[0];
-    for (int b = 0; b < box.n_boxes; b++) {
-        Reg x = col;
-        if (b) {
-            x = ptx_reg(P, RC_B32);
-            ptx_ins(P, "add.s32 %R, %R, %d;", x, col, b * box.inner);
-        }
-        int off = b * t.shape[0] * box.swizzle;
-        ptx_ins(P, "%scp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%R, {%R, %R}], [%R%s];", g, map, x, row,
-                stage, off ? arena_printf(P->arena, "+%d", off) : "");
-    }
-    ptx_ins(P, "%scp.async.bulk.commit_group;", g);
-    ptx_ins(P, "%scp.async.bulk.wait_group.read 0;", g);
-    ptx_ins(P, "bar.sync 0;");
-    need_ptx80(P);
-}
-
 /* tensormap_create dst, base, shape.., strides..: warp 0 zeroes 128 bytes
  * of shared memory, thread 0 writes the fields there (tensormap.replace:
  * dims innermost first, the rank as rank - 1, strides in bytes), warp 0

@@ -28,16 +28,6 @@ typedef struct CpCopy {
 
 #define CP_NONE UINT32_MAX
 
-/* A TMA store in flight: the box its wait_group will write, and where it
- * reads it from. */
-typedef struct BulkStore {
-    TmapFields f;
-    int64_t x, y;            /* the box's first column and row */
-    uint32_t src, bytes;     /* offset in shared memory, the box's bytes */
-    uint32_t group, thread;  /* the issuing thread and its bulk commit count then */
-    const SimIns *in;
-} BulkStore;
-
 typedef struct Cta {
     const SimLaunch *l;
     const SimModule *m;
@@ -70,12 +60,6 @@ typedef struct Cta {
     uint32_t n_mbars, cap_mbars, n_ended;
     uint64_t steps;           /* instructions run so far (%globaltimer reads them) */
     uint32_t *mbar_at, *mbar_ended;
-    /* TMA stores, only when the module has one (bulk_rd != NULL): those
-     * in flight in issue order, each thread's bulk commit_group count, and
-     * per shared byte the stores in flight that still read it */
-    BulkStore *bulk;
-    uint32_t n_bulk, cap_bulk;
-    uint32_t *bulk_commits, *bulk_rd;
 } Cta;
 
 static inline uint64_t *slot(Cta *c, uint32_t reg, uint32_t t) { return &c->regs[(size_t)reg * c->threads + t]; }
@@ -143,21 +127,16 @@ static inline uint64_t addr_of(Cta *c, const SimOpd *a, uint32_t t) {
 
 /* ---- memory ---- */
 
-/* Whether in writes memory of a space: a copy reads one space and writes
- * the other (a TMA store from shared to global, the rest the other way);
- * a fence only names its bytes. */
-static bool writes_space(const SimIns *in, uint32_t space) {
-    switch (in->op) {
-    case SO_LD: case SO_FENCE: return false;
-    case SO_CP: return (space == SM_SHARED) != (in->cp == SCP_TENSOR_STORE);
-    case SO_TENSORMAP: return !(in->tmap == STM_CP_FENCEPROXY && space == SM_SHARED);
-    default: return true;
-    }
-}
-
-/* What in does to memory of a space, for messages */
+/* What in does to memory of a space, for messages: a copy reads one space
+ * and writes the other; a fence only names its bytes. */
 static const char *access_verb(const SimIns *in, uint32_t space) {
-    return in->op == SO_FENCE ? "fences" : writes_space(in, space) ? "writes" : "reads";
+    switch (in->op) {
+    case SO_LD: return "reads";
+    case SO_FENCE: return "fences";
+    case SO_CP: return space == SM_SHARED ? "writes" : "reads";
+    case SO_TENSORMAP: return in->tmap == STM_CP_FENCEPROXY && space == SM_SHARED ? "reads" : "writes";
+    default: return "writes";
+    }
 }
 
 /* The buffer nearest to [addr, addr + n): its index, and whether the
@@ -241,25 +220,6 @@ __attribute__((noinline)) static bool cp_pending_error(Cta *c, const SimIns *in,
     return true;
 }
 
-/* A write to shared bytes that a TMA store in flight still reads: the
- * store may read them before or after, until the issuing thread's
- * cp.async.bulk.wait_group{.read} retires it (and, for other threads, a
- * bar.sync follows). */
-__attribute__((noinline)) static bool bulk_clear(Cta *c, const SimIns *in, uint32_t t, uint32_t off, uint32_t n) {
-    for (uint32_t i = 0; i < n; i++) {
-        if (!c->bulk_rd[off + i]) continue;
-        for (uint32_t k = 0; k < c->n_bulk; k++) {
-            const BulkStore *b = &c->bulk[k];
-            if (off + i >= b->src && off + i < b->src + b->bytes)
-                return error_at(c, in, t,
-                                "writes %u bytes at shared offset %u, which the TMA store at PTX line %d of thread %u "
-                                "still reads (no cp.async.bulk.wait_group has completed it)",
-                                n, off, b->in->ptx_line, b->thread);
-        }
-    }
-    return true;
-}
-
 /* An access to the 8 bytes of a live mbarrier: PTX leaves it undefined
  * until mbarrier.inval ends the barrier (its state is opaque). */
 __attribute__((noinline)) static bool mbar_clear(Cta *c, const SimIns *in, uint32_t t, uint32_t off, uint32_t n) {
@@ -303,7 +263,6 @@ static uint8_t *shared_span(Cta *c, const SimIns *in, uint32_t t, uint64_t addr,
     uint32_t off = (uint32_t)(a32 - SIM_SHARED_BASE);
     if (c->cp_owner && !cp_pending_error(c, in, t, off, n)) return NULL;
     if (c->mbar_at && !mbar_clear(c, in, t, off, n)) return NULL;
-    if (c->bulk_rd && writes_space(in, SM_SHARED) && !bulk_clear(c, in, t, off, n)) return NULL;
     return c->shared + off;
 }
 
@@ -761,37 +720,24 @@ static bool cp_issue(Cta *c, const SimIns *in, uint32_t t) {
 }
 
 static bool exec_tma(Cta *c, const SimIns *in, uint32_t t);
-static bool exec_tma_store(Cta *c, const SimIns *in, uint32_t t);
-static bool bulk_retire(Cta *c, uint32_t t, uint64_t keep);
 
-/* the bulk async-groups count only where a TMA store can be in one (a
- * kernel that builds a tensor map also commits and waits, on nothing) */
 static bool exec_cp(Cta *c, const SimIns *in, uint32_t t) {
     switch ((SimCp)in->cp) {
     case SCP_TENSOR: return exec_tma(c, in, t);
-    case SCP_TENSOR_STORE: return exec_tma_store(c, in, t);
     case SCP_COMMIT: c->cp_commits[t]++; return true;
     case SCP_WAIT_ALL: c->cp_commits[t]++; cp_retire(c, t, 0); return true;   /* commit_group; wait_group 0 */
     case SCP_WAIT_GROUP: cp_retire(c, t, (uint64_t)in->opd[0].imm); return true;
-    case SCP_BULK_COMMIT:
-        if (c->bulk_rd) c->bulk_commits[t]++;
-        return true;
-    case SCP_BULK_WAIT: return !c->bulk_rd || bulk_retire(c, t, (uint64_t)in->opd[0].imm);
+    case SCP_BULK_COMMIT: case SCP_BULK_WAIT: return true;   /* no bulk copy is ever in flight */
     default: return cp_issue(c, in, t);
     }
 }
 
-/* The kernel ends (a ret every thread takes): no copy may be in flight,
- * nor a TMA store, which could read the CTA's shared memory after the CTA
- * is gone. */
+/* The kernel ends (a ret every thread takes): no copy may be in flight. */
 static bool cp_none_pending(Cta *c, const SimIns *in) {
     for (uint32_t t = 0; c->cp_owner && t < c->threads; t++)
         if (c->cp_head[t] != CP_NONE)
             return error_at(c, in, t, "ends the kernel while the cp.async at PTX line %d is pending (no "
                             "cp.async.wait_group or wait_all completes it)", c->cp_pool[c->cp_head[t]].in->ptx_line);
-    if (c->n_bulk)
-        return error_at(c, in, c->bulk[0].thread, "ends the kernel while the TMA store at PTX line %d is in flight "
-                        "(no cp.async.bulk.wait_group completes it)", c->bulk[0].in->ptx_line);
     return true;
 }
 
@@ -800,13 +746,6 @@ static void mbar_reset(Cta *c) {
     memset(c->mbar_at, 0, sizeof(uint32_t) * (c->shared_bytes / 8 + 1));
     memset(c->mbar_ended, 0, sizeof(uint32_t) * (c->shared_bytes / 8 + 1));
     c->n_mbars = c->n_ended = 0;
-}
-
-static void bulk_reset(Cta *c) {
-    if (!c->bulk_rd) return;
-    memset(c->bulk_rd, 0, sizeof(uint32_t) * c->shared_bytes);
-    memset(c->bulk_commits, 0, sizeof(uint32_t) * c->threads);
-    c->n_bulk = 0;
 }
 
 static void cp_reset(Cta *c) {
@@ -966,67 +905,6 @@ __attribute__((noinline)) static bool exec_tma(Cta *c, const SimIns *in, uint32_
         if (!tma_row(c, in, t, &f, y + r, x, (uint32_t)dst + r * row_bytes, fill)) return false;
     why = sim_mbar_complete_tx(b, bytes);
     return !why || error_at(c, in, t, "on the mbarrier at shared offset %u %s", off, why);
-}
-
-/* ---- TMA stores ----
- * cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [map, {x, y}],
- * [src]: the box (as a copy's, the other way) from shared memory at src,
- * each byte at its swizzled absolute address, to the tensor at row y,
- * column x; elements outside the tensor are not written. The model makes
- * the store as late as PTX allows: it joins the issuing thread's open bulk
- * async-group, and only when a cp.async.bulk.wait_group{.read} of that
- * thread retires the group is the box read from shared memory (as it is
- * then) and written. Until then a write to its shared bytes is an error,
- * and so is the kernel ending. The map, the source and the coordinates
- * are checked at the issue. */
-__attribute__((noinline)) static bool exec_tma_store(Cta *c, const SimIns *in, uint32_t t) {
-    BulkStore b = {.group = c->bulk_commits[t], .thread = t, .in = in};
-    if (!tma_map(c, in, t, *slot(c, in->opd[1].reg[0], t), &b.f)) return false;
-    b.bytes = b.f.box[0] * (uint32_t)tmap_dtype_bytes(b.f.dtype) * b.f.box[1];
-    const uint8_t *src = shared_span(c, in, t, addr_of(c, &in->opd[0], t), b.bytes, 128);
-    if (!src) return false;
-    b.src = (uint32_t)(src - c->shared);
-    b.x = (int32_t)*slot(c, in->opd[2].reg[0], t);
-    b.y = (int32_t)*slot(c, in->opd[2].reg[1], t);
-    VEC_PUSH(c->a, c->bulk, c->n_bulk, c->cap_bulk, b);
-    for (uint32_t i = 0; i < b.bytes; i++) c->bulk_rd[b.src + i]++;
-    return true;
-}
-
-/* One box row to tensor row `row`: the columns inside the tensor, one
- * span of global memory (checked as st.global checks its accesses) */
-static bool bulk_row(Cta *c, const BulkStore *b, uint32_t r) {
-    const TmapFields *f = &b->f;
-    uint32_t eb = (uint32_t)tmap_dtype_bytes(f->dtype), n = f->box[0];
-    int64_t row = b->y + r, lo = b->x < 0 ? -b->x : 0;
-    int64_t hi = (int64_t)f->dims[0] - b->x < n ? (int64_t)f->dims[0] - b->x : n;
-    if (row < 0 || row >= f->dims[1] || lo >= hi) return true;
-    uint64_t at = f->address + (uint64_t)row * f->strides[0] + (uint64_t)(b->x + lo) * eb;
-    uint8_t *dst = global_span(c, b->in, b->thread, at, (uint32_t)(hi - lo) * eb, eb);
-    if (!dst) return false;
-    uint32_t from = SIM_SHARED_BASE + b->src + r * n * eb;
-    for (int64_t k = lo; k < hi; k++)
-        memcpy(dst + (k - lo) * eb, c->shared + sim_swizzle((uint32_t)f->swizzle, from + (uint32_t)k * eb) -
-               SIM_SHARED_BASE, eb);
-    return true;
-}
-
-/* wait_group{.read} keep by thread t: its stores of every committed group
- * but the `keep` newest, oldest first */
-static bool bulk_retire(Cta *c, uint32_t t, uint64_t keep) {
-    uint32_t kept = 0;
-    bool ok = true;
-    for (uint32_t k = 0; k < c->n_bulk; k++) {
-        BulkStore *b = &c->bulk[k];
-        if (b->thread != t || (uint64_t)b->group + keep >= c->bulk_commits[t]) {
-            c->bulk[kept++] = *b;
-            continue;
-        }
-        for (uint32_t r = 0; ok && r < b->f.box[1]; r++) ok = bulk_row(c, b, r);
-        for (uint32_t i = 0; i < b->bytes; i++) c->bulk_rd[b->src + i]--;
-    }
-    c->n_bulk = kept;
-    return ok;
 }
 
 /* ---- tensor maps made in the kernel ----
@@ -1231,7 +1109,6 @@ static bool run_cta(Cta *c) {
     memset(c->local, 0xAB, (size_t)m->local_bytes * c->threads);
     cp_reset(c);
     mbar_reset(c);
-    bulk_reset(c);
     c->steps = 0;
     for (uint32_t pc = 0;;) {
         const SimIns *in = &m->ins[pc];
@@ -1331,11 +1208,6 @@ bool sim_run(const SimLaunch *l, Buf *err) {
                 c.cp_head = arena_alloc(a, sizeof(uint32_t) * l->threads);
                 c.cp_tail = arena_alloc(a, sizeof(uint32_t) * l->threads);
                 c.cp_commits = arena_alloc(a, sizeof(uint32_t) * l->threads);
-            }
-        for (uint32_t i = 0; i < m.n_ins && !c.bulk_rd; i++)
-            if (m.ins[i].op == SO_CP && m.ins[i].cp == SCP_TENSOR_STORE) {
-                c.bulk_rd = arena_alloc(a, sizeof(uint32_t) * (c.shared_bytes + 1));
-                c.bulk_commits = arena_alloc(a, sizeof(uint32_t) * l->threads);
             }
         for (uint32_t i = 0; i < m.n_ins && !c.mbar_at; i++)
             if (m.ins[i].op == SO_MBARRIER || (m.ins[i].op == SO_CP && m.ins[i].cp == SCP_TENSOR))

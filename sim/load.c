@@ -524,31 +524,22 @@ static bool decode_mma(Loader *L, SimIns *in, const char *parts) {
 
 /* cp.async.bulk.tensor.2d.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes:
  * TMA's load of a box (.tile is the default mode), completing on an
- * mbarrier; cp.async.bulk.tensor.2d.global.shared::cta{.tile}.bulk_group:
- * its store, completing with the thread's bulk async-group. Other
- * dimensions, multicast and cache hints, and the other bulk copies are not
- * modelled. */
+ * mbarrier. Other dimensions, directions, multicast and cache hints, and
+ * the other bulk copies are not modelled. */
 static bool decode_bulk_tensor(Loader *L, SimIns *in, const char *parts) {
-    static const char *const forms[2][5] = {
-        {"tensor", "2d", "shared::cluster", "global", "mbarrier::complete_tx::bytes"},
-        {"tensor", "2d", "global", "shared::cta", "bulk_group"},
-    };
-    for (int f = 0; f < 2; f++) {
-        const char *p = parts;
-        size_t i = 0;
-        bool ok = true;
-        for (char *part; ok && (part = next_part(L, &p));) {
-            if (i == 4 && !strcmp(part, "tile")) continue;
-            ok = i < 5 && !strcmp(part, forms[f][i++]);
-        }
-        if (!ok || i != 5) continue;
-        in->cp = f ? SCP_TENSOR_STORE : SCP_TENSOR;
-        in->mods |= SM_SHARED | SM_GLOBAL;
-        return true;
+    static const char *const want[] = {"tensor", "2d", "shared::cluster", "global", "mbarrier::complete_tx::bytes"};
+    size_t i = 0;
+    bool ok = true;
+    for (char *part; ok && (part = next_part(L, &parts));) {
+        if (i == 4 && !strcmp(part, "tile")) continue;
+        ok = i < ARRAY_LEN(want) && !strcmp(part, want[i++]);
     }
-    return fail(L, "unknown instruction '%s' (the bulk copies modelled are cp.async.bulk.tensor.2d.shared::cluster."
-                "global.mbarrier::complete_tx::bytes and cp.async.bulk.tensor.2d.global.shared::cta.bulk_group)",
-                in->name);
+    if (!ok || i != ARRAY_LEN(want))
+        return fail(L, "unknown instruction '%s' (the bulk copy modelled is cp.async.bulk.tensor.2d.shared::cluster."
+                    "global.mbarrier::complete_tx::bytes)", in->name);
+    in->cp = SCP_TENSOR;
+    in->mods |= SM_SHARED | SM_GLOBAL;
+    return true;
 }
 
 /* cp.async.bulk.commit_group and cp.async.bulk.wait_group{.read} N: the
@@ -1135,28 +1126,26 @@ static bool parse_wgmma(Loader *L, SimIns *in, const char *s) {
 
 /* cp.async.bulk.tensor.2d [dst], [map, {x, y}], [mbar]: dst and mbar
  * shared addresses, map a 64-bit register (the tensor map's generic
- * address), x and y 32-bit registers; opd[0..3] as SimCp says. The store
- * [map, {x, y}], [src] takes no mbarrier: opd[0] is then src. */
+ * address), x and y 32-bit registers; opd[0..3] as SimCp says */
 static bool parse_tensor_copy(Loader *L, SimIns *in, const char *s) {
-    bool store = in->cp == SCP_TENSOR_STORE;
-    const char *forms = store ? "[tensor-map, {x, y}] and [src]" : "[dst], [tensor-map, {x, y}] and [mbarrier]";
     const char *semi = strrchr(s, ';');
     if (!semi) return fail(L, "expected ';' after '%s'", in->name);
     char *ops[4];
-    int n = split_operands(L, arena_strndup(L->a, s, (size_t)(semi - s)), ops, 4), at = store ? 0 : 1;
-    char *close = n == 3 - store ? strrchr(ops[at], ']') : NULL, *comma = close ? strchr(ops[at], ',') : NULL;
-    if (!close || !comma || ops[at][0] != '[' || close[1]) return fail(L, "'%s' takes %s", in->name, forms);
+    int n = split_operands(L, arena_strndup(L->a, s, (size_t)(semi - s)), ops, 4);
+    char *close = n == 3 ? strrchr(ops[1], ']') : NULL, *comma = n == 3 ? strchr(ops[1], ',') : NULL;
+    if (!close || !comma || ops[1][0] != '[' || close[1])
+        return fail(L, "'%s' takes [dst], [tensor-map, {x, y}] and [mbarrier]", in->name);
     *close = *comma = 0;
-    char *map = trimmed(L->a, ops[at] + 1, strlen(ops[at] + 1)), *xy = trimmed(L->a, comma + 1, strlen(comma + 1));
-    in->n_opd = store ? 3 : 4;
-    if (!parse_operand(L, in, ops[store ? 1 : 0], &in->opd[0]) || !parse_operand(L, in, map, &in->opd[1]) ||
-        !parse_operand(L, in, xy, &in->opd[2]) || (!store && !parse_operand(L, in, ops[2], &in->opd[3])))
+    char *map = trimmed(L->a, ops[1] + 1, strlen(ops[1] + 1)), *xy = trimmed(L->a, comma + 1, strlen(comma + 1));
+    in->n_opd = 4;
+    if (!parse_operand(L, in, ops[0], &in->opd[0]) || !parse_operand(L, in, map, &in->opd[1]) ||
+        !parse_operand(L, in, xy, &in->opd[2]) || !parse_operand(L, in, ops[2], &in->opd[3]))
         return false;
     const SimOpd *o = in->opd;
-    if (o[0].kind != SD_MEM || (!store && o[3].kind != SD_MEM) || o[1].kind != SD_REG ||
-        L->m->reg_bits[o[1].reg[0]] != 64 || o[2].kind != SD_VEC || o[2].n != 2 || L->m->reg_bits[o[2].reg[0]] != 32 ||
-        L->m->reg_bits[o[2].reg[1]] != 32)
-        return fail(L, "'%s' takes %s: addresses, a 64-bit register and two 32-bit ones", in->name, forms);
+    if (o[0].kind != SD_MEM || o[3].kind != SD_MEM || o[1].kind != SD_REG || L->m->reg_bits[o[1].reg[0]] != 64 ||
+        o[2].kind != SD_VEC || o[2].n != 2 || L->m->reg_bits[o[2].reg[0]] != 32 || L->m->reg_bits[o[2].reg[1]] != 32)
+        return fail(L, "'%s' takes [dst], [tensor-map, {x, y}] and [mbarrier]: addresses, a 64-bit register and two "
+                    "32-bit ones", in->name);
     VEC_PUSH(L->a, L->m->ins, L->m->n_ins, L->m->cap_ins, *in);
     return true;
 }
@@ -1182,7 +1171,7 @@ static bool parse_instruction(Loader *L, const char *s) {
     if (!decode_opcode(L, &in, opcode)) return false;
     if (in.op == SO_CALL) return parse_call(L, &in, s);
     if (in.op == SO_WGMMA && in.wg == SWG_MMA) return parse_wgmma(L, &in, s);
-    if (in.op == SO_CP && (in.cp == SCP_TENSOR || in.cp == SCP_TENSOR_STORE)) return parse_tensor_copy(L, &in, s);
+    if (in.op == SO_CP && in.cp == SCP_TENSOR) return parse_tensor_copy(L, &in, s);
     const char *semi = strrchr(s, ';');
     if (!semi) return fail(L, "expected ';' after '%s'", opcode);
     char *ops[8];

@@ -141,14 +141,10 @@ typedef enum SimMmaTy {
  * wait_group N, wait_all; the TMA copy
  * cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
  * [dst], [map, {x, y}], [mbar] (opd[0] dst, opd[1] the map's register,
- * opd[2] the coordinates, opd[3] the mbarrier); the TMA store
- * cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [map, {x, y}],
- * [src] (opd[0] src, opd[1], opd[2] as the copy's); and the bulk
- * async-groups' cp.async.bulk.commit_group and
- * cp.async.bulk.wait_group{.read} N */
+ * opd[2] the coordinates, opd[3] the mbarrier); and the bulk async-groups'
+ * cp.async.bulk.commit_group and cp.async.bulk.wait_group{.read} N */
 typedef enum SimCp {
-    SCP_NONE, SCP_CA, SCP_CG, SCP_COMMIT, SCP_WAIT_GROUP, SCP_WAIT_ALL, SCP_TENSOR, SCP_BULK_COMMIT, SCP_BULK_WAIT,
-    SCP_TENSOR_STORE
+    SCP_NONE, SCP_CA, SCP_CG, SCP_COMMIT, SCP_WAIT_GROUP, SCP_WAIT_ALL, SCP_TENSOR, SCP_BULK_COMMIT, SCP_BULK_WAIT
 } SimCp;
 
 /* mbarrier's forms, each .shared{::cta}.b64: init [a], count; inval [a];

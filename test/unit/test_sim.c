@@ -10,9 +10,7 @@
  *    memory example), cvt.rna.tf32.f32, cp.async's zero fill, groups and
  *    late completion, and the exact messages for what is refused; a TMA
  *    box (swizzled, NaN-filled past the tensor, negative coordinates) on
- *    an mbarrier's two phases, and what would hang or is undefined; TMA
- *    stores of boxes partly outside the tensor, completed late by their
- *    bulk group's wait, and what races or ends the kernel too early; a
+ *    an mbarrier's two phases, and what would hang or is undefined; a
  *    tensor map built in the kernel (tensormap.replace, cp_fenceproxy to
  *    global memory, both stride conventions) and used by a TMA copy, and
  *    what no map can hold.
@@ -971,9 +969,8 @@ static void test_cp_async_errors(void) {
                  "sim: PTX line 23: unknown instruction 'cp.async.ca.shared.global.L2::cache_hint' (cache policies are "
                  "not modelled)\n");
     expect_error(HEAD "\tcp.async.bulk.shared::cluster.global [%r3], [%rd2], 16;\n\tret;\n}\n", 1, 1,
-                 "sim: PTX line 23: unknown instruction 'cp.async.bulk.shared::cluster.global' (the bulk copies "
-                 "modelled are cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes and "
-                 "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group)\n");
+                 "sim: PTX line 23: unknown instruction 'cp.async.bulk.shared::cluster.global' (the bulk copy "
+                 "modelled is cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes)\n");
     expect_error(HEAD "\tcp.async.ca.global.shared [%r3], [%rd2], 8;\n\tret;\n}\n", 1, 1,
                  "sim: PTX line 23: unknown instruction 'cp.async.ca.global.shared' (cp.async.{ca,cg}.shared{::cta}."
                  "global, cp.async.commit_group, cp.async.wait_group and cp.async.wait_all are modelled)\n");
@@ -1120,72 +1117,6 @@ static void test_tma(void) {
                      (const char *const[]){"sim: PTX line 30: unknown instruction 'mbarrier.arrive.shared::cta.b64' "
                                            "(mbarrier.init, inval, arrive.expect_tx and try_wait.parity, each "
                                            ".shared{::cta}.b64, are modelled)\n", NULL});
-}
-
-#define TMA_STORE(src, xy) "\t@%p1 cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd3, " xy "], [" src "];\n"
-
-/* TMA stores, as ptxgen makes them (ptxgen/tma.c): every thread writes
- * words t (0x5000 + t) and 128 + t (0x6000 + t) of smem, fences them
- * towards the async proxy, the block meets; thread 0 stores the box at
- * smem to (x, y) and the one at smem + 512 to (x - 24, y - 5), both partly
- * outside the tensor, commits them and waits for their reads. */
-static const char tma_store_ptx[] = TMA_HEAD
-    "	shl.b32 %r9, %r3, 2;\n\tadd.u32 %r10, %r4, %r9;\n"
-    "	add.u32 %r11, %r3, 20480;\n\tst.shared.b32 [%r10], %r11;\n"
-    "	add.u32 %r12, %r3, 24576;\n\tst.shared.b32 [%r10+512], %r12;\n"
-    "	fence.proxy.async.shared::cta;\n\tbar.sync 0;\n"
-    TMA_STORE("%r4", "{%r1, %r2}")
-    "	sub.s32 %r7, %r1, 24;\n\tsub.s32 %r8, %r2, 5;\n"
-    TMA_STORE("%r4+512", "{%r7, %r8}")
-    "	@%p1 cp.async.bulk.commit_group;\n\t@%p1 cp.async.bulk.wait_group.read 0;\n\tbar.sync 0;\n"
-    "	ret;\n}\n";
-
-static void test_tma_store(void) {
-    _Alignas(16) uint32_t tensor[TMA_ROWS * TMA_COLS], out[256];
-    _Alignas(64) uint8_t map[TMAP_BYTES];
-    for (uint32_t r = 0; r < TMA_ROWS; r++)
-        for (uint32_t c = 0; c < TMA_COLS; c++) tensor[r * TMA_COLS + c] = 0x1000u * r + c + 1;
-    tma_encode_map(map, tensor, TMA_ROWS);
-    Buf err;
-    bool ok = run_tma(tma_store_ptx, out, tensor, map, 16, 4, &err);
-    CHECK_MSG(ok, "%s", buf_str(&err));
-    buf_free(&err);
-    uint32_t want[TMA_ROWS * TMA_COLS];
-    for (uint32_t r = 0; r < TMA_ROWS; r++)
-        for (uint32_t c = 0; c < TMA_COLS; c++) want[r * TMA_COLS + c] = 0x1000u * r + c + 1;
-    static const int32_t at[2][2] = {{16, 4}, {-8, -1}};   /* (x, y) of each box */
-    for (uint32_t b = 0; b < 2; b++)
-        for (uint32_t r = 0; r < 4; r++)
-            for (uint32_t c = 0; c < 32; c++) {
-                int32_t row = at[b][1] + (int32_t)r, col = at[b][0] + (int32_t)c;
-                /* the box element's smem word, swizzled by its absolute address (smem is 1024-aligned) */
-                uint32_t a = 512 * b + 128 * r + 4 * c, w = (a ^ (((a >> 7) & 7) << 4)) / 4;
-                if (row >= 0 && row < TMA_ROWS && col >= 0 && col < TMA_COLS)
-                    want[row * TMA_COLS + col] = w < 128 ? 0x5000 + w : 0x6000 + w - 128;
-            }
-    for (uint32_t k = 0; ok && k < TMA_ROWS * TMA_COLS; k++)
-        CHECK_MSG(tensor[k] == want[k], "tensor element (%u, %u): 0x%x, expected 0x%x", k / TMA_COLS, k % TMA_COLS,
-                  tensor[k], want[k]);
-    /* the staging bytes written while the store may still read them; the kernel ending before its wait; a
-     * map whose rows go past the tensor's buffer (row 6 written outside it, when the wait retires the store) */
-    expect_tma_error(TMA_HEAD TMA_STORE("%r4", "{%r1, %r2}") "\tst.shared.b32 [%r4+12], %r3;\n\tret;\n}\n", TMA_ROWS,
-                     (const char *const[]){"sim: st.shared.b32 at PTX line 31 writes 4 bytes at shared offset 12, "
-                                           "which the TMA store at PTX line 30 of thread 0 still reads (no "
-                                           "cp.async.bulk.wait_group has completed it) (thread 0 of CTA (0, 0, 0))\n",
-                                           NULL});
-    expect_tma_error(TMA_HEAD TMA_STORE("%r4", "{%r1, %r2}") "\t@%p1 cp.async.bulk.commit_group;\n"
-                     "\t@%p1 cp.async.bulk.wait_group.read 1;\n\tret;\n}\n", TMA_ROWS,
-                     (const char *const[]){"sim: ret at PTX line 33 ends the kernel while the TMA store at PTX line 30 "
-                                           "is in flight (no cp.async.bulk.wait_group completes it) (thread 0 of CTA "
-                                           "(0, 0, 0))\n", NULL});
-    expect_tma_error(TMA_HEAD TMA_STORE("%r4", "{%r1, %r2}") "\t@%p1 cp.async.bulk.commit_group;\n"
-                     "\t@%p1 cp.async.bulk.wait_group.read 0;\n\tret;\n}\n", 8,
-                     (const char *const[]){"sim: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group at PTX line 30 "
-                                           "writes 96 bytes at offset ", "outside every buffer", NULL});
-    expect_tma_error(TMA_HEAD "\t@%p1 cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd3, {%r1, %r2}], "
-                     "[%r4], [%r5];\n\tret;\n}\n", TMA_ROWS,
-                     (const char *const[]){"sim: PTX line 30: 'cp.async.bulk.tensor.2d.global.shared::cta.bulk_group' "
-                                           "takes [tensor-map, {x, y}] and [src]\n", NULL});
 }
 
 /* A tensor map built in the kernel, as ptxgen builds one (ptxgen/tma.c):
@@ -1564,7 +1495,6 @@ int main(int argc, char **argv) {
         test_cp_async();
         test_cp_async_errors();
         test_tma();
-        test_tma_store();
         test_tmap_build();
         test_cli_modes();
         test_ulp_bounds();
