@@ -130,5 +130,5 @@ def map_kernel(x_ptr, y_ptr, c_ptr, q_ptr, r_ptr, f_ptr, n, BLOCK: tl.constexpr)
 # grid: (cdiv(n, 128), 1, 1)
 # args: x = randint(-20, 20, n, i32); y = randint(1, 20, n, i32) * randsign(n); c = empty(n, i32); q = empty(n, i32); r = empty(n, i32); f = empty(n, fp32); n = 700
 # torch: c = (x > y).int() - (x < y).int(); q = torch.div(x, y, rounding_mode='trunc'); r = torch.fmod(x, y); f = torch.where(x > 2, torch.sqrt(x.float().clamp(min=0)), 2.0)
-# check: c == (x > y).astype(i32) - (x < y).astype(i32); q == np.trunc(x / y); r == np.fmod(x, y); f == np.where(x > 2, np.sqrt(np.maximum(x, 0)), 2.0)
+# check: c == (x > y).astype(np.int32) - (x < y).astype(np.int32); q == np.trunc(x / y); r == np.fmod(x, y); f == np.where(x > 2, np.sqrt(np.maximum(x, 0)), 2.0)
 # tol: f: 1e-6

@@ -59,7 +59,7 @@ def transpose_kernel(x_ptr, out_ptr, M, N, BLOCK: tl.constexpr):
 # signature: *i8:16, *i8:16, i32:16, i32:16, 64
 # num_warps: 8
 # grid: (cdiv(M, 64), cdiv(N, 64), 1)
-# args: x = randint(-128, 128, (M, N), i8); out = empty((N, M), i8); M = 100; N = 64
+# args: x = randint(-128, 128, (M, N), i8); out = empty((N, M), i8); M = 96; N = 64
 # torch: out = x.t().contiguous()
 # check: out == x.T
 # tol: 0
