@@ -7,11 +7,12 @@
  *    function's max_ulp, and special inputs must give exactly IEEE's
  *    answers. By default every 997th bit pattern and all of [1/2, 2) at a
  *    stride of 31 (where the worst cases are); F32MATH_ALL=1 runs all 2^32
- *    inputs, split over the CPUs (hours on two cores, the program being
- *    interpreted step by step), built with -O2 outside ASan, for example:
+ *    inputs, split over the CPUs (the programs run step by step: roughly
+ *    half an hour of one core, estimated), built with -O2 outside ASan, linked with
+ *    the objects (libtric.a hides these functions), for example:
  *      make && gcc -O2 -march=native -std=c11 -D_GNU_SOURCE -I. \
- *          test/unit/test_f32_math.c build/libtric.a -ldl -lm -o /tmp/f32 \
- *          && F32MATH_ALL=1 /tmp/f32
+ *          test/unit/test_f32_math.c $(find build -mindepth 2 -name '*.o') \
+ *          -ldl -lm -lpthread -o /tmp/f32 && F32MATH_ALL=1 /tmp/f32
  *    (measured when the routines were hand-written PTX with a C mirror,
  *    the same operations: log 0.8642 ulp at 0x1.476956p-1, log2 0.7762 ulp
  *    at 0x1.5bce82p+0; every special input exact, log2(2^k) = k for all k).
