@@ -514,6 +514,9 @@ static void exec_elementwise(Interp *in, IrOp *op) {
     ValId typed = op->opc == OP_SELECT ? op->operands[1] : op->operands[0];
     ElemType e = elem_of(in, typed), et = elem_of(in, r);
     int pointee = ir_type(in->fn, op->operands[0]).pointee;
+    /* an op whose PTX is a program: built once, run per element */
+    MathProg prog;
+    bool is_prog = interp_math_prog(&prog, op->opc, e);
     for (int64_t i = 0; i < n; i++) {
         uint64_t a = s[0][ns[0] == 1 ? 0 : i];
         uint64_t b = s[1] ? s[1][ns[1] == 1 ? 0 : i] : 0;
@@ -527,7 +530,7 @@ static void exec_elementwise(Interp *in, IrOp *op) {
         case OP_BITCAST: d[i] = interp_elem_bitcast(e, et, a); break;
         case OP_NEG: case OP_NOT: case OP_ABS: case OP_EXP: case OP_EXP2: case OP_LOG:
         case OP_LOG2: case OP_SQRT: case OP_RSQRT: case OP_COS: case OP_SIN:
-            d[i] = interp_elem_unary(op->opc, e, a);
+            d[i] = is_prog ? interp_elem_math(&prog, e, a) : interp_elem_unary(op->opc, e, a);
             break;
         default:
             d[i] = interp_elem_binary(op->opc, e, op->attr.i, a, b, &div_zero);

@@ -135,11 +135,15 @@ bool interp_eval(Arena *a, const InterpSetup *s, const char *text, InterpArray *
  * to *err ("out: 3 of 1024 differ; first at (5,): got 1, expected 2"). */
 bool interp_check(Arena *a, const InterpSetup *s, const char *check_text, const char *tol_text, Buf *err);
 
-/* trig.c: f32 log, cos (is_cos) or sin, and sqrt, exactly as the PTX that
- * ptxgen emits computes them (Triton's libdevice routines; sqrt as
- * sqrt.approx.ftz within its error): opt/fold folds through them too */
-float interp_log_f32(float x);
-float interp_trig_f32(bool is_cos, float x);
+/* f32 sqrt exactly as the PTX that ptxgen emits computes it (sqrt.approx.ftz,
+ * within its error): opt/fold folds through it too */
 float interp_sqrt_f32(float x);
+/* The ops whose PTX is an ir/mathfn_op.c program (f64 exp, exp2, log, log2;
+ * log, log2, cos, sin below f64): interp_math_prog builds opc's program for
+ * operands of type e (false if it has none), interp_elem_math runs it on
+ * one element, so the interpreter and folding compute the GPU's bits. */
+struct MathProg;
+bool interp_math_prog(struct MathProg *p, Opcode opc, ElemType e);
+uint64_t interp_elem_math(const struct MathProg *p, ElemType e, uint64_t a);
 
 #endif

@@ -8,9 +8,11 @@
  *   f16, bf16  add/sub/mul rounded once to the type; div, rem and the math
  *              functions run in f32 and round back
  *   f32, f64   C float / double; the .approx instructions are libm in
- *              double rounded to float (see doc/interp.md for the bounds)
+ *              double rounded to float (see doc/interp.md for the bounds);
+ *              the ops whose PTX is a program (ir/mathfn_op.c) run it
  */
 #include "scalar.h"
+#include "../ir/mathfn.h"
 
 #include <math.h>
 #include <string.h>
@@ -176,39 +178,52 @@ uint64_t interp_elem_atomic(AtomicKind kind, ElemType e, uint64_t old, uint64_t 
     }
 }
 
-/* exp as Triton lowers it (an f32 multiply, then ex2); log2 is ptxgen's
- * accurate routine, so the correctly rounded value is within its bound;
- * log, cos, sin and sqrt as the GPU computes them (trig.c) */
+/* sqrt.approx.ftz.f32: a subnormal input is its signed zero */
+float interp_sqrt_f32(float x) { return sqrtf(x != 0 && fabsf(x) < 0x1p-126f ? copysignf(0.0f, x) : x); }
+
+/* exp as Triton lowers it (an f32 multiply, then ex2); sqrt as the GPU
+ * computes it; log, log2, cos and sin are ir/mathfn_op.c's programs */
 static float f32_math(Opcode opc, float x) {
     switch (opc) {
     case OP_EXP: return (float)exp2((double)(x * 0x1.715476p+0f));
     case OP_EXP2: return (float)exp2((double)x);
-    case OP_LOG: return interp_log_f32(x);
-    case OP_LOG2: return (float)log2((double)x);
     case OP_SQRT: return interp_sqrt_f32(x);
     case OP_RSQRT: return (float)(1.0 / sqrt((double)x));
-    case OP_COS: return interp_trig_f32(true, x);
-    case OP_SIN: return interp_trig_f32(false, x);
     default: tric_unreachable();
     }
 }
 
+/* exp, exp2, log and log2 are ir/mathfn_op.c's programs */
 static double f64_math(Opcode opc, double x) {
     switch (opc) {
-    case OP_EXP: return exp(x);
-    case OP_EXP2: return exp2(x);
-    case OP_LOG: return log(x);
-    case OP_LOG2: return log2(x);
     case OP_SQRT: return sqrt(x);
     case OP_RSQRT: return 1.0 / sqrt(x);
     default: tric_unreachable();
     }
 }
 
+/* Below f64 the programs are the f32 ones (f16, bf16 widen and round back) */
+static ElemType prog_type(ElemType e) { return e == ET_F64 ? ET_F64 : ET_F32; }
+
+bool interp_math_prog(MathProg *p, Opcode opc, ElemType e) {
+    return elem_is_float(e) && mathfn_build_op(p, opc, prog_type(e));
+}
+
+uint64_t interp_elem_math(const MathProg *p, ElemType e, uint64_t a) {
+    if (e == ET_F32 || e == ET_F64) return mathfn_run(p, &a);
+    uint64_t x = scalar_f32_bits((float)scalar_float(e, a));
+    uint32_t w = (uint32_t)mathfn_run(p, &x);
+    float r;
+    memcpy(&r, &w, 4);
+    return scalar_round_bits(e, r, false);
+}
+
 static uint64_t float_unary(Opcode opc, ElemType e, uint64_t a) {
     uint64_t sign = UINT64_C(1) << (elem_bits(e) - 1);
     if (opc == OP_NEG) return a ^ sign;
     if (opc == OP_ABS) return a & ~sign;
+    MathProg p;
+    if (interp_math_prog(&p, opc, e)) return interp_elem_math(&p, e, a);
     double x = scalar_float(e, a);
     if (e == ET_F64) return scalar_f64_bits(f64_math(opc, x));
     float r = f32_math(opc, (float)x);

@@ -25,7 +25,7 @@
  *   tanh, sinh, cosh, asinh, acosh, atanh, pow, cbrt, asin, acos, atan2,
  *   exp10, log10, hypot: from those by the usual identities (below).
  * Special inputs (inf, NaN, zeros, out of domain) are selects at the end. */
-#include "mathfn.h"
+#include "mathfn_priv.h"
 
 #include <math.h>
 #include <string.h>
@@ -62,18 +62,24 @@ ElemType mathfn_result(MathFn f, ElemType e) {
 
 /* ---- the builder ---- */
 
-static int reg(MathProg *p, MType t) {
+int mathfn_reg(MathProg *p, MType t) {
     TRIC_ASSERT(p->n_regs < MP_MAX_REGS);
     p->rty[p->n_regs] = (uint8_t)t;
     return p->n_regs++;
 }
 
+void mathfn_put(MathProg *p, int d, MOp op, int a, int b, int c, uint64_t imm, int cmp, int fl) {
+    TRIC_ASSERT(p->n_ins < MP_MAX_INS);
+    p->ins[p->n_ins++] = (MIns){(uint8_t)op, (uint8_t)cmp, (uint8_t)fl, (uint16_t)d, (uint16_t)a, (uint16_t)b, (uint16_t)c, imm};
+}
+
+static int reg(MathProg *p, MType t) { return mathfn_reg(p, t); }
+
 #define TY(r) ((MType)p->rty[r])
 
 static int ins(MathProg *p, MOp op, MType t, int a, int b, int c, uint64_t imm, MathCmp cmp) {
-    TRIC_ASSERT(p->n_ins < MP_MAX_INS);
     int d = reg(p, t);
-    p->ins[p->n_ins++] = (MIns){(uint8_t)op, (uint8_t)cmp, (uint16_t)d, (uint16_t)a, (uint16_t)b, (uint16_t)c, imm};
+    mathfn_put(p, d, op, a, b, c, imm, cmp, 0);
     return d;
 }
 
@@ -955,6 +961,7 @@ static uint64_t round_integral(MOp op, MType t, uint64_t a) {
 
 /* cvt between the classes (see MO_CVT) */
 static uint64_t convert(MType to, MType from, uint64_t a) {
+    if (from == MT_B64 && to == MT_B32) return a & 0xFFFFFFFFu;   /* cvt.u32.u64 */
     if (from == MT_B32) return fbits(to, (double)(int32_t)(uint32_t)a);
     if (from == MT_B64) return fbits(to, (double)(int64_t)a);
     double x = fval(from, a);
@@ -1005,27 +1012,49 @@ static bool testp_class(MathCmp c, double x) {
     }
 }
 
+/* an f32 subnormal as the zero of its sign, as .ftz reads and writes it */
+static uint64_t ftz32(uint64_t v) { return (v & 0x7F800000u) == 0 ? v & 0x80000000u : v; }
+
+/* bfe.u32: len bits of a from bit pos (PTX takes both from 0 .. 255) */
+static uint64_t bfe32(uint64_t a, uint64_t pos, uint64_t len) {
+    pos &= 0xFF;
+    len &= 0xFF;
+    uint64_t v = pos >= 32 ? 0 : (uint32_t)a >> pos;
+    return len >= 32 ? v : v & ((UINT64_C(1) << len) - 1);
+}
+
+static uint64_t run_step(const MathProg *p, const MIns *in, MType t, MType ta, uint64_t a, uint64_t b, uint64_t c);
+
 static uint64_t run_one(const MathProg *p, const MIns *in, const uint64_t *r) {
     MType t = (MType)p->rty[in->d], ta = (MType)p->rty[in->a];
     uint64_t a = r[in->a], b = r[in->b], c = r[in->c];
+    if (!(in->fl & MI_FTZ)) return run_step(p, in, t, ta, a, b, c);
+    if (ta == MT_F32) a = ftz32(a);
+    if (p->rty[in->b] == MT_F32) b = ftz32(b);
+    if (p->rty[in->c] == MT_F32) c = ftz32(c);
+    uint64_t v = run_step(p, in, t, ta, a, b, c);
+    return t == MT_F32 ? ftz32(v) : v;
+}
+
+static uint64_t run_step(const MathProg *p, const MIns *in, MType t, MType ta, uint64_t a, uint64_t b, uint64_t c) {
     int w = t == MT_B64 || t == MT_F64 ? 64 : 32;
     uint64_t mask = w == 64 ? ~UINT64_C(0) : 0xFFFFFFFFu, sign = UINT64_C(1) << (w - 1);
     switch ((MOp)in->op) {
-    case MO_CONST: return in->imm;
+    case MO_CONST: case MO_IMM: return in->imm;
     case MO_ADD: case MO_SUB: case MO_MUL: case MO_FMA: case MO_DIV: case MO_SQRT: case MO_DIVF:
         return farith((MOp)in->op, t, a, b, c);
-    case MO_NEG: return (a ^ sign) & mask;
+    case MO_NEG: return t == MT_B32 || t == MT_B64 ? (0 - a) & mask : (a ^ sign) & mask;
     case MO_ABS: return a & ~sign & mask;
     case MO_MIN: case MO_MAX: return fminmax(t, in->op == MO_MIN, a, b);
     case MO_COPYSIGN: return (b & ~sign) | (a & sign);
     case MO_RNI: case MO_RMI: case MO_RPI: case MO_RZI: return round_integral((MOp)in->op, t, a);
     case MO_CVT: return convert(t, ta, a);
     case MO_SETP:
-        if (ta == MT_B32) {   /* b32 compares signed, b64 unsigned */
+        if (ta == MT_B32 && !(in->fl & MI_U)) {   /* b32 compares signed, b64 unsigned */
             int32_t x = (int32_t)(uint32_t)a, y = (int32_t)(uint32_t)b;
             return cmp_order((MathCmp)in->cmp, (x > y) - (x < y));
         }
-        if (ta == MT_B64) return cmp_order((MathCmp)in->cmp, (a > b) - (a < b));
+        if (ta == MT_B32 || ta == MT_B64) return cmp_order((MathCmp)in->cmp, (a > b) - (a < b));
         return cmp_float((MathCmp)in->cmp, fval(ta, a), fval(ta, b));
     case MO_TESTP: return testp_class((MathCmp)in->cmp, fval(ta, a));
     case MO_SELP: return c ? a : b;
@@ -1049,6 +1078,12 @@ static uint64_t run_one(const MathProg *p, const MIns *in, const uint64_t *r) {
     case MO_BREV: return brev(a, w);
     case MO_MULHI: return mulhi(a, b, w, in->imm != 0) & mask;
     case MO_MULLO: return (a * b) & mask;
+    case MO_MAD: return (a * b + c) & mask;
+    case MO_MULWIDE: return (a & 0xFFFFFFFFu) * (b & 0xFFFFFFFFu);
+    case MO_MADWIDE: return (a & 0xFFFFFFFFu) * (b & 0xFFFFFFFFu) + c;
+    case MO_BFE: return bfe32(a, b, c);
+    case MO_XOR: return a ^ b;
+    case MO_SPLIT: return a & 0xFFFFFFFFu;   /* the high word: mathfn_run */
     case MO_EX2A: case MO_LG2A: case MO_SINA: case MO_COSA: return approx((MOp)in->op, a);
     }
     tric_unreachable();
@@ -1060,6 +1095,10 @@ uint64_t mathfn_run(const MathProg *p, const uint64_t *args) {
         MType t = (MType)p->rty[i];
         r[i] = t == MT_B64 || t == MT_F64 ? args[i] : args[i] & 0xFFFFFFFFu;
     }
-    for (int i = 0; i < p->n_ins; i++) r[p->ins[i].d] = run_one(p, &p->ins[i], r);
+    for (int i = 0; i < p->n_ins; i++) {
+        const MIns *in = &p->ins[i];
+        if (in->op == MO_SPLIT) r[in->c] = r[in->a] >> 32;   /* before d: a may be d */
+        r[in->d] = run_one(p, in, r);
+    }
     return r[p->out];
 }

@@ -52,18 +52,37 @@ typedef enum MOp {
     MO_POPC, MO_CLZ, MO_BREV, MO_MULHI,   /* popc/clz give b32 whatever the input width */
     MO_EX2A, MO_LG2A, MO_SINA, MO_COSA, MO_DIVF,   /* f32 .approx / div.full */
     MO_MULLO,                       /* b32/b64 low half of the product */
+    /* the ops' programs (mathfn_build_op) */
+    MO_IMM,                         /* d = imm, printed in place at each use (cmp: MathImm) */
+    MO_SPLIT,                       /* d = a's low word, c (a second result) = its high word */
+    MO_MAD,                         /* b32 d = a * b + c, low half */
+    MO_MULWIDE, MO_MADWIDE,         /* b64 d = a * b (+ c), a and b u32 */
+    MO_BFE,                         /* b32 d = bits b .. b + c - 1 of a (unsigned) */
+    MO_XOR,
 } MOp;
+
+/* MIns.fl: .ftz (f32 inputs and results flushed to zero); integer type
+ * spellings: setp's b32 is s32 unless MI_U (compares unsigned) or MI_B
+ * (eq/ne); selp's b32 is s32 with MI_S */
+enum { MI_FTZ = 1, MI_U = 2, MI_B = 4, MI_S = 8 };
+
+/* how an MO_IMM integer is printed (floats: 0f/0d and their bits) */
+typedef enum MathImm { MIM_HEX, MIM_DEC, MIM_HEX8 } MathImm;
 
 typedef enum MathCmp { MC_EQ, MC_NE, MC_LT, MC_LE, MC_GT, MC_GE, MC_LTU, MC_GEU, MC_NAN, MC_INF, MC_FINITE } MathCmp;
 
 typedef struct MIns {
-    uint8_t op, cmp;
+    uint8_t op, cmp, fl;
     uint16_t d, a, b, c;
     uint64_t imm;
 } MIns;
 
 enum { MP_MAX_INS = 1400, MP_MAX_REGS = 1400 };
 
+/* Steps run in order. A register is usually written once, by the step
+ * that creates it; the ops' programs also create registers ahead of the
+ * step that writes them (ptxgen numbers its registers in creation order)
+ * and may write one again. */
 typedef struct MathProg {
     MIns ins[MP_MAX_INS];
     uint8_t rty[MP_MAX_REGS];   /* MType of each register */
@@ -74,6 +93,10 @@ typedef struct MathProg {
 
 /* The program of f at operand type e (mathfn_accepts(f, e)). */
 void mathfn_build(MathProg *p, MathFn f, ElemType e);
+/* The program of a Triton op whose code ptxgen takes from here (f64 exp,
+ * exp2, log, log2; f32 log, log2, sin, cos: ir/mathfn_op.c) at type e;
+ * false if op at e has none. One operand, register 0. */
+bool mathfn_build_op(MathProg *p, Opcode op, ElemType e);
 /* Runs p on the operands' bits (as slots: f32 in the low 32 bits); the
  * result's bits. */
 uint64_t mathfn_run(const MathProg *p, const uint64_t *args);

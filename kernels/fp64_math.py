@@ -1,7 +1,7 @@
 """
 fp64 exp, exp2, log and log2. PTX has only f32 approximations of these;
-tric writes them out in f64 (ptxgen/mathlib.c: range reduction, minimax
-polynomials, about 0.6 ulp). The ranges cover nearly the whole double range.
+tric writes them out in f64 (ir/mathfn_op.c's programs: range reduction,
+minimax polynomials, about 0.6 ulp). The ranges cover nearly the whole double range.
 
 The check compares ||out - ref|| / ||ref||, which the largest values
 dominate, so the second block multiplies each exp result by a power of

@@ -164,15 +164,22 @@ static bool fold_unary(Opcode opc, ElemType e, Konst a, Konst *out) {
         return true;
     }
     double x = a.f, r;
+    MathProg prog;
+    if ((opc == OP_EXP || opc == OP_EXP2 || opc == OP_LOG || opc == OP_LOG2) && interp_math_prog(&prog, opc, e)) {
+        /* the GPU's program (ir/mathfn_op.c), as the interpreter runs it */
+        r = elem_float_from_bits(e, interp_elem_math(&prog, e, elem_float_bits(e, x)));
+        if (isnan(r)) return false;
+        out->f = r;
+        out->i = 0;
+        return true;
+    }
     switch (opc) {
     case OP_NEG: r = -x; break;
     case OP_ABS: r = fabs(x); break;
     /* below f64, exp is ex2(x * log2(e)) with the product rounded to f32, as the GPU and interpreter do it */
-    case OP_EXP: r = e == ET_F64 ? exp(x) : exp2((double)((float)x * 0x1.715476p+0f)); break;
+    case OP_EXP: r = exp2((double)((float)x * 0x1.715476p+0f)); break;
     case OP_EXP2: r = exp2(x); break;
-    /* below f64, log and sqrt as the GPU computes them (interp/trig.c) */
-    case OP_LOG: r = e == ET_F64 ? log(x) : interp_log_f32((float)x); break;
-    case OP_LOG2: r = log2(x); break;
+    /* below f64, sqrt as the GPU computes it */
     case OP_SQRT: r = e == ET_F64 ? sqrt(x) : interp_sqrt_f32((float)x); break;
     case OP_RSQRT: r = 1.0 / sqrt(x); break;
     default: return false;

@@ -13,6 +13,7 @@
  *   i32, u32      .b32            f32 .f32,  i64 u64 ptr .b64,  f64 .f64
  */
 #include "ptx.h"
+#include "../ir/mathfn.h"
 
 #include <string.h>
 
@@ -194,30 +195,6 @@ static const OpRow optab[] = {
     {OP_MULHI, G_S64 | G_U64, 0, "mul.hi.u64 %d, %a, %b"},
 };
 
-/* Ops whose code is a function rather than a template line (mathlib.c). */
-typedef struct FnRow {
-    Opcode opc;
-    ElemType type;
-    void (*emit)(Ptx *P, Reg d, Reg a);
-} FnRow;
-
-static const FnRow fntab[] = {
-    {OP_EXP, ET_F64, ptx_math_exp},
-    {OP_EXP2, ET_F64, ptx_math_exp2},
-    {OP_LOG, ET_F64, ptx_math_log},
-    {OP_LOG2, ET_F64, ptx_math_log2},
-    {OP_LOG, ET_F32, ptx_math_log_f32},
-    {OP_LOG2, ET_F32, ptx_math_log2_f32},
-    {OP_COS, ET_F32, ptx_math_cos_f32},
-    {OP_SIN, ET_F32, ptx_math_sin_f32},
-};
-
-static const FnRow *find_fn_row(Opcode opc, ElemType e) {
-    for (size_t i = 0; i < ARRAY_LEN(fntab); i++)
-        if (fntab[i].opc == opc && fntab[i].type == e) return &fntab[i];
-    return NULL;
-}
-
 static uint32_t group_of(ElemType e) {
     switch (e) {
     case ET_I1: return G_I1;
@@ -314,13 +291,14 @@ static void emit_row(Ptx *P, const OpRow *row, ElemType e, Reg d, Reg a, Reg b) 
  * back once, as Triton does. */
 static bool via_f32(Ptx *P, IrOp *op, ElemType e, Reg d, Reg a, Reg b) {
     if (e != ET_F16 && e != ET_BF16) return false;
-    const FnRow *fr = find_fn_row(op->opc, ET_F32);
-    const OpRow *row = fr ? NULL : find_row(P, op, ET_F32);
-    if (!fr && !row) return false;
+    MathProg prog;
+    bool is_prog = mathfn_build_op(&prog, op->opc, ET_F32);
+    const OpRow *row = is_prog ? NULL : find_row(P, op, ET_F32);
+    if (!is_prog && !row) return false;
     Reg fa = ptx_to_f32(P, e, a);
     Reg fb = b ? ptx_to_f32(P, e, b) : REG_NONE;
     Reg fd = ptx_reg(P, RC_F32);
-    if (fr) fr->emit(P, fd, fa);
+    if (is_prog) ptx_math_op(P, op->opc, ET_F32, fd, fa);
     else emit_row(P, row, ET_F32, fd, fa, fb);
     from_f32(P, e, d, fd, false);
     return true;
@@ -642,11 +620,7 @@ static void emit_one(Ptx *P, IrOp *op, ElemType e, ElemType et, Reg d, Reg a, Re
     default: break;
     }
     if (ptx_try_divrem_const(P, op, e, d, a)) return;
-    const FnRow *fr = find_fn_row(op->opc, e);
-    if (fr) {
-        fr->emit(P, d, a);
-        return;
-    }
+    if (ptx_math_op(P, op->opc, e, d, a)) return;
     const OpRow *row = find_row(P, op, e);
     if (row) emit_row(P, row, e, d, a, b);
     else if (!via_f32(P, op, e, d, a, b)) unsupported(P, op, e);

@@ -165,34 +165,12 @@ void ptx_norm8(Ptx *P, ElemType e, Reg d, Reg a);   /* re-extend an 8-bit value 
 Reg ptx_to_f32(Ptx *P, ElemType e, Reg a);          /* f16/bf16 -> f32 (exact) */
 Reg ptx_f8_to_f16(Ptx *P, ElemType e, Reg a);       /* fp8 -> f16 (exact; sm_89+) */
 
-/* ---- mathlib.c ----
- * fp64 exp, exp2, log, log2 and fp32 log, log2 (what Triton takes from
- * libdevice) as straight-line code: d = f(a), both f64 (f32) registers. The
- * constants are shared with the C references in test/unit/test_f64_math.c
- * and test/unit/test_f32_math.c (fp32 log: libdevice's logf, constants in
- * base/trig.h, mirrored by interp/trig.c). */
-void ptx_math_exp(Ptx *P, Reg d, Reg a);
-void ptx_math_exp2(Ptx *P, Reg d, Reg a);
-void ptx_math_log(Ptx *P, Reg d, Reg a);
-void ptx_math_log2(Ptx *P, Reg d, Reg a);
-void ptx_math_log_f32(Ptx *P, Reg d, Reg a);
-void ptx_math_log2_f32(Ptx *P, Reg d, Reg a);
-/* trig.c: f32 cos and sin (libdevice's sinf/cosf, mirrored by interp/trig.c) */
-void ptx_math_cos_f32(Ptx *P, Reg d, Reg a);
-void ptx_math_sin_f32(Ptx *P, Reg d, Reg a);
-/* mathprog.c: the `math` op's function fn (a MathFn) at operand type e */
+/* ---- mathprog.c ----
+ * the `math` op's function fn (a MathFn) at operand type e */
 void ptx_math_fn(Ptx *P, int fn, ElemType e, Reg d, const Reg *args);
-typedef struct PtxMathConsts {
-    double l2e, l2e_lo;            /* log2(e) = l2e + l2e_lo */
-    double ln2, ln2_lo;            /* ln 2 = ln2 + ln2_lo */
-    double ln2_hi42, ln2_lo42;     /* ln 2 again, the high part with 42 bits (k * it is exact) */
-    double exp_poly[11];           /* (e^r - 1 - r) / r^2 ~ sum exp_poly[i] r^i, |r| <= 0.3466 */
-    double log_poly[8];            /* (2 atanh(s)/s - 2) / z ~ sum log_poly[i] z^i, z = s^2 <= 0.02944 */
-    /* f32 */
-    float l2e_f, l2e_f_lo;         /* log2(e) = l2e_f + l2e_f_lo */
-    float log2f_poly[10];          /* (log2(1+f) - f log2(e) + f^2/2) / f^2, the same way */
-} PtxMathConsts;
-extern const PtxMathConsts ptx_math_consts;
+/* d = opc(a) for the ops whose code is a program (ir/mathfn_op.c: f64 exp,
+ * exp2, log, log2; f32 log, log2, sin, cos); false if opc at e has none */
+bool ptx_math_op(Ptx *P, Opcode opc, ElemType e, Reg d, Reg a);
 
 /* ---- memory.c ---- */
 void ptx_load(Ptx *P, IrOp *op);

@@ -5,8 +5,8 @@
  *   memory.c    loads and stores (vectorized, masked, cache modifiers)
  *   convert.c   convert_layout through shared memory
  *   reduce.c    reduce: registers, warp shuffles, shared memory across warps
- *   mathlib.c   fp64 exp, exp2, log, log2 (range reduction + minimax polynomials)
- *   trig.c      f32 cos, sin (Payne-Hanek reduction + f64 polynomials)
+ *   mathprog.c  math functions as ir/mathfn programs: the `math` op, f64
+ *               exp, exp2, log, log2, f32 log, log2, sin, cos
  *   dot.c       dot: mma.sync (f16, bf16, tf32, i8, fp8) or FMAs
  */
 #ifndef TRIC_PTXGEN_H

@@ -230,11 +230,10 @@ static void diff_free(Diff *d) {
 /* ---- the simulated PTX against the interpreter ---- */
 
 /* GPU math the simulator models by the interpreter's own C functions agrees
- * bit for bit, and so do f32 log, cos and sin (interp/trig.c repeats the
- * PTX's operations); what differs is ptxgen's own routines (f32 log2 and
- * f64 exp/exp2/log/log2 in mathlib.c, within 1 ulp) against libm (within
- * 1 ulp as well): 2 ulp apart at most, counted in the type the approximate op
- * computes in (below). */
+ * bit for bit, and so do ir/mathfn_op.c's programs (f32 log, log2, cos,
+ * sin, f64 exp/exp2/log/log2), which both run; what differs is the
+ * .approx instructions against libm: 2 ulp apart at most, counted in the
+ * type the approximate op computes in (below). */
 #ifndef DIFF_SIM_ULPS
 #define DIFF_SIM_ULPS 2
 #endif

@@ -1,4 +1,4 @@
-/* Straight-line PTX from one of ptxgen's emitters (mathlib.c's routines,
+/* Straight-line PTX from one of ptxgen's emitters (mathprog.c's programs,
  * divconst.c's division by a constant), run on the PTX simulator (sim/):
  * snip_build wraps the code into a small .entry kernel, in which thread i
  * loads its inputs from in[i * n_in ...] (one 8-byte slot each, the
@@ -129,7 +129,7 @@ static inline bool snip_run(const Snippet *s, const uint64_t *in, uint64_t *out,
     return ok;
 }
 
-/* A unary emitter d = f(a), as mathlib.c's, for snip_build */
+/* A unary emitter d = f(a), for snip_build */
 typedef struct SnipUnary {
     void (*fn)(Ptx *P, Reg d, Reg a);
 } SnipUnary;

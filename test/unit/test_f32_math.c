@@ -1,29 +1,31 @@
-/* fp32 log and log2 (ptxgen/mathlib.c).
+/* fp32 log and log2 (ir/mathfn_op.c's programs).
  *
- * 1. The algorithm in C, operation for operation as mathlib.c writes it in
- *    PTX (for log: libdevice's logf, interp/trig.c's interp_log_f32 with
- *    .ftz modelled; for log2: fmaf from math.h, float arithmetic rounding
- *    at each step, the same constants), measured against libm's double log
- *    and log2 (their error, ~2^-53 relative, is ~2^-29 of an f32 ulp): the
- *    maximum error in ulps must stay under the function's max_ulp, and
- *    special inputs must give exactly IEEE's answers. By default every 997th bit pattern and all of [1/2, 2) at a
+ * 1. The programs, run in C (mathfn_run, what the interpreter and constant
+ *    folding compute; for log: libdevice's logf with its .ftz steps), measured
+ *    against libm's double log and log2 (their error, ~2^-53 relative, is
+ *    ~2^-29 of an f32 ulp): the maximum error in ulps must stay under the
+ *    function's max_ulp, and special inputs must give exactly IEEE's
+ *    answers. By default every 997th bit pattern and all of [1/2, 2) at a
  *    stride of 31 (where the worst cases are); F32MATH_ALL=1 runs all 2^32
- *    inputs, split over the CPUs: 80 s on two cores, built with -O2
- *    outside ASan, for example:
+ *    inputs, split over the CPUs (the programs run step by step: roughly
+ *    half an hour of one core, estimated), built with -O2 outside ASan, linked with
+ *    the objects (libtric.a hides these functions), for example:
  *      make && gcc -O2 -march=native -std=c11 -D_GNU_SOURCE -I. \
- *          test/unit/test_f32_math.c build/libtric.a -ldl -lm -o /tmp/f32 \
- *          && F32MATH_ALL=1 /tmp/f32
- *    (measured: log 0.8642 ulp at 0x1.476956p-1, log2 0.7762 ulp at
- *    0x1.5bce82p+0; every special input exact, log2(2^k) = k for all k).
- * 2. The PTX text mathlib.c writes runs on the PTX simulator (sim/, in a
- *    kernel of one thread per input: sim_snippet.h) and must agree with the
- *    C version bit for bit, on the special inputs and a strided subset of
- *    all bit patterns (2^24 of them spread over every exponent with
- *    F32MATH_DENSE=1), and for log also on a stride of tl.randn's inputs
- *    [1e-7, 1).
+ *          test/unit/test_f32_math.c $(find build -mindepth 2 -name '*.o') \
+ *          -ldl -lm -lpthread -o /tmp/f32 && F32MATH_ALL=1 /tmp/f32
+ *    (measured when the routines were hand-written PTX with a C mirror,
+ *    the same operations: log 0.8642 ulp at 0x1.476956p-1, log2 0.7762 ulp
+ *    at 0x1.5bce82p+0; every special input exact, log2(2^k) = k for all k).
+ * 2. The PTX text ptxgen prints for the programs runs on the PTX simulator
+ *    (sim/, in a kernel of one thread per input: sim_snippet.h) and must
+ *    agree with mathfn_run bit for bit, on the special inputs and a
+ *    strided subset of all bit patterns (2^24 of them spread over every
+ *    exponent with F32MATH_DENSE=1), and for log also on a stride of
+ *    tl.randn's inputs [1e-7, 1).
  */
 #include "base/base.h"
 #include "ir/ir.h"
+#include "ir/mathfn.h"
 #include "ptxgen/ptx.h"
 #include "interp/interp.h"
 #include "sim_snippet.h"
@@ -44,50 +46,19 @@
 #define MAX_ULP_LOG 0.88
 #define MAX_ULP_LOG2 0.8
 
-#define K (&ptx_math_consts)
+/* ---- 1. the programs, run in C ---- */
 
-/* ---- 1. the algorithm in C, as mathlib.c emits it ---- */
+static MathProg prog_log, prog_log2;
 
-typedef struct Parts {
-    float k, f, f2, hf, p;
-} Parts;
-
-static Parts log_parts(float x, const float *c) {
-    bool sub = x < 0x1p-126f;
-    float xm = x * 0x1p23f;
-    float xs = sub ? xm : x;
-    uint32_t base = sub ? 0x3F2AAAABu + (23u << 23) : 0x3F2AAAABu;
-    uint32_t t = sn_bits32(xs) - base;
-    int32_t k = (int32_t)t >> 23;   /* shr.s32 is arithmetic, as gcc's >> */
-    float m = sn_f32((t & 0x007FFFFFu) + 0x3F2AAAABu);
-    Parts o;
-    o.k = (float)k;
-    o.f = m + -1.0f;
-    o.f2 = o.f * o.f;
-    o.hf = o.f * -0.5f;
-    float p = fmaf(o.f, c[9], c[8]);
-    for (int i = 7; i >= 0; i--) p = fmaf(p, o.f, c[i]);
-    o.p = p;
-    return o;
+static float run_prog(const MathProg *p, float x) {
+    uint64_t a = sn_bits32(x);
+    return sn_f32(mathfn_run(p, &a));
 }
 
-static float log_special(float x, float y) {
-    float y1 = x < INFINITY ? y : x;
-    float z = x == 0.0f ? -INFINITY : sn_f32(0x7FFFFFFFu);
-    return x <= 0.0f ? z : y1;
-}
-
-static float log_small(Parts l, float lo) { return fmaf(l.hf, l.f, fmaf(l.f2, l.p, lo)); }
-
-static float ref_log2(float x) {
-    Parts l = log_parts(x, K->log2f_poly);
-    float ph = l.f * K->l2e_f;
-    float npl = fmaf(l.f, -K->l2e_f, ph);
-    float hi = l.k + ph, u = hi - l.k, err = ph - u;
-    float t = err - npl;
-    float lo = fmaf(l.f, K->l2e_f_lo, t);
-    return log_special(x, hi + log_small(l, lo));
-}
+static float ref_log(float x) { return run_prog(&prog_log, x); }
+static float ref_log2(float x) { return run_prog(&prog_log2, x); }
+static void emit_log(Ptx *P, Reg d, Reg a) { ptx_math_op(P, OP_LOG, ET_F32, d, a); }
+static void emit_log2(Ptx *P, Reg d, Reg a) { ptx_math_op(P, OP_LOG2, ET_F32, d, a); }
 
 typedef struct Fn {
     const char *name;
@@ -98,8 +69,8 @@ typedef struct Fn {
 } Fn;
 
 static const Fn fns[] = {
-    {"log", interp_log_f32, log, ptx_math_log_f32, MAX_ULP_LOG},
-    {"log2", ref_log2, log2, ptx_math_log2_f32, MAX_ULP_LOG2},
+    {"log", ref_log, log, emit_log, MAX_ULP_LOG},
+    {"log2", ref_log2, log2, emit_log2, MAX_ULP_LOG2},
 };
 
 /* ---- measuring ---- */
@@ -268,7 +239,7 @@ static void test_special(void) {
     for (int e = -149; e <= 127; e++) expect(l2, ldexpf(1.0f, e), (float)e);
 }
 
-/* ---- 2. executing mathlib.c's PTX ---- */
+/* ---- 2. executing the programs' PTX ---- */
 
 static void test_ptx_text(void) {
     /* 65521, a prime: every exponent, many mantissas; 2^24 with F32MATH_DENSE */
@@ -287,13 +258,15 @@ static void test_ptx_randn_range(void) {
     float *xs = malloc(n * sizeof *xs);
     for (size_t i = 0; i < n; i++) xs[i] = sn_f32(lo + (uint32_t)i * step);
     /* the specials argument takes them all; a step of 2^32 adds one more (0) */
-    if (!snip_check_f32_unary("log", ptx_math_log_f32, interp_log_f32, true, xs, n, UINT64_C(1) << 32,
+    if (!snip_check_f32_unary("log", emit_log, ref_log, true, xs, n, UINT64_C(1) << 32,
                               "F32MATH_DUMP"))
         failures++;
     free(xs);
 }
 
 int main(void) {
+    CHECK(mathfn_build_op(&prog_log, OP_LOG, ET_F32));
+    CHECK(mathfn_build_op(&prog_log2, OP_LOG2, ET_F32));
     test_special();
     test_accuracy();
     test_ptx_text();

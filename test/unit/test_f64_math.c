@@ -1,23 +1,24 @@
-/* fp64 exp, exp2, log, log2 (ptxgen/mathlib.c).
+/* fp64 exp, exp2, log, log2 (ir/mathfn_op.c's programs).
  *
- * 1. The algorithm in C, operation for operation as mathlib.c writes it in
- *    PTX (fma() from math.h, the same constants), measured against long
- *    double (expl, exp2l, logl, log2l) over millions of inputs across the
- *    whole range: the maximum error in ulps must stay under the bound below.
+ * 1. The programs, run in C (mathfn_run, what the interpreter and constant
+ *    folding compute), measured against long double (expl, exp2l, logl,
+ *    log2l) over millions of inputs across the whole range: the maximum
+ *    error in ulps must stay under the bound below.
  * 2. Special inputs: overflow, underflow and subnormal results, infinities,
  *    NaN, zeros, negatives, subnormal inputs, exact cases (log 1 = 0).
- * 3. The PTX text mathlib.c writes runs on the PTX simulator (sim/, in a
- *    kernel of one thread per input: sim_snippet.h), and must agree with
- *    the C version bit for bit, so what 1 and 2 measure is what the GPU
- *    runs.
+ * 3. The PTX text ptxgen prints for the programs runs on the PTX simulator
+ *    (sim/, in a kernel of one thread per input: sim_snippet.h), and must
+ *    agree with mathfn_run bit for bit, so what 1 and 2 measure is what the
+ *    GPU runs.
  * 4. rsqrt, which optab.c writes as sqrt.rn.f64 then rcp.rn.f64 (two
  *    correct roundings; C's sqrt and 1.0 / are the same operations): its
  *    error against long double stays under MAX_ULP_RSQRT.
  *
- * F64MATH_N=<inputs per class> runs more (default 1000000 for 1, 1/8 of it for 3).
+ * F64MATH_N=<inputs per class> runs more (default 500000 for 1, 1/8 of it for 3).
  */
 #include "base/base.h"
 #include "ir/ir.h"
+#include "ir/mathfn.h"
 #include "ptxgen/ptx.h"
 #include "sim_snippet.h"
 #include "check.h"
@@ -40,147 +41,25 @@
 #define MAX_ULP_RSQRT 1.5
 #define MAX_ULP_SUBNORMAL 0.85
 
-/* ---- 1. the algorithm in C, as mathlib.c emits it ---- */
+/* ---- 1. the programs, run in C ---- */
 
-#define K (&ptx_math_consts)
+static const Opcode fn_ops[4] = {OP_EXP, OP_EXP2, OP_LOG, OP_LOG2};
+static MathProg progs[4];
 
-/* cvt.rni.s32.f64: nearest even, saturating, NaN -> 0 */
-static int32_t cvt_rni_s32(double t) {
-    if (isnan(t)) return 0;
-    if (t >= 2147483647.0) return INT32_MAX;
-    if (t <= -2147483648.0) return INT32_MIN;
-    return (int32_t)rint(t);
+static double run_prog(int fi, double x) {
+    uint64_t a = sn_bits64(x);
+    return sn_f64(mathfn_run(&progs[fi], &a));
 }
 
-/* setp.gt + selp, setp.lt + selp: NaN goes through */
-static double clamp(double x, double lo, double hi) {
-    double t = x > hi ? hi : x;
-    return t < lo ? lo : t;
-}
+static double ref_exp(double x) { return run_prog(0, x); }
+static double ref_exp2(double x) { return run_prog(1, x); }
+static double ref_log(double x) { return run_prog(2, x); }
+static double ref_log2(double x) { return run_prog(3, x); }
 
-/* mad.lo.s32 hi, e, 1 << 20, 1023 << 20; mov.b64 d, {0, hi} */
-static double pow2(int32_t e) {
-    uint32_t hi = (uint32_t)e * 1048576u + 1072693248u;
-    return sn_f64((uint64_t)hi << 32);
-}
-
-static void fast_two_sum(double a, double b, double *s, double *err) {
-    *s = a + b;
-    double u = *s - a;
-    *err = b - u;
-}
-
-static double exp_finish(int32_t k, double rh, double rl) {
-    const double *c = K->exp_poly;
-    double r, dr;
-    fast_two_sum(rh, rl, &r, &dr);
-    double lin = fma(dr, r, dr);
-    double r2 = r * r;
-    double p = fma(r, c[10], c[9]);
-    for (int i = 8; i >= 0; i--) p = fma(p, r, c[i]);
-    double q = fma(r2, p, lin);
-    double h, l;
-    fast_two_sum(r, q, &h, &l);
-    double t = h + 1.0;
-    double u = t - 1.0;
-    double tl = h - u;
-    double lo = tl + l;
-    double z = t + lo;
-    int32_t k1 = k >> 1, k2 = k - k1;   /* shr.s32 is arithmetic, as gcc's >> */
-    double s1 = pow2(k1), s2 = pow2(k2);
-    double y = z * s1;
-    return y * s2;
-}
-
-static double ref_exp(double a) {
-    double x = clamp(a, -746.0, 710.0);
-    double t = x * K->l2e;
-    double kd = rint(t);
-    int32_t k = cvt_rni_s32(t);
-    double rh = fma(kd, -K->ln2, x);
-    double rl = kd * -K->ln2_lo;
-    return exp_finish(k, rh, rl);
-}
-
-static double ref_exp2(double a) {
-    double x = clamp(a, -1080.0, 1025.0);
-    double kd = rint(x);
-    int32_t k = cvt_rni_s32(x);
-    double r = x - kd;
-    double rh = r * K->ln2;
-    double err = fma(r, K->ln2, -rh);
-    double rl = fma(r, K->ln2_lo, err);
-    return exp_finish(k, rh, rl);
-}
-
-typedef struct Parts {
-    int32_t k;
-    double hi, lo;
-} Parts;
-
-static Parts log_parts(double x) {
-    const double *c = K->log_poly;
-    bool sub = x < 0x1p-1022;
-    double xm = x * 0x1p54;
-    double xs = sub ? xm : x;
-    int32_t adj = sub ? -54 : 0;
-    uint64_t u = sn_bits64(xs);
-    uint32_t lo = (uint32_t)u, hi = (uint32_t)(u >> 32);
-    int32_t t = (int32_t)(hi - 1072079006u);
-    Parts o;
-    o.k = (t >> 20) + adj;
-    uint32_t mhi = hi - ((uint32_t)t & 0xFFF00000u);
-    double m = sn_f64((uint64_t)mhi << 32 | lo);
-    double f = m + -1.0;
-    double den = f + 2.0;
-    double s = f / den;
-    double z = s * s;
-    double h = fma(z, c[7], c[6]);
-    for (int i = 5; i >= 0; i--) h = fma(h, z, c[i]);
-    double r = z * h;
-    double hf = f * 0.5;
-    double hfsq = hf * f;
-    double sum = hfsq + r;
-    double corr = s * sum;
-    double nhf = f * -0.5;
-    double sq = nhf * f;
-    double sql = fma(nhf, f, -sq);
-    double l;
-    fast_two_sum(f, sq, &o.hi, &l);
-    double small = sql + corr;
-    o.lo = l + small;
-    return o;
-}
-
-static double log_special(double x, double y) {
-    double y1 = x == INFINITY ? INFINITY : y;
-    double y2 = x == 0.0 ? -INFINITY : y1;
-    return x < 0.0 || isnan(x) ? sn_f64(0x7FFFFFFFFFFFFFFFull) : y2;
-}
-
-static double ref_log(double x) {
-    Parts l = log_parts(x);
-    double kd = (double)l.k;
-    double kh = kd * K->ln2_hi42;
-    double s, err;
-    fast_two_sum(kh, l.hi, &s, &err);
-    double t0 = fma(kd, K->ln2_lo42, err);
-    double t = t0 + l.lo;
-    return log_special(x, s + t);
-}
-
-static double ref_log2(double x) {
-    Parts l = log_parts(x);
-    double kd = (double)l.k;
-    double ph = l.hi * K->l2e;
-    double pl0 = fma(l.hi, K->l2e, -ph);
-    double pl1 = fma(l.hi, K->l2e_lo, pl0);
-    double pl = fma(l.lo, K->l2e, pl1);
-    double s, err;
-    fast_two_sum(kd, ph, &s, &err);
-    double t = err + pl;
-    return log_special(x, s + t);
-}
+static void emit_exp(Ptx *P, Reg d, Reg a) { ptx_math_op(P, OP_EXP, ET_F64, d, a); }
+static void emit_exp2(Ptx *P, Reg d, Reg a) { ptx_math_op(P, OP_EXP2, ET_F64, d, a); }
+static void emit_log(Ptx *P, Reg d, Reg a) { ptx_math_op(P, OP_LOG, ET_F64, d, a); }
+static void emit_log2(Ptx *P, Reg d, Reg a) { ptx_math_op(P, OP_LOG2, ET_F64, d, a); }
 
 /* ---- measuring ---- */
 
@@ -192,10 +71,10 @@ typedef struct Fn {
 } Fn;
 
 static const Fn fns[] = {
-    {"exp", ref_exp, expl, ptx_math_exp},
-    {"exp2", ref_exp2, exp2l, ptx_math_exp2},
-    {"log", ref_log, logl, ptx_math_log},
-    {"log2", ref_log2, log2l, ptx_math_log2},
+    {"exp", ref_exp, expl, emit_exp},
+    {"exp2", ref_exp2, exp2l, emit_exp2},
+    {"log", ref_log, logl, emit_log},
+    {"log2", ref_log2, log2l, emit_log2},
 };
 
 /* |got - want| in ulps of the double nearest want (ulp 2^-1074 for
@@ -276,7 +155,7 @@ static const Class classes[][4] = {   /* per entry of fns */
 static long n_inputs(void) {
     const char *s = getenv("F64MATH_N");
     long n = s ? atol(s) : 0;
-    return n > 0 ? n : 1000000;
+    return n > 0 ? n : 500000;
 }
 
 static void test_accuracy(void) {
@@ -396,7 +275,7 @@ static void test_special(void) {
     }
 }
 
-/* ---- 3. executing mathlib.c's PTX (on the simulator) ---- */
+/* ---- 3. executing the programs' PTX (on the simulator) ---- */
 
 static double special_inputs[] = {
     0.0, -0.0, 1.0, -1.0, 2.0, 0.5, 3.0, 10.0, 0x1p-1074, -0x1p-1074, 0x1p-1022, 0x1p-1030,
@@ -481,6 +360,7 @@ static void test_rsqrt(void) {
 }
 
 int main(void) {
+    for (int fi = 0; fi < 4; fi++) CHECK(mathfn_build_op(&progs[fi], fn_ops[fi], ET_F64));
     test_special();
     test_accuracy();
     test_ptx_text();

@@ -712,7 +712,7 @@ static bool ew_expected(Opcode opc, ElemType e) {
     case OP_MIN: case OP_MAX: case OP_NEG: case OP_ABS: return i || f;
     case OP_AND: case OP_OR: case OP_XOR: case OP_NOT: return i || b;
     case OP_SHL: case OP_SHR: return i;
-    case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2:   /* f64: ptxgen/mathlib.c */
+    case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2:   /* f64: ir/mathfn_op.c's programs */
     case OP_SQRT: case OP_RSQRT: return f;
     case OP_CMP: case OP_SELECT: return true;
     default: return false;

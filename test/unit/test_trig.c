@@ -1,16 +1,17 @@
-/* f32 cos and sin (ptxgen/trig.c, libdevice's cosf/sinf, mirrored by
- * interp/trig.c):
- *  1. the interpreter's C routine against libm's double sin/cos, on special
- *     inputs and a spread of 2^32 / 8191 bit patterns (every exponent, many
- *     mantissas): within MAX_ULP of the exact value everywhere (subnormal
- *     inputs flush: sin gives the zero of x's sign, cos 1);
- *  2. the emitted PTX text on the PTX simulator, bit for bit equal to the C
- *     routine (so the interpreter and the GPU agree exactly), on the
- *     special inputs, a stride of all bit patterns (2^24 of them spread
+/* f32 cos and sin (ir/mathfn_op.c's programs: libdevice's cosf/sinf):
+ *  1. the programs run in C (mathfn_run, what the interpreter computes)
+ *     against libm's double sin/cos, on special inputs and a spread of
+ *     2^32 / 8191 bit patterns (every exponent, many mantissas): within
+ *     MAX_ULP of the exact value everywhere (subnormal inputs flush: sin
+ *     gives the zero of x's sign, cos 1);
+ *  2. the PTX text ptxgen prints for them on the PTX simulator, bit for bit
+ *     equal to mathfn_run (so the interpreter and the GPU agree exactly), on
+ *     the special inputs, a stride of all bit patterns (2^24 of them spread
  *     over every exponent with TRIG_DENSE=1) and a stride of tl.randn's
  *     arguments [0, 2pi).
  * TRIG_ALL=1 runs part 1 over all 2^32 inputs. */
 #include "interp/interp.h"
+#include "ir/mathfn.h"
 #include "sim_snippet.h"
 
 #include <float.h>
@@ -29,6 +30,16 @@ static const float special_inputs[] = {
     16777216.0f, 1e10f, 1.7e19f, 2.5e30f, 1e38f, FLT_MAX, -FLT_MAX, INFINITY, -INFINITY, NAN,
 };
 
+static MathProg prog_cos, prog_sin;
+
+static float trig(bool is_cos, float x) {
+    uint64_t a = sn_bits32(x);
+    return sn_f32(mathfn_run(is_cos ? &prog_cos : &prog_sin, &a));
+}
+
+static void emit_cos(Ptx *P, Reg d, Reg a) { ptx_math_op(P, OP_COS, ET_F32, d, a); }
+static void emit_sin(Ptx *P, Reg d, Reg a) { ptx_math_op(P, OP_SIN, ET_F32, d, a); }
+
 typedef struct Fn {
     const char *name;
     bool is_cos;
@@ -36,8 +47,8 @@ typedef struct Fn {
 } Fn;
 
 static const Fn fns[] = {
-    {"cos", true, ptx_math_cos_f32},
-    {"sin", false, ptx_math_sin_f32},
+    {"cos", true, emit_cos},
+    {"sin", false, emit_sin},
 };
 
 /* libm in double; a subnormal x is flushed to its signed zero first */
@@ -46,10 +57,10 @@ static double libm_exact(bool is_cos, float x) {
     return is_cos ? cos(d) : sin(d);
 }
 
-/* ---- 1. the C routine against libm ---- */
+/* ---- 1. the programs in C against libm ---- */
 
 static void check_one(const Fn *f, float x, long *inexact, double *worst, float *worst_x) {
-    float got = interp_trig_f32(f->is_cos, x);
+    float got = trig(f->is_cos, x);
     double exact = libm_exact(f->is_cos, x);
     if (isnan(exact) || isnan(got)) {
         if (isnan(exact) != isnan(got) && failures++ < 10) printf("%s(%a) = %a, libm %a\n", f->name, x, got, exact);
@@ -81,19 +92,19 @@ static void test_accuracy(void) {
                worst, worst_x);
     }
     /* exact values the routine must give */
-    if (interp_trig_f32(false, -0.0f) != 0.0f || !signbit(interp_trig_f32(false, -0.0f)) ||
-        interp_trig_f32(true, 0.0f) != 1.0f || interp_trig_f32(false, 0x1p-149f) != 0.0f ||
-        signbit(interp_trig_f32(false, 0x1p-149f)) || !signbit(interp_trig_f32(false, -0x1p-149f)) ||
-        interp_trig_f32(true, -0x1p-149f) != 1.0f) {
+    if (trig(false, -0.0f) != 0.0f || !signbit(trig(false, -0.0f)) ||
+        trig(true, 0.0f) != 1.0f || trig(false, 0x1p-149f) != 0.0f ||
+        signbit(trig(false, 0x1p-149f)) || !signbit(trig(false, -0x1p-149f)) ||
+        trig(true, -0x1p-149f) != 1.0f) {
         printf("sin(-0), cos(0), sin(+-tiny) or cos(tiny) wrong\n");
         failures++;
     }
 }
 
-/* ---- 2. executing trig.c's PTX ---- */
+/* ---- 2. executing the programs' PTX ---- */
 
-static float cos_model(float x) { return interp_trig_f32(true, x); }
-static float sin_model(float x) { return interp_trig_f32(false, x); }
+static float cos_model(float x) { return trig(true, x); }
+static float sin_model(float x) { return trig(false, x); }
 
 static void test_ptx_text(void) {
     uint64_t step = getenv("TRIG_DENSE") ? 256 : 131071;
@@ -118,6 +129,10 @@ static void test_ptx_randn_range(void) {
 }
 
 int main(void) {
+    if (!mathfn_build_op(&prog_cos, OP_COS, ET_F32) || !mathfn_build_op(&prog_sin, OP_SIN, ET_F32)) {
+        printf("no sin/cos program\n");
+        return 1;
+    }
     test_accuracy();
     test_ptx_text();
     test_ptx_randn_range();
