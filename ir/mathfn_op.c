@@ -181,6 +181,19 @@ static int pow2(MathProg *p, int e) {
     return d;
 }
 
+/* c[top] x^top + ... + c[0] by Horner's rule in f64 fmas, the highest
+ * coefficient first */
+static int horner(MathProg *p, int x, const double *c, int top) {
+    int h = f64r(p);
+    put(p, MO_FMA, 0, h, x, kd(p, c[top]), kd(p, c[top - 1]));
+    for (int i = top - 2; i >= 0; i--) {
+        int n = f64r(p);
+        put(p, MO_FMA, 0, n, h, x, kd(p, c[i]));
+        h = n;
+    }
+    return h;
+}
+
 /* 2^k e^(rh + rl): the second half of exp and exp2 */
 static int exp_finish(MathProg *p, int k, int rh, int rl) {
     const double *c = EXP_POLY;
@@ -188,13 +201,7 @@ static int exp_finish(MathProg *p, int k, int rh, int rl) {
     fast_two_sum(p, r, dr, rh, rl);                     /* r + dr = rh + rl */
     put(p, MO_FMA, 0, lin, dr, r, dr);                  /* e^(r + dr) ~ e^r + dr (1 + r) */
     put2(p, MO_MUL, r2, r, r);
-    int P = f64r(p);
-    put(p, MO_FMA, 0, P, r, kd(p, c[10]), kd(p, c[9]));
-    for (int i = 8; i >= 0; i--) {
-        int n = f64r(p);
-        put(p, MO_FMA, 0, n, P, r, kd(p, c[i]));
-        P = n;
-    }
+    int P = horner(p, r, c, 10);
     put(p, MO_FMA, 0, q, r2, P, lin);
     /* 1 + r + q with one rounding: h + l = r + q, then 1 + h = t + tl exactly */
     int h = f64r(p), l = f64r(p), t = f64r(p), u = f64r(p), tl = f64r(p), lo = f64r(p), z = f64r(p), y = f64r(p);
@@ -277,13 +284,7 @@ static LogParts log_parts(MathProg *p, int x) {
     put2(p, MO_ADD, den, f, kd(p, 2.0));
     put2(p, MO_DIV, s, f, den);
     put2(p, MO_MUL, z, s, s);
-    int h = f64r(p);
-    put(p, MO_FMA, 0, h, z, kd(p, c[7]), kd(p, c[6]));
-    for (int i = 5; i >= 0; i--) {
-        int n = f64r(p);
-        put(p, MO_FMA, 0, n, h, z, kd(p, c[i]));
-        h = n;
-    }
+    int h = horner(p, z, c, 7);
     int r = f64r(p), hf = f64r(p), hfsq = f64r(p), sum = f64r(p), corr = f64r(p);
     put2(p, MO_MUL, r, z, h);
     put2(p, MO_MUL, hf, f, kd(p, 0.5));
