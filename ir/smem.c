@@ -428,6 +428,16 @@ bool smem_shape_eq(const SmemShape *a, const SmemShape *b) {
            a->swz_pp == b->swz_pp;
 }
 
+void smem_record_shape(IrSmem *s, const SmemShape *shape) {
+    s->shaped = 1;
+    s->lb = (uint8_t)shape->lb;
+    s->pad = shape->pad;
+    s->pp = (uint8_t)shape->swz_pp;
+    s->mp = (uint8_t)shape->swz_mp;
+}
+
+SmemShape smem_recorded_shape(const IrSmem *s, int bytes) { return (SmemShape){bytes, s->lb, s->pad, s->mp, s->pp}; }
+
 int64_t smem_buffer_shape(IrFunc *fn, SmemBuf *sb, const SmemShape *shape) {
     IrType ty = view_type(fn, sb);
     if (sb->lr < 0) {   /* neither written nor read */
@@ -515,13 +525,14 @@ bool smem_convert_plan(IrFunc *fn, const IrOp *op, SmemPlan *plan) {
     return true;
 }
 
-int32_t smem_scratch_bytes(IrFunc *fn, const IrOp *op, const uint32_t *uses) {
+int32_t smem_scratch_bytes(IrFunc *fn, const IrOp *op, const uint32_t *uses, SmemPlan *plan) {
     IrType rt = op->n_results ? fn->vals[op->results[0]].type : (IrType){0};
     int64_t bytes = 0;
     switch (op->opc) {
     case OP_CONVERT_LAYOUT: {
         SmemPlan p;
         if (smem_convert_plan(fn, op, &p)) bytes = smem_shape_bytes(&rt, &p.shape);
+        if (plan) *plan = p;
         break;
     }
     case OP_ATOMIC:

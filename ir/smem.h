@@ -204,9 +204,15 @@ int32_t smem_scan_bytes(IrFunc *fn, const IrOp *op, uint32_t k);
 bool smem_convert_plan(IrFunc *fn, const IrOp *op, SmemPlan *plan);
 /* The scratch op needs at its place (convert_layout, an atomic whose
  * result other threads hold too, gather, histogram, tensormap_create):
- * bytes from a 128-byte aligned start; 0 for none. uses: ir_count_uses. */
-int32_t smem_scratch_bytes(IrFunc *fn, const IrOp *op, const uint32_t *uses);
+ * bytes from a 128-byte aligned start; 0 for none. uses: ir_count_uses.
+ * For a convert_layout through shared memory its plan goes to *plan
+ * (unless NULL). */
+int32_t smem_scratch_bytes(IrFunc *fn, const IrOp *op, const uint32_t *uses, SmemPlan *plan);
 bool smem_shape_eq(const SmemShape *a, const SmemShape *b);
+/* A shape as pass smem records it on an op (ir.h IrSmem), and back for
+ * elements of `bytes` each */
+void smem_record_shape(IrSmem *s, const SmemShape *shape);
+SmemShape smem_recorded_shape(const IrSmem *s, int bytes);
 /* the bytes of a tile stored with shape s */
 int64_t smem_shape_bytes(const IrType *ty, const SmemShape *s);
 

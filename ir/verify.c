@@ -1141,12 +1141,12 @@ static int64_t smem_need(Verifier *V, IrOp *op) {
         if (!smem_convert_plan(fn, op, &p)) return -1;
         if (!s->shaped) return smem_shape_bytes(&rt, &p.shape);
         if (s->lb != p.shape.lb) verr(V, op, "its shared-memory rows have %d elements, the tile's %d", 1 << s->lb, 1 << p.shape.lb);
-        SmemShape rec = {p.shape.bytes, s->lb, s->pad, s->mp, s->pp};
+        SmemShape rec = smem_recorded_shape(s, p.shape.bytes);
         return smem_shape_bytes(&rt, &rec);
     }
     default:
         if (!V->uses) V->uses = ir_count_uses(fn);
-        bytes = smem_scratch_bytes(fn, op, V->uses);
+        bytes = smem_scratch_bytes(fn, op, V->uses, NULL);
         return bytes ? bytes : -1;
     }
 }

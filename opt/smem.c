@@ -174,14 +174,7 @@ static void place_buffers(Alloc *A) {
         }
         IrSmem *s = &fn->vals[sb->v].def->attr.smem;
         *s = (IrSmem){.off = off, .slot = sb->slot_bytes, .set = 1};
-        if (!sb->mbar) {
-            const SmemShape *sh = &sb->plan.shape;
-            s->shaped = 1;
-            s->lb = (uint8_t)sh->lb;
-            s->pad = sh->pad;
-            s->pp = (uint8_t)sh->swz_pp;
-            s->mp = (uint8_t)sh->swz_mp;
-        }
+        if (!sb->mbar) smem_record_shape(s, &sb->plan.shape);
         if (sb->wgmma || sb->tma) fn->smem_align = 1024;   /* the swizzle repeats every 1024 bytes */
         if (off + sb->size > fn->shared_bytes) fn->shared_bytes = off + sb->size;
     }
@@ -192,7 +185,8 @@ static void place_scratch(Alloc *A) {
     uint32_t *uses = ir_count_uses(fn);
     for (uint32_t i = 0; i < A->n_ops; i++) {
         IrOp *op = A->ops[i].op;
-        int32_t bytes = smem_scratch_bytes(fn, op, uses);
+        SmemPlan p;
+        int32_t bytes = smem_scratch_bytes(fn, op, uses, &p);
         if (!bytes) continue;
         int32_t live = A->red_bytes;   /* the end of the buffers live here */
         for (uint32_t b = 0; b < A->n_bufs; b++) {
@@ -202,14 +196,7 @@ static void place_scratch(Alloc *A) {
         IrSmem *s = &op->attr.smem;
         s->set = 1;
         s->off = align_up(live, 128);
-        SmemPlan p;
-        if (op->opc == OP_CONVERT_LAYOUT && smem_convert_plan(fn, op, &p)) {
-            s->shaped = 1;
-            s->lb = (uint8_t)p.shape.lb;
-            s->pad = p.shape.pad;
-            s->pp = (uint8_t)p.shape.swz_pp;
-            s->mp = (uint8_t)p.shape.swz_mp;
-        }
+        if (op->opc == OP_CONVERT_LAYOUT) smem_record_shape(s, &p.shape);
         if (s->off + bytes > fn->shared_bytes) fn->shared_bytes = s->off + bytes;
     }
 }

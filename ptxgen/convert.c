@@ -401,7 +401,7 @@ void ptx_convert_layout(Ptx *P, IrOp *op) {
     ptx_layout_owner(P, lw, &dup);
     SmemPlan plan = smem_plan(&ty, &P->fn->layouts[lw], dup, &P->fn->layouts[lr], false, P->ti->hopper);
     const IrSmem *s = &op->attr.smem;
-    SmemShape rec = {plan.shape.bytes, s->lb, s->pad, s->mp, s->pp};
+    SmemShape rec = smem_recorded_shape(s, plan.shape.bytes);
     if (s->shaped && !smem_shape_eq(&rec, &plan.shape))   /* written by hand */
         plan = smem_plan_shape(&ty, &P->fn->layouts[lw], dup, &P->fn->layouts[lr], P->ti->hopper, &rec);
     if (plan.stm) write_tile_stm(P, ptx_regs(P, src, NULL), &plan.shape, &plan.wpat);
@@ -479,7 +479,7 @@ void ptx_smem_buffers_plan(Ptx *P) {
         TRIC_ASSERT(s->set);   /* the verifier checks it */
         int64_t need = sb->slot_bytes;
         if (!sb->mbar) {
-            SmemShape sh = {sb->plan.shape.bytes, s->lb, s->pad, s->mp, s->pp};
+            SmemShape sh = smem_recorded_shape(s, sb->plan.shape.bytes);
             bool canonical = sh.lb == sb->plan.shape.lb && sh.pad == sb->plan.shape.pad &&
                              sh.swz_mp == sb->plan.shape.swz_mp && sh.swz_pp == sb->plan.shape.swz_pp;
             if (sh.lb != sb->plan.shape.lb)
