@@ -1796,15 +1796,6 @@ static void note_decorators(Lower *L, AstFunc *f) {
     }
 }
 
-/* With --verify-each, lowering's own IR is checked before pass legalize
- * runs, so that a failure is reported as lowering's */
-static void verify_lowered(Ctx *c, IrFunc *fn) {
-    Buf why = {.arena = c->arena};
-    if (ir_verify(fn, &why)) return;
-    if (why.len && why.data[why.len - 1] == '\n') why.data[--why.len] = 0;
-    diag_fatal(c, NULL, "IR verification failed after lowering:\n%s", buf_str(&why));
-}
-
 IrFunc *lower_kernel(Ctx *c, AstModule *m, const char *name, const Signature *sig) {
     AstFunc *f = module_find_func(m, name);
     if (!f) diag_fatal(c, NULL, "no @jit function named '%s' in %s", name, m->file->path);
@@ -1829,7 +1820,7 @@ IrFunc *lower_kernel(Ctx *c, AstModule *m, const char *name, const Signature *si
     lower_block(&L, &f->node->body);
     L.b.loc = f->node->loc;
     ir_build(&L.b, OP_RET, NULL, 0, NULL, 0, 0);
-    if (c->verify_each) verify_lowered(c, L.fn);
+    if (c->verify_each) ir_verify_or_fail(L.fn, "IR verification failed after lowering");   /* before legalize's */
     opt_run_pass(L.fn, "legalize");   /* Triton's conversions on this target (dumped, verified as a pass) */
     return L.fn;
 }

@@ -357,6 +357,9 @@ void ir_load_report(IrFunc *fn, Buf *out, const char *indent);
 /* Checks SSA dominance, operand counts, types and layouts. Returns true if
  * fine; otherwise appends "verify: ..." messages naming the op to *why. */
 bool ir_verify(IrFunc *fn, Buf *why);
+/* Verifies fn; on a problem a fatal error "LEAD:" and every message (lead:
+ * "IR verification failed after lowering", ...) */
+void ir_verify_or_fail(IrFunc *fn, const char *lead);
 /* The first problem only, as a message without location ("invalid IR: op
  * 'add': operand 1 has type f16, expected f32") and the op's location, so
  * ir_parse can report it at the op in the .tir file. */

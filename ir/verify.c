@@ -1227,6 +1227,13 @@ static int run_verifier(IrFunc *fn, Buf *why, Buf *first_msg, SrcLoc *first_loc)
 
 bool ir_verify(IrFunc *fn, Buf *why) { return run_verifier(fn, why, NULL, NULL) == 0; }
 
+void ir_verify_or_fail(IrFunc *fn, const char *lead) {
+    Buf why = {.arena = fn->ctx->arena};
+    if (ir_verify(fn, &why)) return;
+    if (why.len && why.data[why.len - 1] == '\n') why.data[--why.len] = 0;
+    diag_fatal(fn->ctx, NULL, "%s:\n%s", lead, buf_str(&why));
+}
+
 bool ir_verify_first(IrFunc *fn, SrcLoc *loc, Buf *msg) {
     SrcLoc none = {0};
     *loc = none;

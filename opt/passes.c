@@ -63,16 +63,7 @@ static bool dump_wanted(Ctx *c, const char *name) {
 /* Verification failing after a pass is a bug in that pass; it unwinds like
  * a user error so the caller can still print the IR. */
 static void verify_after(IrFunc *fn, const char *name) {
-    Ctx *c = fn->ctx;
-    Buf why = {0};
-    if (ir_verify(fn, &why)) {
-        buf_free(&why);
-        return;
-    }
-    if (why.len && why.data[why.len - 1] == '\n') why.data[--why.len] = 0;
-    char *msg = arena_strdup(c->arena, why.data);
-    buf_free(&why);
-    diag_fatal(c, NULL, "internal error: IR verification failed after pass %s:\n%s", name, msg);
+    ir_verify_or_fail(fn, arena_printf(fn->ctx->arena, "internal error: IR verification failed after pass %s", name));
 }
 
 static void run(IrFunc *fn, const PassInfo *p) {

@@ -73,16 +73,7 @@ static bool want_verify(const RtRequest *rq) {
 /* A verifier failure after a stage of tric itself is a bug in that stage,
  * but it is reported as an error (not an abort) so the IR can be inspected. */
 static void verify_after(Ctx *c, IrFunc *fn, const char *stage) {
-    Buf why = {0};
-    if (ir_verify(fn, &why)) {
-        buf_free(&why);
-        return;
-    }
-    char *msg = arena_strdup(c->arena, why.data ? why.data : "");
-    buf_free(&why);
-    size_t n = strlen(msg);
-    if (n && msg[n - 1] == '\n') msg[n - 1] = 0;
-    diag_fatal(c, NULL, "IR verification failed after %s:\n%s", stage, msg);
+    ir_verify_or_fail(fn, arena_printf(c->arena, "IR verification failed after %s", stage));
 }
 
 static char *print_ir(IrFunc *fn) {
